@@ -1,0 +1,4 @@
+//! zcode: a terminal coding agent with a permission system the developer
+//! controls down to the single shell subcommand.
+
+pub mod permission;

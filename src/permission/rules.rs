@@ -1,0 +1,298 @@
+//! Permission rules as structured data and their matching (RULE-1..4).
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::fmt;
+
+/// One rule: a tool name and an optional content pattern (RULE-1).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Rule {
+    pub tool_name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule_content: Option<String>,
+}
+
+impl Rule {
+    pub fn tool(tool_name: impl Into<String>) -> Self {
+        Self {
+            tool_name: tool_name.into(),
+            rule_content: None,
+        }
+    }
+
+    pub fn with_content(tool_name: impl Into<String>, content: impl Into<String>) -> Self {
+        Self {
+            tool_name: tool_name.into(),
+            rule_content: Some(content.into()),
+        }
+    }
+}
+
+impl fmt::Display for Rule {
+    /// Display only (`Bash(git status:*)`); never used for storage.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.rule_content {
+            Some(c) => write!(f, "{}({})", self.tool_name, c),
+            None => f.write_str(&self.tool_name),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RuleKind {
+    Allow,
+    Deny,
+    Ask,
+}
+
+impl RuleKind {
+    pub const ALL: [RuleKind; 3] = [RuleKind::Allow, RuleKind::Ask, RuleKind::Deny];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RuleKind::Allow => "allow",
+            RuleKind::Deny => "deny",
+            RuleKind::Ask => "ask",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s.to_ascii_lowercase().as_str() {
+            "allow" => Some(RuleKind::Allow),
+            "deny" => Some(RuleKind::Deny),
+            "ask" => Some(RuleKind::Ask),
+            _ => None,
+        }
+    }
+}
+
+/// Rules grouped by kind (RULE-1).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RuleSet {
+    #[serde(default)]
+    pub allow: Vec<Rule>,
+    #[serde(default)]
+    pub deny: Vec<Rule>,
+    #[serde(default)]
+    pub ask: Vec<Rule>,
+}
+
+impl RuleSet {
+    pub fn rules(&self, kind: RuleKind) -> &[Rule] {
+        match kind {
+            RuleKind::Allow => &self.allow,
+            RuleKind::Deny => &self.deny,
+            RuleKind::Ask => &self.ask,
+        }
+    }
+
+    pub fn rules_mut(&mut self, kind: RuleKind) -> &mut Vec<Rule> {
+        match kind {
+            RuleKind::Allow => &mut self.allow,
+            RuleKind::Deny => &mut self.deny,
+            RuleKind::Ask => &mut self.ask,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.allow.is_empty() && self.deny.is_empty() && self.ask.is_empty()
+    }
+
+    /// Adds rules, skipping ones already present by (toolName, ruleContent)
+    /// (GRANT-1). Returns how many were new.
+    pub fn merge(&mut self, kind: RuleKind, rules: impl IntoIterator<Item = Rule>) -> usize {
+        let list = self.rules_mut(kind);
+        let mut added = 0;
+        for rule in rules {
+            if !list.contains(&rule) {
+                list.push(rule);
+                added += 1;
+            }
+        }
+        added
+    }
+
+    /// Removes a rule; returns whether it was present.
+    pub fn remove(&mut self, kind: RuleKind, rule: &Rule) -> bool {
+        let list = self.rules_mut(kind);
+        let before = list.len();
+        list.retain(|r| r != rule);
+        list.len() != before
+    }
+}
+
+/// RULE-2: exact tool name; a rule for `Edit` also covers `Write`.
+pub fn tool_name_matches(rule_tool: &str, tool_name: &str) -> bool {
+    rule_tool == tool_name || (rule_tool == "Edit" && tool_name == "Write")
+}
+
+/// The input fields a rule's content is compared with, in order (RULE-3).
+pub const SUBJECT_FIELDS: [&str; 6] = [
+    "command",
+    "url",
+    "file_path",
+    "path",
+    "pattern",
+    "patch_text",
+];
+
+/// RULE-3: the subject of a non-Bash tool call. WebFetch: `domain:<host>`.
+pub fn rule_subject(tool_name: &str, input: &Value) -> Option<String> {
+    if tool_name == "WebFetch" {
+        let url = input.get("url")?.as_str()?;
+        return url_host(url).map(|h| format!("domain:{h}"));
+    }
+    SUBJECT_FIELDS
+        .iter()
+        .find_map(|f| input.get(*f).and_then(Value::as_str))
+        .map(str::to_string)
+}
+
+/// The lower-cased host of a URL, without user info or port. Hand-written
+/// because a permission check must not pull in a URL parser's allocation-heavy
+/// normalisation; anything unparseable yields `None` (no domain match).
+pub fn url_host(url: &str) -> Option<String> {
+    let (_, rest) = url.split_once("://")?;
+    let authority = rest.split(['/', '?', '#']).next()?;
+    let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let host = if let Some(bracketed) = host_port.strip_prefix('[') {
+        bracketed.split(']').next()?
+    } else {
+        host_port.split(':').next()?
+    };
+    let host = host.trim_end_matches('.');
+    if host.is_empty() {
+        None
+    } else {
+        Some(host.to_ascii_lowercase())
+    }
+}
+
+/// RULE-4: `X:*` is a word-boundary prefix, a `*` elsewhere an anchored
+/// wildcard, otherwise exact equality.
+pub fn content_matches(subject: &str, content: &str) -> bool {
+    if let Some(prefix) = content.strip_suffix(":*") {
+        return subject == prefix
+            || subject
+                .strip_prefix(prefix)
+                .is_some_and(|rest| rest.starts_with(' ') || rest.starts_with('\t'));
+    }
+    if content.contains('*') {
+        return wildcard_matches(content, subject);
+    }
+    subject == content
+}
+
+/// Anchored glob with `*` as the only metacharacter; linear-time greedy
+/// matching with backtracking to the last star (no regex, no blow-up).
+fn wildcard_matches(pattern: &str, text: &str) -> bool {
+    let p = pattern.as_bytes();
+    let t = text.as_bytes();
+    let (mut pi, mut ti) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while ti < t.len() {
+        if pi < p.len() && p[pi] == b'*' {
+            star = Some((pi, ti));
+            pi += 1;
+        } else if pi < p.len() && p[pi] == t[ti] {
+            pi += 1;
+            ti += 1;
+        } else if let Some((sp, st)) = star {
+            pi = sp + 1;
+            ti = st + 1;
+            star = Some((sp, st + 1));
+        } else {
+            return false;
+        }
+    }
+    p[pi..].iter().all(|&c| c == b'*')
+}
+
+/// Does a non-Bash rule match this call (RULE-2..4)?
+pub fn rule_matches(rule: &Rule, tool_name: &str, subject: Option<&str>) -> bool {
+    if !tool_name_matches(&rule.tool_name, tool_name) {
+        return false;
+    }
+    match (&rule.rule_content, subject) {
+        (None, _) => true,
+        (Some(content), Some(subject)) => content_matches(subject, content),
+        (Some(_), None) => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn rule4_prefix_has_word_boundary() {
+        assert!(content_matches("git status", "git status:*"));
+        assert!(content_matches("git status -s", "git status:*"));
+        assert!(content_matches("git status\t-s", "git status:*"));
+        assert!(!content_matches("git statusx", "git status:*"));
+        assert!(!content_matches("git", "git status:*"));
+    }
+
+    #[test]
+    fn rule4_wildcard_is_anchored() {
+        assert!(content_matches("src/main.rs", "src/*.rs"));
+        assert!(content_matches("src/a/b.rs", "src/*.rs"));
+        assert!(!content_matches("xsrc/main.rs", "src/*.rs"));
+        assert!(!content_matches("src/main.rsx", "src/*.rs"));
+        assert!(content_matches("anything", "*"));
+        assert!(content_matches("a.b", "a*b"));
+        assert!(content_matches("aXbYb", "a*b"));
+        assert!(!content_matches("aXbYc", "a*b"));
+        // Regex metacharacters are literal.
+        assert!(content_matches("a.(b)", "a.(*)"));
+        assert!(!content_matches("axxb", "a.*b"));
+    }
+
+    #[test]
+    fn rule4_exact_otherwise() {
+        assert!(content_matches("/tmp/x", "/tmp/x"));
+        assert!(!content_matches("/tmp/xy", "/tmp/x"));
+    }
+
+    #[test]
+    fn rule2_edit_covers_write() {
+        assert!(tool_name_matches("Edit", "Write"));
+        assert!(tool_name_matches("Edit", "Edit"));
+        assert!(!tool_name_matches("Write", "Edit"));
+        assert!(!tool_name_matches("edit", "Edit"));
+    }
+
+    #[test]
+    fn rule3_subject_order_and_webfetch_domain() {
+        let input = json!({"path": "p", "file_path": "f", "pattern": "x"});
+        assert_eq!(rule_subject("Read", &input).as_deref(), Some("f"));
+        let input = json!({"url": "https://User@Docs.RS:443/x?y"});
+        assert_eq!(
+            rule_subject("WebFetch", &input).as_deref(),
+            Some("domain:docs.rs")
+        );
+        assert_eq!(rule_subject("WebFetch", &json!({"url": "nonsense"})), None);
+        assert_eq!(rule_subject("Read", &json!({"limit": 3})), None);
+        assert_eq!(url_host("http://[::1]:8080/").as_deref(), Some("::1"));
+    }
+
+    #[test]
+    fn rule1_merge_dedups_by_tool_and_content() {
+        let mut set = RuleSet::default();
+        let n = set.merge(
+            RuleKind::Allow,
+            [
+                Rule::with_content("Bash", "ls:*"),
+                Rule::with_content("Bash", "ls:*"),
+                Rule::tool("Read"),
+            ],
+        );
+        assert_eq!(n, 2);
+        assert_eq!(set.merge(RuleKind::Allow, [Rule::tool("Read")]), 0);
+        assert!(set.remove(RuleKind::Allow, &Rule::tool("Read")));
+        assert_eq!(set.allow, vec![Rule::with_content("Bash", "ls:*")]);
+    }
+}
