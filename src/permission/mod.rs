@@ -2,6 +2,10 @@
 
 pub mod bash;
 pub mod capability;
+pub mod check;
 pub mod mode;
+pub mod paths;
 pub mod rules;
+pub mod service;
 pub mod settings;
+pub mod suggest;

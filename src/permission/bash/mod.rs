@@ -28,3 +28,31 @@ pub struct BashAnalysis {
     pub subcommands: Vec<Subcommand>,
     pub read_only: bool,
 }
+
+// Interim conservative analysis until the parser-based one lands: every
+// command is opaque and only verbatim or content-less rules apply.
+pub fn analyze(command: &str) -> BashAnalysis {
+    BashAnalysis {
+        command: command.to_string(),
+        safe_parse: false,
+        subcommands: Vec::new(),
+        read_only: false,
+    }
+}
+
+pub fn suggest_rules(analysis: &BashAnalysis) -> Vec<String> {
+    vec![analysis.command.trim().to_string()]
+}
+
+pub fn matching_rule<'a>(
+    _kind: crate::permission::rules::RuleKind,
+    rules: &'a [crate::permission::rules::Rule],
+    analysis: &BashAnalysis,
+) -> Option<&'a crate::permission::rules::Rule> {
+    rules.iter().find(|r| {
+        crate::permission::rules::tool_name_matches(&r.tool_name, "Bash")
+            && r.rule_content
+                .as_deref()
+                .is_none_or(|c| c == analysis.command.trim())
+    })
+}

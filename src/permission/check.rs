@@ -1,0 +1,387 @@
+//! The decision function (PERM-1..11): a pure, synchronous function of its
+//! inputs. First match wins, in the order of the spec.
+
+use super::bash::{self, BashAnalysis};
+use super::capability::{Capability, RiskLevel, SideEffectScope, effective_capability};
+use super::mode::{ExecutionState, Mode};
+use super::rules::{
+    Rule, RuleKind, RuleSet, rule_matches, rule_subject, tool_name_matches, url_host,
+};
+use super::settings::PermissionSettings;
+use serde::Serialize;
+use serde_json::Value;
+use std::borrow::Cow;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Behavior {
+    Allow,
+    Ask,
+    Deny,
+}
+
+impl Behavior {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Behavior::Allow => "allow",
+            Behavior::Ask => "ask",
+            Behavior::Deny => "deny",
+        }
+    }
+}
+
+/// The outcome of a permission check, with the rule that decided it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Decision {
+    pub behavior: Behavior,
+    pub rule_id: &'static str,
+    pub reason: Cow<'static, str>,
+}
+
+impl Decision {
+    fn new(
+        behavior: Behavior,
+        rule_id: &'static str,
+        reason: impl Into<Cow<'static, str>>,
+    ) -> Self {
+        Self {
+            behavior,
+            rule_id,
+            reason: reason.into(),
+        }
+    }
+    pub fn allow(rule_id: &'static str, reason: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(Behavior::Allow, rule_id, reason)
+    }
+    pub fn ask(rule_id: &'static str, reason: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(Behavior::Ask, rule_id, reason)
+    }
+    pub fn deny(rule_id: &'static str, reason: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(Behavior::Deny, rule_id, reason)
+    }
+}
+
+/// Rule ids: stable names that say which step decided (shown by
+/// `zcode permission check` and recorded with denials).
+pub mod rule_id {
+    pub const PLAN_ENTER: &str = "tool.plan.enter";
+    pub const PLAN_EXIT_ONLY: &str = "mode.plan.exitOnly";
+    pub const USER_INTERACTION: &str = "tool.requiresUserInteraction";
+    pub const ALWAYS_ASK: &str = "tool.alwaysAsk";
+    pub const SESSION_ALLOW: &str = "rule.session.allow";
+    pub const YOLO: &str = "mode.yolo";
+    pub const AUTO: &str = "mode.auto.unimplemented";
+    pub const DISALLOWED: &str = "rule.disallowedTools";
+    pub const PROJECT_DENY: &str = "rule.project.deny";
+    pub const PROJECT_ASK: &str = "rule.project.ask";
+    pub const PLAN_READ_ONLY: &str = "mode.plan.readOnly";
+    pub const PLAN_RESTRICTED: &str = "mode.plan.restricted";
+    pub const PROJECT_ALLOW: &str = "rule.project.allow";
+    pub const WEB_FETCH_DOMAIN: &str = "rule.webFetch.domain";
+    pub const ALLOWED_TOOLS: &str = "rule.allowedTools";
+    pub const EDIT_WORKSPACE: &str = "mode.edit.workspace";
+    pub const READ_ONLY: &str = "build.readOnly";
+    pub const RISK_CRITICAL: &str = "build.risk.critical";
+    pub const RISK_HIGH: &str = "build.risk.high";
+    pub const SESSION_SCOPE: &str = "build.scope.session";
+    pub const NEEDS_APPROVAL: &str = "build.needsApproval";
+    pub const BUILD_DEFAULT: &str = "build.default";
+    pub const HOOK_ALLOW: &str = "hook.preToolUse.allow";
+    pub const HOOK_ASK: &str = "hook.preToolUse.ask";
+    pub const HOOK_DENY: &str = "hook.preToolUse.deny";
+    pub const MEMORY_FILE: &str = "memory.file";
+}
+
+/// Exact reason texts that are part of the contract.
+pub mod reason {
+    pub const EXIT_PLAN_ONLY: &str = "ExitPlanMode can only be used while plan mode is active";
+    pub const AUTO: &str = "Auto mode is reserved but not implemented yet";
+    pub const PLAN_RESTRICTED: &str = "Plan mode only allows read-only, non-destructive tools";
+    pub const YOLO: &str = "Yolo mode bypasses permission prompts";
+}
+
+/// MCP annotations (PERM-8 allows MCP tools without a destructive hint).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct McpHints {
+    pub destructive: bool,
+}
+
+/// Where an edit-family tool's target lies, resolved beforehand by
+/// `paths::resolve_target` (the check itself does no I/O).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct TargetLocation {
+    pub inside_workspace: bool,
+    /// A `.md` file inside the project's memory directory (PERM-13).
+    pub memory_file: bool,
+}
+
+/// Everything one decision depends on.
+#[derive(Debug, Clone, Copy)]
+pub struct CheckContext<'a> {
+    pub tool_name: &'a str,
+    /// The tool's static declaration; Bash's is adjusted here (BASH-6).
+    pub capability: &'a Capability,
+    pub input: &'a Value,
+    pub state: ExecutionState,
+    pub settings: &'a PermissionSettings,
+    pub project_rules: &'a RuleSet,
+    pub session_rules: &'a [Rule],
+    pub target: TargetLocation,
+    /// The Bash analysis of `input.command`, when the tool is Bash.
+    pub bash: Option<&'a BashAnalysis>,
+    pub mcp: Option<McpHints>,
+}
+
+/// The first project rule of `kind` that matches this call (RULE-2..5).
+fn project_rule<'a>(ctx: &CheckContext<'a>, kind: RuleKind) -> Option<&'a Rule> {
+    let rules = ctx.project_rules.rules(kind);
+    if rules.is_empty() {
+        return None;
+    }
+    if ctx.tool_name == "Bash" {
+        return match ctx.bash {
+            Some(analysis) => bash::matching_rule(kind, rules, analysis),
+            // Without a command only content-less rules can apply.
+            None => rules
+                .iter()
+                .find(|r| r.rule_content.is_none() && tool_name_matches(&r.tool_name, "Bash")),
+        };
+    }
+    let subject = rule_subject(ctx.tool_name, ctx.input);
+    rules
+        .iter()
+        .find(|r| rule_matches(r, ctx.tool_name, subject.as_deref()))
+}
+
+fn session_rule_matches(ctx: &CheckContext<'_>) -> bool {
+    // GRANT-2: session rules grant the whole tool.
+    ctx.session_rules
+        .iter()
+        .any(|r| tool_name_matches(&r.tool_name, ctx.tool_name))
+}
+
+fn disallowed(ctx: &CheckContext<'_>) -> Decision {
+    Decision::deny(
+        rule_id::DISALLOWED,
+        format!("Tool {} is explicitly disallowed", ctx.tool_name),
+    )
+}
+
+fn project_deny(rule: &Rule) -> Decision {
+    Decision::deny(
+        rule_id::PROJECT_DENY,
+        format!("Denied by project rule {rule}"),
+    )
+}
+
+fn bash_read_only(ctx: &CheckContext<'_>) -> Option<bool> {
+    ctx.bash.map(|b| b.read_only)
+}
+
+/// PERM-1..11.
+pub fn check_permission(ctx: &CheckContext<'_>) -> Decision {
+    let state = ctx.state;
+    let cap = if ctx.tool_name == "Bash" {
+        effective_capability("Bash", bash_read_only(ctx)).unwrap_or(*ctx.capability)
+    } else {
+        *ctx.capability
+    };
+
+    // PERM-1
+    if ctx.tool_name == "EnterPlanMode" {
+        return Decision::allow(rule_id::PLAN_ENTER, "EnterPlanMode never needs approval");
+    }
+    if ctx.tool_name == "ExitPlanMode" && !state.plan_enabled {
+        return Decision::deny(rule_id::PLAN_EXIT_ONLY, reason::EXIT_PLAN_ONLY);
+    }
+
+    // PERM-2
+    if cap.requires_user_interaction {
+        if ctx.settings.is_disallowed(ctx.tool_name) {
+            return disallowed(ctx);
+        }
+        return Decision::ask(
+            rule_id::USER_INTERACTION,
+            "This tool needs the user's answer",
+        );
+    }
+
+    // PERM-3
+    if cap.always_ask {
+        if state.mode == Mode::Auto {
+            return Decision::deny(rule_id::AUTO, reason::AUTO);
+        }
+        if ctx.settings.is_disallowed(ctx.tool_name) {
+            return disallowed(ctx);
+        }
+        if let Some(rule) = project_rule(ctx, RuleKind::Deny) {
+            return project_deny(rule);
+        }
+        if session_rule_matches(ctx) {
+            return Decision::allow(rule_id::SESSION_ALLOW, "Allowed for this session");
+        }
+        return Decision::ask(
+            rule_id::ALWAYS_ASK,
+            "This tool always asks for confirmation",
+        );
+    }
+
+    // PERM-4
+    if state.mode == Mode::Yolo && !state.plan_enabled {
+        return Decision::allow(rule_id::YOLO, reason::YOLO);
+    }
+
+    // PERM-5
+    if state.mode == Mode::Auto {
+        return Decision::deny(rule_id::AUTO, reason::AUTO);
+    }
+
+    // PERM-6
+    if ctx.settings.is_disallowed(ctx.tool_name) {
+        return disallowed(ctx);
+    }
+
+    // PERM-7
+    if let Some(rule) = project_rule(ctx, RuleKind::Deny) {
+        return project_deny(rule);
+    }
+    if let Some(rule) = project_rule(ctx, RuleKind::Ask) {
+        return Decision::ask(rule_id::PROJECT_ASK, format!("Project rule {rule} asks"));
+    }
+
+    // PERM-8
+    if state.plan_enabled {
+        let read_only = cap.read_only && !cap.destructive;
+        let mcp_ok = ctx.mcp.is_some_and(|h| !h.destructive);
+        let control = cap.allowed_in_plan_mode
+            && cap.side_effect_scope == SideEffectScope::Session
+            && !cap.destructive
+            && !cap.needs_approval;
+        if read_only || mcp_ok || control {
+            return Decision::allow(
+                rule_id::PLAN_READ_ONLY,
+                "Read-only tool allowed in plan mode",
+            );
+        }
+        return Decision::deny(rule_id::PLAN_RESTRICTED, reason::PLAN_RESTRICTED);
+    }
+
+    // PERM-9
+    if let Some(rule) = project_rule(ctx, RuleKind::Allow) {
+        return Decision::allow(
+            rule_id::PROJECT_ALLOW,
+            format!("Allowed by project rule {rule}"),
+        );
+    }
+    if ctx.tool_name == "WebFetch"
+        && let Some(host) = ctx
+            .input
+            .get("url")
+            .and_then(Value::as_str)
+            .and_then(url_host)
+        && ctx.settings.web_fetch_domain_allowed(&host)
+    {
+        return Decision::allow(
+            rule_id::WEB_FETCH_DOMAIN,
+            format!("Domain {host} is pre-approved for WebFetch"),
+        );
+    }
+    if ctx.settings.is_allowed(ctx.tool_name) {
+        return Decision::allow(
+            rule_id::ALLOWED_TOOLS,
+            format!("Tool {} is in allowedTools", ctx.tool_name),
+        );
+    }
+
+    // PERM-10
+    if state.mode == Mode::Edit && cap.permission_name == "edit" && ctx.target.inside_workspace {
+        return Decision::allow(
+            rule_id::EDIT_WORKSPACE,
+            "Edit mode allows edits inside the workspace",
+        );
+    }
+
+    build_rules(&cap, ctx.settings)
+}
+
+/// PERM-11.
+fn build_rules(cap: &Capability, settings: &PermissionSettings) -> Decision {
+    if cap.read_only && !cap.destructive && !cap.needs_approval {
+        return Decision::allow(rule_id::READ_ONLY, "Read-only tool");
+    }
+    if cap.risk_level == RiskLevel::Critical {
+        return Decision::ask(rule_id::RISK_CRITICAL, "Critical-risk tool needs approval");
+    }
+    if cap.risk_level == RiskLevel::High && !settings.auto_approve_high_risk {
+        return Decision::ask(rule_id::RISK_HIGH, "High-risk tool needs approval");
+    }
+    if cap.side_effect_scope == SideEffectScope::Session && cap.risk_level == RiskLevel::Low {
+        return Decision::allow(rule_id::SESSION_SCOPE, "Low-risk change to session state");
+    }
+    if cap.needs_approval || cap.destructive || cap.side_effect_scope != SideEffectScope::None {
+        return Decision::ask(rule_id::NEEDS_APPROVAL, "This tool needs approval");
+    }
+    Decision::allow(rule_id::BUILD_DEFAULT, "No side effects")
+}
+
+/// A PreToolUse hook's permission answer (HOOK-3).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HookPermission {
+    Allow,
+    Ask,
+    Deny(String),
+}
+
+/// PERM-13: the hook overlay, then the memory-file overlay.
+pub fn apply_overlays(
+    decision: Decision,
+    capability: &Capability,
+    tool_name: &str,
+    hook: Option<&HookPermission>,
+    target: TargetLocation,
+) -> Decision {
+    let sticky_ask = capability.always_ask || capability.requires_user_interaction;
+    let decision = match (hook, decision.behavior) {
+        // A deny from check_permission stays deny whatever the hook says.
+        (_, Behavior::Deny) | (None, _) => decision,
+        (Some(HookPermission::Deny(message)), _) => {
+            let reason = if message.trim().is_empty() {
+                "Denied by PreToolUse hook".to_string()
+            } else {
+                message.clone()
+            };
+            Decision::deny(rule_id::HOOK_DENY, reason)
+        }
+        (Some(HookPermission::Ask), Behavior::Allow) => {
+            Decision::ask(rule_id::HOOK_ASK, "A PreToolUse hook asks for confirmation")
+        }
+        (Some(HookPermission::Allow), Behavior::Ask) if !sticky_ask => {
+            Decision::allow(rule_id::HOOK_ALLOW, "Allowed by PreToolUse hook")
+        }
+        _ => decision,
+    };
+
+    let is_edit_tool = matches!(tool_name, "Write" | "Edit");
+    if !is_edit_tool || !target.memory_file {
+        return decision;
+    }
+    let survives = match decision.behavior {
+        Behavior::Allow => true,
+        Behavior::Deny => decision.rule_id != rule_id::PLAN_RESTRICTED,
+        Behavior::Ask => {
+            matches!(
+                decision.rule_id,
+                rule_id::ALWAYS_ASK | rule_id::PROJECT_ASK | rule_id::HOOK_ASK
+            ) || sticky_ask
+        }
+    };
+    if survives {
+        decision
+    } else {
+        Decision::allow(
+            rule_id::MEMORY_FILE,
+            "Project memory files may always be edited",
+        )
+    }
+}

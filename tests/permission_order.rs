@@ -1,0 +1,466 @@
+//! PERM-1..11 and PERM-13: the order of the decision, its rule ids and
+//! reasons, and the overlays.
+
+use serde_json::{Value, json};
+use zcode::permission::capability::{Capability, RiskLevel, SideEffectScope, builtin_capability};
+use zcode::permission::check::{
+    Behavior, CheckContext, Decision, HookPermission, McpHints, TargetLocation, apply_overlays,
+    check_permission, rule_id,
+};
+use zcode::permission::mode::{ExecutionState, Mode};
+use zcode::permission::rules::{Rule, RuleSet};
+use zcode::permission::settings::PermissionSettings;
+
+const BUILD: ExecutionState = ExecutionState::new(Mode::Build, false);
+const EDIT: ExecutionState = ExecutionState::new(Mode::Edit, false);
+const YOLO: ExecutionState = ExecutionState::new(Mode::Yolo, false);
+const AUTO: ExecutionState = ExecutionState::new(Mode::Auto, false);
+const PLAN: ExecutionState = ExecutionState::new(Mode::Build, true);
+
+struct Case {
+    tool: &'static str,
+    cap: Capability,
+    input: Value,
+    state: ExecutionState,
+    settings: PermissionSettings,
+    project: RuleSet,
+    session: Vec<Rule>,
+    target: TargetLocation,
+    mcp: Option<McpHints>,
+}
+
+impl Case {
+    fn new(tool: &'static str, input: Value, state: ExecutionState) -> Self {
+        Self {
+            tool,
+            cap: builtin_capability(tool).unwrap_or(ALWAYS_ASK_TOOL),
+            input,
+            state,
+            settings: PermissionSettings::default(),
+            project: RuleSet::default(),
+            session: Vec::new(),
+            target: TargetLocation::default(),
+            mcp: None,
+        }
+    }
+    fn decide(&self) -> Decision {
+        let analysis = (self.tool == "Bash").then(|| {
+            zcode::permission::bash::analyze(self.input["command"].as_str().unwrap_or(""))
+        });
+        check_permission(&CheckContext {
+            tool_name: self.tool,
+            capability: &self.cap,
+            input: &self.input,
+            state: self.state,
+            settings: &self.settings,
+            project_rules: &self.project,
+            session_rules: &self.session,
+            target: self.target,
+            bash: analysis.as_ref(),
+            mcp: self.mcp,
+        })
+    }
+}
+
+const ALWAYS_ASK_TOOL: Capability = Capability {
+    read_only: false,
+    destructive: false,
+    side_effect_scope: SideEffectScope::Workspace,
+    risk_level: RiskLevel::Medium,
+    needs_approval: true,
+    always_ask: true,
+    requires_user_interaction: false,
+    allowed_in_plan_mode: false,
+    permission_name: "workflow",
+    allow_always: None,
+};
+
+fn disallow(tool: &str) -> PermissionSettings {
+    PermissionSettings {
+        disallowed_tools: [tool.to_string()].into(),
+        ..Default::default()
+    }
+}
+
+fn rules(allow: &[Rule], ask: &[Rule], deny: &[Rule]) -> RuleSet {
+    RuleSet {
+        allow: allow.to_vec(),
+        ask: ask.to_vec(),
+        deny: deny.to_vec(),
+    }
+}
+
+#[test]
+fn perm1_plan_tools() {
+    for state in [BUILD, EDIT, YOLO, AUTO, PLAN] {
+        let d = Case::new("EnterPlanMode", json!({}), state).decide();
+        assert_eq!(
+            (d.behavior, d.rule_id),
+            (Behavior::Allow, rule_id::PLAN_ENTER)
+        );
+    }
+    let d = Case::new("ExitPlanMode", json!({}), YOLO).decide();
+    assert_eq!(
+        (d.behavior, d.rule_id),
+        (Behavior::Deny, "mode.plan.exitOnly")
+    );
+    assert_eq!(
+        d.reason,
+        "ExitPlanMode can only be used while plan mode is active"
+    );
+}
+
+#[test]
+fn perm2_user_interaction_asks_even_in_yolo_and_denies_when_disallowed() {
+    let d = Case::new("AskUserQuestion", json!({}), YOLO).decide();
+    assert_eq!(
+        (d.behavior, d.rule_id),
+        (Behavior::Ask, rule_id::USER_INTERACTION)
+    );
+    let mut c = Case::new("AskUserQuestion", json!({}), YOLO);
+    c.settings = disallow("AskUserQuestion");
+    let d = c.decide();
+    assert_eq!(
+        (d.behavior, d.rule_id),
+        (Behavior::Deny, "rule.disallowedTools")
+    );
+    assert_eq!(d.reason, "Tool AskUserQuestion is explicitly disallowed");
+}
+
+#[test]
+fn perm3_always_ask_gate() {
+    let base = || Case::new("CreateWorkflow", json!({"path": "w"}), YOLO);
+    assert_eq!(base().decide().rule_id, rule_id::ALWAYS_ASK);
+    let mut c = base();
+    c.state = AUTO;
+    assert_eq!(c.decide().rule_id, "mode.auto.unimplemented");
+    let mut c = base();
+    c.settings = disallow("CreateWorkflow");
+    assert_eq!(c.decide().behavior, Behavior::Deny);
+    let mut c = base();
+    c.project = rules(&[], &[], &[Rule::tool("CreateWorkflow")]);
+    assert_eq!(c.decide().rule_id, rule_id::PROJECT_DENY);
+    // A project allow rule does not open the gate; a session rule does.
+    let mut c = base();
+    c.project = rules(&[Rule::tool("CreateWorkflow")], &[], &[]);
+    assert_eq!(c.decide().behavior, Behavior::Ask);
+    let mut c = base();
+    c.session = vec![Rule::tool("CreateWorkflow")];
+    assert_eq!(c.decide().rule_id, rule_id::SESSION_ALLOW);
+}
+
+#[test]
+fn perm4_yolo_comes_before_disallowed_and_project_rules() {
+    let mut c = Case::new("Write", json!({"file_path": "/x"}), YOLO);
+    c.settings = disallow("Write");
+    c.project = rules(&[], &[], &[Rule::tool("Write")]);
+    let d = c.decide();
+    assert_eq!((d.behavior, d.rule_id), (Behavior::Allow, "mode.yolo"));
+    assert_eq!(d.reason, "Yolo mode bypasses permission prompts");
+}
+
+#[test]
+fn perm5_auto_denies_ordinary_tools() {
+    let d = Case::new("Read", json!({"file_path": "a"}), AUTO).decide();
+    assert_eq!(
+        (d.behavior, d.rule_id),
+        (Behavior::Deny, "mode.auto.unimplemented")
+    );
+    assert_eq!(d.reason, "Auto mode is reserved but not implemented yet");
+}
+
+#[test]
+fn perm6_disallowed_tools_deny_in_build_and_plan() {
+    for state in [BUILD, EDIT, PLAN] {
+        let mut c = Case::new("Read", json!({"file_path": "a"}), state);
+        c.settings = disallow("Read");
+        let d = c.decide();
+        assert_eq!(
+            (d.behavior, d.rule_id),
+            (Behavior::Deny, "rule.disallowedTools")
+        );
+        assert_eq!(d.reason, "Tool Read is explicitly disallowed");
+    }
+}
+
+#[test]
+fn perm7_project_deny_then_ask() {
+    let mut c = Case::new("Read", json!({"file_path": "secrets/.env"}), BUILD);
+    c.project = rules(
+        &[],
+        &[Rule::with_content("Read", "secrets/*")],
+        &[Rule::with_content("Read", "*.env")],
+    );
+    assert_eq!(c.decide().rule_id, rule_id::PROJECT_DENY);
+    c.project.deny.clear();
+    let d = c.decide();
+    assert_eq!(
+        (d.behavior, d.rule_id),
+        (Behavior::Ask, rule_id::PROJECT_ASK)
+    );
+    // Edit rules cover Write (RULE-2).
+    let mut c = Case::new("Write", json!({"file_path": "secrets/k"}), EDIT);
+    c.target.inside_workspace = true;
+    c.project = rules(&[], &[], &[Rule::with_content("Edit", "secrets/*")]);
+    assert_eq!(c.decide().behavior, Behavior::Deny);
+}
+
+#[test]
+fn perm7_bash_project_rules_use_the_bash_policy() {
+    // BASH-5 verbatim rule, via the check.
+    let mut c = Case::new("Bash", json!({"command": "make deploy"}), BUILD);
+    c.project = rules(&[], &[], &[Rule::with_content("Bash", "make deploy")]);
+    assert_eq!(c.decide().rule_id, rule_id::PROJECT_DENY);
+    c.project = rules(&[Rule::with_content("Bash", "make deploy")], &[], &[]);
+    assert_eq!(c.decide().rule_id, rule_id::PROJECT_ALLOW);
+}
+
+#[test]
+fn perm8_plan_restricts_and_allow_rules_cannot_lift_it() {
+    let mut c = Case::new("Write", json!({"file_path": "a"}), PLAN);
+    c.project = rules(&[Rule::tool("Write")], &[], &[]);
+    c.settings.allowed_tools = ["Write".to_string()].into();
+    let d = c.decide();
+    assert_eq!(
+        (d.behavior, d.rule_id),
+        (Behavior::Deny, "mode.plan.restricted")
+    );
+    assert_eq!(
+        d.reason,
+        "Plan mode only allows read-only, non-destructive tools"
+    );
+    // WebFetch is read-only: allowed in plan even though it needs approval.
+    assert_eq!(
+        Case::new("WebFetch", json!({"url": "https://a.b"}), PLAN)
+            .decide()
+            .behavior,
+        Behavior::Allow
+    );
+    // MCP tools without a destructive hint are allowed; with one, denied.
+    let mut c = Case::new("mcp__db__query", json!({}), PLAN);
+    c.cap = Capability {
+        always_ask: false,
+        ..ALWAYS_ASK_TOOL
+    };
+    c.mcp = Some(McpHints { destructive: false });
+    assert_eq!(c.decide().behavior, Behavior::Allow);
+    c.mcp = Some(McpHints { destructive: true });
+    assert_eq!(c.decide().behavior, Behavior::Deny);
+    // Session-scoped control actions declared allowedInPlanMode.
+    let mut c = Case::new("RespondToCoordinator", json!({}), PLAN);
+    c.cap = Capability {
+        read_only: false,
+        side_effect_scope: SideEffectScope::Session,
+        allowed_in_plan_mode: true,
+        needs_approval: false,
+        always_ask: false,
+        ..ALWAYS_ASK_TOOL
+    };
+    assert_eq!(c.decide().behavior, Behavior::Allow);
+    c.cap.needs_approval = true;
+    assert_eq!(c.decide().behavior, Behavior::Deny);
+}
+
+#[test]
+fn perm9_project_allow_domains_and_allowed_tools() {
+    let mut c = Case::new("Write", json!({"file_path": "/tmp/out.txt"}), BUILD);
+    c.project = rules(&[Rule::with_content("Edit", "/tmp/*")], &[], &[]);
+    assert_eq!(c.decide().rule_id, rule_id::PROJECT_ALLOW);
+    let mut c = Case::new("WebFetch", json!({"url": "https://docs.rs/x"}), BUILD);
+    c.project = rules(
+        &[Rule::with_content("WebFetch", "domain:docs.rs")],
+        &[],
+        &[],
+    );
+    assert_eq!(c.decide().rule_id, rule_id::PROJECT_ALLOW);
+    let mut c = Case::new("WebFetch", json!({"url": "https://docs.rs/x"}), BUILD);
+    c.settings.web_fetch_allowed_domains = vec!["docs.rs".into()];
+    assert_eq!(c.decide().rule_id, rule_id::WEB_FETCH_DOMAIN);
+    let mut c = Case::new("Bash", json!({"command": "cargo build"}), BUILD);
+    c.settings.allowed_tools = ["Bash".to_string()].into();
+    assert_eq!(c.decide().rule_id, rule_id::ALLOWED_TOOLS);
+}
+
+#[test]
+fn perm10_edit_mode_only_inside_workspace() {
+    let mut c = Case::new("Edit", json!({"file_path": "a"}), EDIT);
+    c.target.inside_workspace = true;
+    assert_eq!(c.decide().rule_id, rule_id::EDIT_WORKSPACE);
+    c.target.inside_workspace = false;
+    assert_eq!(c.decide().behavior, Behavior::Ask);
+    // Build mode ignores the workspace.
+    let mut c = Case::new("Edit", json!({"file_path": "a"}), BUILD);
+    c.target.inside_workspace = true;
+    assert_eq!(c.decide().behavior, Behavior::Ask);
+}
+
+#[test]
+fn perm11_build_rules_in_order() {
+    let mk = |cap: Capability| {
+        let mut c = Case::new("Custom", json!({}), BUILD);
+        c.cap = Capability {
+            always_ask: false,
+            ..cap
+        };
+        c.decide()
+    };
+    let ro = Capability {
+        read_only: true,
+        needs_approval: false,
+        side_effect_scope: SideEffectScope::None,
+        risk_level: RiskLevel::Critical,
+        ..ALWAYS_ASK_TOOL
+    };
+    assert_eq!(mk(ro).rule_id, rule_id::READ_ONLY);
+    let crit = Capability {
+        read_only: false,
+        risk_level: RiskLevel::Critical,
+        ..ro
+    };
+    assert_eq!(mk(crit).rule_id, rule_id::RISK_CRITICAL);
+    let high = Capability {
+        risk_level: RiskLevel::High,
+        ..crit
+    };
+    assert_eq!(mk(high).rule_id, rule_id::RISK_HIGH);
+    let session = Capability {
+        risk_level: RiskLevel::Low,
+        side_effect_scope: SideEffectScope::Session,
+        needs_approval: true,
+        ..crit
+    };
+    assert_eq!(mk(session).rule_id, rule_id::SESSION_SCOPE);
+    let scoped = Capability {
+        side_effect_scope: SideEffectScope::Workspace,
+        needs_approval: false,
+        ..session
+    };
+    assert_eq!(mk(scoped).rule_id, rule_id::NEEDS_APPROVAL);
+    let plain = Capability {
+        side_effect_scope: SideEffectScope::None,
+        ..scoped
+    };
+    assert_eq!(mk(plain).rule_id, rule_id::BUILD_DEFAULT);
+    // autoApproveHighRisk skips the high-risk ask, but a system-scoped tool
+    // still needs approval.
+    let mut c = Case::new("Bash", json!({"command": "cargo build"}), BUILD);
+    c.settings.auto_approve_high_risk = true;
+    assert_eq!(c.decide().rule_id, rule_id::NEEDS_APPROVAL);
+}
+
+fn write_cap() -> Capability {
+    builtin_capability("Write").unwrap()
+}
+
+#[test]
+fn perm13_hook_overlay() {
+    let cap = write_cap();
+    let ask = Decision::ask(rule_id::NEEDS_APPROVAL, "x");
+    let allow = Decision::allow(rule_id::YOLO, "x");
+    let deny = Decision::deny(rule_id::PLAN_RESTRICTED, "x");
+    let t = TargetLocation::default();
+    let d = apply_overlays(ask.clone(), &cap, "Write", Some(&HookPermission::Allow), t);
+    assert_eq!(
+        (d.behavior, d.rule_id),
+        (Behavior::Allow, rule_id::HOOK_ALLOW)
+    );
+    let d = apply_overlays(allow.clone(), &cap, "Write", Some(&HookPermission::Ask), t);
+    assert_eq!((d.behavior, d.rule_id), (Behavior::Ask, rule_id::HOOK_ASK));
+    let d = apply_overlays(
+        allow,
+        &cap,
+        "Write",
+        Some(&HookPermission::Deny("no".into())),
+        t,
+    );
+    assert_eq!((d.behavior, d.reason.as_ref()), (Behavior::Deny, "no"));
+    let d = apply_overlays(deny.clone(), &cap, "Write", Some(&HookPermission::Allow), t);
+    assert_eq!(d, deny);
+    // A hook allow never removes the ask of alwaysAsk / user-interaction tools.
+    let ask_user = builtin_capability("AskUserQuestion").unwrap();
+    let q = Decision::ask(rule_id::USER_INTERACTION, "x");
+    assert_eq!(
+        apply_overlays(
+            q.clone(),
+            &ask_user,
+            "AskUserQuestion",
+            Some(&HookPermission::Allow),
+            t
+        ),
+        q
+    );
+    let a = Decision::ask(rule_id::ALWAYS_ASK, "x");
+    assert_eq!(
+        apply_overlays(
+            a.clone(),
+            &ALWAYS_ASK_TOOL,
+            "CreateWorkflow",
+            Some(&HookPermission::Allow),
+            t
+        ),
+        a
+    );
+}
+
+#[test]
+fn perm13_memory_overlay() {
+    let cap = write_cap();
+    let mem = TargetLocation {
+        inside_workspace: false,
+        memory_file: true,
+    };
+    // Overrides the plan deny and an ordinary ask.
+    let d = apply_overlays(
+        Decision::deny(rule_id::PLAN_RESTRICTED, "x"),
+        &cap,
+        "Write",
+        None,
+        mem,
+    );
+    assert_eq!(
+        (d.behavior, d.rule_id),
+        (Behavior::Allow, rule_id::MEMORY_FILE)
+    );
+    let d = apply_overlays(
+        Decision::ask(rule_id::NEEDS_APPROVAL, "x"),
+        &cap,
+        "Edit",
+        None,
+        mem,
+    );
+    assert_eq!(d.behavior, Behavior::Allow);
+    // Other denies, project ask rules and hook asks survive.
+    for keep in [
+        Decision::deny(rule_id::PROJECT_DENY, "x"),
+        Decision::deny(rule_id::DISALLOWED, "x"),
+        Decision::ask(rule_id::PROJECT_ASK, "x"),
+    ] {
+        assert_eq!(apply_overlays(keep.clone(), &cap, "Write", None, mem), keep);
+    }
+    let d = apply_overlays(
+        Decision::allow(rule_id::YOLO, "x"),
+        &cap,
+        "Write",
+        Some(&HookPermission::Ask),
+        mem,
+    );
+    assert_eq!(d.rule_id, rule_id::HOOK_ASK);
+    // Not a memory file, or not an edit tool: untouched.
+    let d = apply_overlays(
+        Decision::deny(rule_id::PLAN_RESTRICTED, "x"),
+        &cap,
+        "Write",
+        None,
+        TargetLocation::default(),
+    );
+    assert_eq!(d.behavior, Behavior::Deny);
+    let bash = builtin_capability("Bash").unwrap();
+    let d = apply_overlays(
+        Decision::deny(rule_id::PLAN_RESTRICTED, "x"),
+        &bash,
+        "Bash",
+        None,
+        mem,
+    );
+    assert_eq!(d.behavior, Behavior::Deny);
+}
