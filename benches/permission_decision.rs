@@ -1,1 +1,76 @@
-fn main() {}
+//! The cost of one permission decision (PERM-1..11, BASH-8 budget).
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use serde_json::json;
+use std::hint::black_box;
+use zcode::permission::bash::analyze;
+use zcode::permission::capability::builtin_capability;
+use zcode::permission::check::{CheckContext, TargetLocation, check_permission};
+use zcode::permission::mode::{ExecutionState, Mode};
+use zcode::permission::rules::{Rule, RuleSet};
+use zcode::permission::settings::PermissionSettings;
+
+fn project_rules() -> RuleSet {
+    RuleSet {
+        allow: vec![
+            Rule::with_content("Bash", "npm run build:*"),
+            Rule::with_content("Bash", "cargo test:*"),
+            Rule::with_content("Edit", "docs/*"),
+        ],
+        deny: vec![Rule::with_content("Bash", "rm -rf:*"), Rule::with_content("Read", "*.env")],
+        ask: vec![Rule::with_content("Bash", "git push:*")],
+    }
+}
+
+fn bench_decisions(c: &mut Criterion) {
+    let settings = PermissionSettings {
+        disallowed_tools: ["WebSearch".to_string()].into(),
+        web_fetch_allowed_domains: vec!["docs.rs".into()],
+        ..Default::default()
+    };
+    let rules = project_rules();
+    let state = ExecutionState::new(Mode::Build, false);
+
+    let write_cap = builtin_capability("Write").expect("Write is built in");
+    let write_input = json!({"file_path": "src/main.rs", "content": "fn main() {}"});
+    c.bench_function("decision/non-bash (Write, build, 6 rules)", |b| {
+        b.iter(|| {
+            check_permission(black_box(&CheckContext {
+                tool_name: "Write",
+                capability: &write_cap,
+                input: &write_input,
+                state,
+                settings: &settings,
+                project_rules: &rules,
+                session_rules: &[],
+                target: TargetLocation { inside_workspace: true, memory_file: false },
+                bash: None,
+                mcp: None,
+            }))
+        })
+    });
+
+    let bash_cap = builtin_capability("Bash").expect("Bash is built in");
+    let command = "git status && cargo test --release | tail -n 20";
+    let bash_input = json!({ "command": command });
+    c.bench_function("decision/bash (analysis + check, 3 subcommands)", |b| {
+        b.iter(|| {
+            let analysis = analyze(black_box(command));
+            check_permission(&CheckContext {
+                tool_name: "Bash",
+                capability: &bash_cap,
+                input: &bash_input,
+                state,
+                settings: &settings,
+                project_rules: &rules,
+                session_rules: &[],
+                target: TargetLocation::default(),
+                bash: Some(&analysis),
+                mcp: None,
+            })
+        })
+    });
+}
+
+criterion_group!(benches, bench_decisions);
+criterion_main!(benches);

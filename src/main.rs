@@ -1,1 +1,5 @@
-fn main() {}
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    zcode::cli::run(std::env::args_os().skip(1).collect())
+}

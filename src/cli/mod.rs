@@ -1,3 +1,62 @@
-//! Command-line entry: argument definitions and subcommands.
+//! Command-line entry: argument definitions and subcommands (CLI-1..7).
 
+pub mod args;
+mod environment;
+mod permission_cmd;
+mod sessions_cmd;
 pub mod tool_list_args;
+
+use args::{Cli, Command};
+use clap::Parser;
+use std::ffi::OsString;
+use std::process::ExitCode;
+use tool_list_args::extract_tool_lists;
+
+/// Runs zcode with `args` (without the program name) and returns the exit
+/// code. Errors are one line on stderr (CLI-7).
+pub fn run(args: Vec<OsString>) -> ExitCode {
+    match run_inner(args) {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("zcode: error: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run_inner(args: Vec<OsString>) -> anyhow::Result<ExitCode> {
+    let args = args
+        .into_iter()
+        .map(|a| {
+            a.into_string()
+                .map_err(|a| anyhow::anyhow!("argument is not valid UTF-8: {}", a.to_string_lossy()))
+        })
+        .collect::<anyhow::Result<Vec<String>>>()?;
+    let lists = extract_tool_lists(&args)?;
+    let cli = match Cli::try_parse_from(std::iter::once("zcode".to_string()).chain(lists.rest.iter().cloned())) {
+        Ok(cli) => cli,
+        Err(e) => {
+            // clap formats help, version and usage errors itself.
+            let _ = e.print();
+            return Ok(if e.use_stderr() { ExitCode::from(2) } else { ExitCode::SUCCESS });
+        }
+    };
+    if let Some(dir) = &cli.cd {
+        std::env::set_current_dir(dir)
+            .map_err(|e| anyhow::anyhow!("cannot change to directory {}: {e}", dir.display()))?;
+    }
+    let tool_lists = environment::ToolLists { disallowed: lists.disallowed, allowed: lists.allowed };
+    match cli.command {
+        Some(Command::Permission(cmd)) => permission_cmd::run(cmd, cli.mode, &tool_lists),
+        Some(Command::Sessions(cmd)) => sessions_cmd::run(cmd),
+        None => {
+            println!(
+                "zcode {}: the interactive agent is not part of this build yet.\n\
+                 Available now: `zcode permission check|list|add|remove` and `zcode sessions list`.\n\
+                 See `zcode --help`.",
+                env!("CARGO_PKG_VERSION")
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}

@@ -1,0 +1,127 @@
+//! The command-line grammar (CLI-1..7), as clap definitions.
+
+use crate::permission::mode::{ModeChoice, parse_mode_choice};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+/// A terminal coding agent with a permission system you control down to the
+/// single shell subcommand.
+#[derive(Debug, Parser)]
+#[command(name = "zcode", version, about, long_about = None)]
+#[command(after_help = TOOL_LIST_HELP)]
+pub struct Cli {
+    /// Starting mode: plan, build, edit or yolo (case-insensitive).
+    #[arg(long, global = true, value_name = "MODE", value_parser = parse_mode_arg)]
+    pub mode: Option<ModeChoice>,
+
+    /// Run as if started in DIR.
+    #[arg(short = 'C', long = "cd", global = true, value_name = "DIR")]
+    pub cd: Option<PathBuf>,
+
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// `--disallowedTools`/`--allowedTools` are read before clap runs (DIS-1),
+/// so their help lives here.
+pub const TOOL_LIST_HELP: &str = "\
+Tool lists (for this process only; never written to config):
+  --disallowedTools <TOOL>...  Remove tools entirely (also --disallowed-tools).
+                               Takes every following argument up to the next
+                               one starting with '-'; commas and spaces also
+                               separate names. Text in parentheses is ignored:
+                               \"Bash(git *)\" removes all of Bash.
+  --allowedTools <TOOL>...     Allow tools without asking (also --allowed-tools),
+                               same syntax.";
+
+fn parse_mode_arg(value: &str) -> Result<ModeChoice, String> {
+    parse_mode_choice(value).map_err(|e| e.to_string())
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Inspect and edit the permission rules saved for a project.
+    #[command(subcommand)]
+    Permission(PermissionCommand),
+    /// List saved sessions.
+    #[command(subcommand)]
+    Sessions(SessionsCommand),
+}
+
+#[derive(Debug, Args)]
+pub struct CwdArg {
+    /// The project directory (default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RuleKindArg {
+    Allow,
+    Ask,
+    Deny,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum PermissionCommand {
+    /// Show the decision for one tool call, as JSON, with the rule that made it.
+    Check {
+        /// Tool name, e.g. Bash, Write, WebFetch.
+        #[arg(long, value_name = "NAME")]
+        tool: String,
+        /// The tool input as a JSON object, e.g. '{"command":"git status"}'.
+        #[arg(long, value_name = "JSON")]
+        input: String,
+        /// Evaluate with plan mode on.
+        #[arg(long)]
+        plan: bool,
+        #[command(flatten)]
+        cwd: CwdArg,
+    },
+    /// List the saved project rules with their kind.
+    List {
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        cwd: CwdArg,
+    },
+    /// Save a project rule, as the "always" choice of an approval would.
+    Add {
+        #[arg(value_enum)]
+        kind: RuleKindArg,
+        /// Tool name, e.g. Bash.
+        tool: String,
+        /// Rule content, e.g. 'git status:*' (none: the whole tool).
+        content: Option<String>,
+        #[command(flatten)]
+        cwd: CwdArg,
+    },
+    /// Delete a saved project rule.
+    Remove {
+        #[arg(value_enum)]
+        kind: RuleKindArg,
+        tool: String,
+        content: Option<String>,
+        #[command(flatten)]
+        cwd: CwdArg,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SessionsCommand {
+    /// List sessions, most recently updated first.
+    List {
+        /// Sessions of every project, not only the current one.
+        #[arg(long)]
+        all: bool,
+        /// At most this many.
+        #[arg(long, default_value_t = 20)]
+        limit: u32,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        cwd: CwdArg,
+    },
+}

@@ -1,0 +1,62 @@
+//! What the subcommands share: the zcode home, the config, the store and
+//! the project a directory belongs to.
+
+use crate::config::{Config, project_id, zcode_home};
+use crate::store::{Store, default_db_path};
+use anyhow::Context;
+use std::path::{Path, PathBuf};
+
+/// `--disallowedTools` / `--allowedTools` of this process (DIS-2).
+#[derive(Debug, Clone, Default)]
+pub struct ToolLists {
+    pub disallowed: Vec<String>,
+    pub allowed: Vec<String>,
+}
+
+pub struct Environment {
+    pub home: PathBuf,
+    pub config: Config,
+}
+
+impl Environment {
+    /// Loads the config, printing its warnings (unknown keys) on stderr.
+    pub fn load() -> anyhow::Result<Self> {
+        let home = zcode_home(|k| std::env::var(k).ok())?;
+        let config = Config::load(&home)?;
+        for warning in &config.warnings {
+            eprintln!("zcode: warning: {warning}");
+        }
+        Ok(Self { home, config })
+    }
+
+    pub fn open_store(&self) -> anyhow::Result<Store> {
+        Ok(Store::open(default_db_path(&self.home))?)
+    }
+}
+
+/// A project directory: its canonical path and the id its rules are kept under.
+pub struct Project {
+    pub workspace: PathBuf,
+    pub id: String,
+}
+
+impl Project {
+    pub fn resolve(cwd: Option<&Path>) -> anyhow::Result<Self> {
+        let dir = match cwd {
+            Some(d) => d.to_path_buf(),
+            None => std::env::current_dir().context("cannot read the current directory")?,
+        };
+        let workspace = std::fs::canonicalize(&dir)
+            .with_context(|| format!("cannot open project directory {}", dir.display()))?;
+        if !workspace.is_dir() {
+            anyhow::bail!("{} is not a directory", workspace.display());
+        }
+        let id = project_id(&workspace);
+        Ok(Self { workspace, id })
+    }
+
+    /// `$ZCODE_HOME/projects/<projectID>/memory/` (PERM-13).
+    pub fn memory_dir(&self, home: &Path) -> PathBuf {
+        home.join("projects").join(&self.id).join("memory")
+    }
+}

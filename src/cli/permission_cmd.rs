@@ -1,0 +1,154 @@
+//! `zcode permission check|list|add|remove` (CLI-5, CLI-6, PERM-14, GRANT-4).
+
+use super::args::{PermissionCommand, RuleKindArg};
+use super::environment::{Environment, Project, ToolLists};
+use crate::permission::check::Behavior;
+use crate::permission::mode::{ExecutionState, ModeChoice, starting_state, StartingModeSources};
+use crate::permission::rules::{Rule, RuleKind};
+use crate::permission::service::PermissionService;
+use anyhow::Context;
+use serde_json::{Value, json};
+use std::process::ExitCode;
+
+impl From<RuleKindArg> for RuleKind {
+    fn from(k: RuleKindArg) -> Self {
+        match k {
+            RuleKindArg::Allow => RuleKind::Allow,
+            RuleKindArg::Ask => RuleKind::Ask,
+            RuleKindArg::Deny => RuleKind::Deny,
+        }
+    }
+}
+
+pub fn run(cmd: PermissionCommand, mode: Option<ModeChoice>, lists: &ToolLists) -> anyhow::Result<ExitCode> {
+    let env = Environment::load()?;
+    match cmd {
+        PermissionCommand::Check { tool, input, plan, cwd } => {
+            let project = Project::resolve(cwd.cwd.as_deref())?;
+            check(&env, &project, &tool, &input, mode, plan, lists)
+        }
+        PermissionCommand::List { json, cwd } => {
+            let project = Project::resolve(cwd.cwd.as_deref())?;
+            list(&env, &project, json)
+        }
+        PermissionCommand::Add { kind, tool, content, cwd } => {
+            let project = Project::resolve(cwd.cwd.as_deref())?;
+            let rule = make_rule(tool, content)?;
+            let mut store = env.open_store()?;
+            let added = store.add_project_rules(&project.id, kind.into(), std::slice::from_ref(&rule))?;
+            let kind = RuleKind::from(kind).as_str();
+            if added == 0 {
+                println!("{kind} {rule} was already saved for {}", project.workspace.display());
+            } else {
+                println!("saved {kind} {rule} for {}", project.workspace.display());
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        PermissionCommand::Remove { kind, tool, content, cwd } => {
+            let project = Project::resolve(cwd.cwd.as_deref())?;
+            let rule = make_rule(tool, content)?;
+            let mut store = env.open_store()?;
+            let kind_name = RuleKind::from(kind).as_str();
+            if store.remove_project_rule(&project.id, kind.into(), &rule)? {
+                println!("removed {kind_name} {rule} from {}", project.workspace.display());
+                Ok(ExitCode::SUCCESS)
+            } else {
+                anyhow::bail!(
+                    "no saved {kind_name} rule {rule} for {} (see `zcode permission list`)",
+                    project.workspace.display()
+                )
+            }
+        }
+    }
+}
+
+fn make_rule(tool: String, content: Option<String>) -> anyhow::Result<Rule> {
+    let tool = tool.trim().to_string();
+    if tool.is_empty() || tool.contains(['(', ')']) {
+        anyhow::bail!("invalid tool name '{tool}': give the name and the content separately, e.g. Bash 'git status:*'");
+    }
+    Ok(match content {
+        Some(c) if !c.is_empty() => Rule::with_content(tool, c),
+        _ => Rule::tool(tool),
+    })
+}
+
+fn check(
+    env: &Environment,
+    project: &Project,
+    tool: &str,
+    input: &str,
+    mode: Option<ModeChoice>,
+    plan: bool,
+    lists: &ToolLists,
+) -> anyhow::Result<ExitCode> {
+    let input: Value = serde_json::from_str(input).context("--input is not valid JSON")?;
+    if !input.is_object() {
+        anyhow::bail!("--input must be a JSON object, e.g. '{{\"command\":\"git status\"}}'");
+    }
+    let store = env.open_store()?;
+    let project_rules = store.project_rules(&project.id)?;
+    // The same starting state an interactive session here would get (EXEC-6).
+    let mut state: ExecutionState = starting_state(StartingModeSources {
+        explicit: mode,
+        project_last_selected: store.project_last_mode(&project.id)?,
+        config_mode: env.config.permission_mode(),
+        ..Default::default()
+    });
+    if plan {
+        state.plan_enabled = true;
+    }
+    let mut settings = env.config.permission_settings();
+    settings.disallowed_tools.extend(lists.disallowed.iter().cloned());
+    settings.allowed_tools.extend(lists.allowed.iter().cloned());
+    let memory_dir = project.memory_dir(&env.home);
+    let service = PermissionService::new(settings, &project.workspace, Some(&memory_dir));
+    let eval = service.evaluate(tool, None, &input, state, &project_rules, None);
+
+    let mut out = json!({
+        "behavior": eval.decision.behavior,
+        "ruleId": eval.decision.rule_id,
+        "reason": eval.decision.reason,
+        "mode": state.mode,
+        "planEnabled": state.plan_enabled,
+    });
+    if let Some(bash) = &eval.bash {
+        out["safeParse"] = json!(bash.safe_parse);
+        out["subcommands"] = json!(bash
+            .subcommands
+            .iter()
+            .map(|s| json!({"text": s.text, "readOnly": s.read_only}))
+            .collect::<Vec<_>>());
+        out["readOnly"] = json!(bash.read_only);
+    }
+    if eval.decision.behavior == Behavior::Ask || eval.bash.is_some() {
+        out["suggestions"] = serde_json::to_value(&eval.suggestions)?;
+    }
+    println!("{}", serde_json::to_string_pretty(&out)?);
+    Ok(ExitCode::SUCCESS)
+}
+
+fn list(env: &Environment, project: &Project, as_json: bool) -> anyhow::Result<ExitCode> {
+    let store = env.open_store()?;
+    let rules = store.project_rules(&project.id)?;
+    if as_json {
+        println!("{}", serde_json::to_string_pretty(&json!({
+            "workspace": project.workspace,
+            "projectId": project.id,
+            "rules": rules,
+        }))?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    if rules.is_empty() {
+        println!("No saved rules for {}.", project.workspace.display());
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!("Saved rules for {} (project {}):", project.workspace.display(), project.id);
+    for kind in RuleKind::ALL {
+        for rule in rules.rules(kind) {
+            let content = rule.rule_content.as_deref().unwrap_or("(whole tool)");
+            println!("  {:<5}  {:<12}  {}", kind.as_str(), rule.tool_name, content);
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,51 @@
+//! `zcode sessions list` (CLI-4).
+
+use super::args::SessionsCommand;
+use super::environment::{Environment, Project};
+use crate::store::SessionFilter;
+use serde_json::json;
+use std::process::ExitCode;
+
+pub fn run(cmd: SessionsCommand) -> anyhow::Result<ExitCode> {
+    let SessionsCommand::List { all, limit, json, cwd } = cmd;
+    let env = Environment::load()?;
+    let project = if all { None } else { Some(Project::resolve(cwd.cwd.as_deref())?) };
+    let store = env.open_store()?;
+    let filter = SessionFilter {
+        project_id: project.as_ref().map(|p| p.id.as_str()),
+        ..Default::default()
+    };
+    let sessions = store.list_sessions(&filter, limit)?;
+    if json {
+        let rows: Vec<_> = sessions
+            .iter()
+            .map(|s| {
+                json!({
+                    "id": s.id, "workspace": s.workspace, "title": s.title, "model": s.model,
+                    "mode": s.mode, "planEnabled": s.plan_enabled,
+                    "createdAt": s.created_at, "updatedAt": s.updated_at,
+                })
+            })
+            .collect();
+        println!("{}", serde_json::to_string_pretty(&rows)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    if sessions.is_empty() {
+        match &project {
+            Some(p) => println!("No sessions for {} (use --all for every project).", p.workspace.display()),
+            None => println!("No sessions yet."),
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    for s in &sessions {
+        let label = if s.plan_enabled { "plan" } else { s.mode.as_str() };
+        println!(
+            "{}  {:<5}  {}  {}",
+            s.id,
+            label,
+            s.workspace,
+            s.title.as_deref().unwrap_or("(untitled)")
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,228 @@
+//! The `zcode` binary as a user runs it: `permission check|list|add|remove`
+//! (CLI-5, CLI-6, PERM-14, GRANT-1, GRANT-4), `--mode` parsing (EXEC-7) and
+//! `--disallowedTools` (DIS-1, DIS-2).
+
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Command, Output};
+
+struct Env {
+    home: tempfile::TempDir,
+    project: tempfile::TempDir,
+}
+
+impl Env {
+    fn new() -> Self {
+        Self { home: tempfile::tempdir().unwrap(), project: tempfile::tempdir().unwrap() }
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        Command::new(env!("CARGO_BIN_EXE_zcode"))
+            .args(args)
+            .env("ZCODE_HOME", self.home.path())
+            .env_remove("OPENAI_API_KEY")
+            .env_remove("ANTHROPIC_API_KEY")
+            .current_dir(self.project.path())
+            .output()
+            .expect("zcode runs")
+    }
+
+    fn check(&self, tool: &str, input: &str, extra: &[&str]) -> Value {
+        let mut args = vec!["permission", "check", "--tool", tool, "--input", input];
+        args.extend_from_slice(extra);
+        let out = self.run(&args);
+        assert!(out.status.success(), "check failed: {}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice(&out.stdout).expect("check prints JSON")
+    }
+
+    fn behavior(&self, tool: &str, input: &str, mode: &str) -> String {
+        let mut extra = vec![];
+        if mode == "plan" {
+            extra.push("--plan");
+        } else {
+            extra.extend(["--mode", mode]);
+        }
+        self.check(tool, input, &extra)["behavior"].as_str().unwrap().to_string()
+    }
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn perm14_check_answers_every_perm12_row() {
+    let env = Env::new();
+    let inside = env.project.path().join("new.txt");
+    let inside = format!(r#"{{"file_path":"{}","content":"x"}}"#, inside.display());
+    let rows: &[(&str, &str, [&str; 4])] = &[
+        ("Read", r#"{"file_path":"a.txt"}"#, ["allow", "allow", "allow", "allow"]),
+        ("Glob", r#"{"pattern":"*.rs"}"#, ["allow", "allow", "allow", "allow"]),
+        ("Grep", r#"{"pattern":"x"}"#, ["allow", "allow", "allow", "allow"]),
+        ("TodoWrite", r#"{"todos":[]}"#, ["allow", "allow", "allow", "allow"]),
+        ("TodoRead", r#"{}"#, ["allow", "allow", "allow", "allow"]),
+        ("ListModels", r#"{}"#, ["allow", "allow", "allow", "allow"]),
+        ("ReadSessionContext", r#"{"sessionId":"sess_1","query":"q"}"#, ["allow", "allow", "allow", "allow"]),
+        ("Write", &inside, ["ask", "allow", "deny", "allow"]),
+        ("Edit", r#"{"file_path":"src/x.rs","old_string":"a","new_string":"b"}"#, ["ask", "allow", "deny", "allow"]),
+        ("Write", r#"{"file_path":"/etc/outside.txt","content":"x"}"#, ["ask", "ask", "deny", "allow"]),
+        ("Edit", r#"{"file_path":"../outside.rs","old_string":"a","new_string":"b"}"#, ["ask", "ask", "deny", "allow"]),
+        ("Bash", r#"{"command":"git status"}"#, ["allow", "allow", "allow", "allow"]),
+        ("Bash", r#"{"command":"npm run build"}"#, ["ask", "ask", "deny", "allow"]),
+        ("WebFetch", r#"{"url":"https://example.com"}"#, ["ask", "ask", "allow", "allow"]),
+        ("AskUserQuestion", r#"{"questions":[]}"#, ["ask", "ask", "ask", "ask"]),
+        ("ExitPlanMode", r#"{"plan":"p"}"#, ["deny", "deny", "ask", "deny"]),
+        ("EnterPlanMode", r#"{}"#, ["allow", "allow", "allow", "allow"]),
+    ];
+    for (tool, input, expected) in rows {
+        for (mode, want) in ["build", "edit", "plan", "yolo"].iter().zip(expected) {
+            assert_eq!(&env.behavior(tool, input, mode), want, "{tool} {input} in {mode}");
+        }
+    }
+}
+
+#[test]
+fn cli6_check_prints_rule_id_reason_and_bash_analysis() {
+    let env = Env::new();
+    let v = env.check("Write", r#"{"file_path":"a.txt","content":"x"}"#, &["--mode", "PLAN"]);
+    assert_eq!(v["behavior"], "deny");
+    assert_eq!(v["ruleId"], "mode.plan.restricted");
+    assert_eq!(v["reason"], "Plan mode only allows read-only, non-destructive tools");
+
+    let v = env.check("Bash", r#"{"command":"git status && npm run build"}"#, &[]);
+    assert_eq!(v["behavior"], "ask");
+    assert_eq!(v["safeParse"], true);
+    assert_eq!(v["readOnly"], false);
+    assert_eq!(v["subcommands"].as_array().unwrap().len(), 2);
+    assert_eq!(v["suggestions"][0]["ruleContent"], "npm run build:*");
+}
+
+#[test]
+fn bash7_every_example_through_the_binary() {
+    let env = Env::new();
+    for (command, suggestion) in [
+        ("npm run build", "npm run build:*"),
+        ("python -m pytest -k x", "python -m pytest:*"),
+        ("make test", "make test:*"),
+        (r#"git commit -m \"x\""#, "git commit:*"),
+        ("cargo test --release", "cargo test:*"),
+        ("rm -rf build", "rm -rf build"),
+    ] {
+        let v = env.check("Bash", &format!(r#"{{"command":"{command}"}}"#), &[]);
+        assert_eq!(v["suggestions"][0]["toolName"], "Bash", "{command}");
+        assert_eq!(v["suggestions"][0]["ruleContent"], suggestion, "{command}");
+    }
+}
+
+#[test]
+fn grant4_add_list_remove_and_check_uses_saved_rules() {
+    let env = Env::new();
+    let cmd = r#"{"command":"npm run build --prod"}"#;
+    assert_eq!(env.behavior("Bash", cmd, "build"), "ask");
+    let out = env.run(&["permission", "add", "allow", "Bash", "npm run build:*"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    // Saving twice is de-duplicated (GRANT-1).
+    let out = env.run(&["permission", "add", "allow", "Bash", "npm run build:*"]);
+    assert!(stdout(&out).contains("already saved"));
+    let v = env.check("Bash", cmd, &[]);
+    assert_eq!((v["behavior"].as_str(), v["ruleId"].as_str()), (Some("allow"), Some("rule.project.allow")));
+    // Still denied in plan: allow rules cannot lift the plan restriction.
+    assert_eq!(env.behavior("Bash", cmd, "plan"), "deny");
+
+    env.run(&["permission", "add", "deny", "Read", "*.env"]);
+    let list = stdout(&env.run(&["permission", "list"]));
+    assert!(list.contains("allow") && list.contains("npm run build:*"), "{list}");
+    assert!(list.contains("deny") && list.contains("*.env"), "{list}");
+    let json: Value = serde_json::from_slice(&env.run(&["permission", "list", "--json"]).stdout).unwrap();
+    assert_eq!(json["rules"]["deny"][0]["toolName"], "Read");
+
+    // Rules belong to the project: another directory does not see them.
+    let other = tempfile::tempdir().unwrap();
+    let other_path = other.path().to_str().unwrap();
+    let list = stdout(&env.run(&["permission", "list", "--cwd", other_path]));
+    assert!(list.contains("No saved rules"), "{list}");
+
+    let out = env.run(&["permission", "remove", "allow", "Bash", "npm run build:*"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(env.behavior("Bash", cmd, "build"), "ask");
+    let out = env.run(&["permission", "remove", "allow", "Bash", "npm run build:*"]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("no saved allow rule"), "{}", stderr(&out));
+}
+
+#[test]
+fn exec7_mode_flag_errors_exit_non_zero() {
+    let env = Env::new();
+    for bad in ["auto", "fast"] {
+        let out = env.run(&["--mode", bad, "permission", "list"]);
+        assert!(!out.status.success(), "{bad}");
+        assert!(stderr(&out).contains("mode"), "{}", stderr(&out));
+    }
+    let v = env.check("Write", r#"{"file_path":"a","content":""}"#, &["--mode", "Yolo"]);
+    assert_eq!(v["behavior"], "allow");
+}
+
+#[test]
+fn dis1_disallowed_tools_before_clap_and_dis2_in_the_decision() {
+    let env = Env::new();
+    let out = env.run(&[
+        "--disallowedTools", "Read", "Bash(git *)", "permission", "check", "--tool", "Read",
+        "--input", r#"{"file_path":"a"}"#,
+    ]);
+    // "permission" was taken as a tool name: it takes everything up to the next dash.
+    assert!(!out.status.success());
+    let out = env.run(&[
+        "permission", "check", "--tool", "Bash", "--input", r#"{"command":"git status"}"#,
+        "--disallowed-tools", "Read", "Bash(git *)",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["ruleId"], "rule.disallowedTools");
+    let out = env.run(&["permission", "list", "--disallowedTools"]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("needs at least one tool name"));
+}
+
+#[test]
+fn conf2_broken_config_is_one_clear_error() {
+    let env = Env::new();
+    std::fs::write(env.home.path().join("config.json"), "{\n  \"permission\": {\"mode\": }\n}").unwrap();
+    let out = env.run(&["permission", "list"]);
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("config.json:2:"), "{err}");
+    assert!(!Path::new(&env.home.path().join("cli/db/db.sqlite")).exists(), "no data touched");
+}
+
+#[test]
+fn cli7_help_on_every_command() {
+    let env = Env::new();
+    for args in [
+        vec!["--help"],
+        vec!["permission", "--help"],
+        vec!["permission", "check", "--help"],
+        vec!["permission", "list", "--help"],
+        vec!["permission", "add", "--help"],
+        vec!["permission", "remove", "--help"],
+        vec!["sessions", "list", "--help"],
+    ] {
+        let out = env.run(&args);
+        assert!(out.status.success(), "{args:?}");
+        assert!(stdout(&out).contains("Usage"), "{args:?}");
+    }
+    let help = stdout(&env.run(&["--help"]));
+    assert!(help.contains(r#""Bash(git *)" removes all of Bash"#), "{help}");
+    assert!(stdout(&env.run(&["--version"])).starts_with("zcode "));
+}
+
+#[test]
+fn cli4_sessions_list_empty() {
+    let env = Env::new();
+    let out = env.run(&["sessions", "list"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("No sessions"));
+}
