@@ -1,4 +1,5 @@
 //! zcode: a terminal coding agent with a permission system the developer
 //! controls down to the single shell subcommand.
 
+pub mod config;
 pub mod permission;
