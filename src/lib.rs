@@ -2,4 +2,5 @@
 //! controls down to the single shell subcommand.
 
 pub mod cli;
+pub mod config;
 pub mod permission;
