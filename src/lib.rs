@@ -2,3 +2,4 @@
 //! controls down to the single shell subcommand.
 
 pub mod permission;
+pub mod store;
