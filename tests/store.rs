@@ -1071,3 +1071,47 @@ fn run3_input_queue_order_and_status_transitions() {
         4
     );
 }
+
+// ---------------------------------------------------------------- TODO-4 (property)
+
+mod todo_props {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn item() -> impl Strategy<Value = TodoItem> {
+        (
+            ".{0,40}",
+            prop_oneof![
+                Just(TodoStatus::Pending),
+                Just(TodoStatus::InProgress),
+                Just(TodoStatus::Completed)
+            ],
+            prop_oneof![
+                Just(TodoPriority::High),
+                Just(TodoPriority::Medium),
+                Just(TodoPriority::Low)
+            ],
+        )
+            .prop_map(|(content, status, priority)| TodoItem::new(content, status, priority))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        // TODO-4: any sequence of replacements returns the previous list and
+        // stores the new one exactly, in order.
+        #[test]
+        fn todo4_replace_sequence_round_trips(
+            lists in proptest::collection::vec(proptest::collection::vec(item(), 0..8), 1..5)
+        ) {
+            let (mut store, _clock) = memory(1);
+            store.create_session(&new_session("sess_p", "/w", "p")).unwrap();
+            let mut previous: Vec<TodoItem> = Vec::new();
+            for list in &lists {
+                prop_assert_eq!(store.replace_todos("sess_p", list).unwrap(), previous);
+                prop_assert_eq!(&store.todos("sess_p").unwrap(), list);
+                previous = list.clone();
+            }
+        }
+    }
+}

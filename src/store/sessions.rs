@@ -191,14 +191,15 @@ impl Store {
         limit: usize,
     ) -> Result<Vec<SessionRecord>, StoreError> {
         self.read(|conn| {
+            use rusqlite::types::Value as SqlValue;
             let mut conditions = Vec::new();
-            let mut args: Vec<&str> = Vec::new();
+            let mut args: Vec<SqlValue> = Vec::new();
             if let Some(project_id) = filter.project_id {
-                args.push(project_id);
+                args.push(SqlValue::Text(project_id.to_string()));
                 conditions.push(format!("project_id = ?{}", args.len()));
             }
             if let Some(workspace) = filter.workspace {
-                args.push(workspace);
+                args.push(SqlValue::Text(workspace.to_string()));
                 conditions.push(format!("workspace = ?{}", args.len()));
             }
             let where_clause = if conditions.is_empty() {
@@ -206,10 +207,12 @@ impl Store {
             } else {
                 format!("WHERE {}", conditions.join(" AND "))
             };
+            args.push(SqlValue::Integer(sql_limit(limit)));
+            // At most four distinct statements, so the statement cache holds them.
             let sql = format!(
                 "SELECT {COLUMNS} FROM sessions {where_clause}
-                 ORDER BY updated_at DESC, rowid DESC LIMIT {}",
-                sql_limit(limit)
+                 ORDER BY updated_at DESC, rowid DESC LIMIT ?{}",
+                args.len()
             );
             let mut stmt = conn.prepare_cached(&sql)?;
             let raws = stmt
