@@ -4,3 +4,4 @@
 pub mod cli;
 pub mod config;
 pub mod permission;
+pub mod store;
