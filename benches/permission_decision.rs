@@ -17,7 +17,10 @@ fn project_rules() -> RuleSet {
             Rule::with_content("Bash", "cargo test:*"),
             Rule::with_content("Edit", "docs/*"),
         ],
-        deny: vec![Rule::with_content("Bash", "rm -rf:*"), Rule::with_content("Read", "*.env")],
+        deny: vec![
+            Rule::with_content("Bash", "rm -rf:*"),
+            Rule::with_content("Read", "*.env"),
+        ],
         ask: vec![Rule::with_content("Bash", "git push:*")],
     }
 }
@@ -43,7 +46,10 @@ fn bench_decisions(c: &mut Criterion) {
                 settings: &settings,
                 project_rules: &rules,
                 session_rules: &[],
-                target: TargetLocation { inside_workspace: true, memory_file: false },
+                target: TargetLocation {
+                    inside_workspace: true,
+                    memory_file: false,
+                },
                 bash: None,
                 mcp: None,
             }))

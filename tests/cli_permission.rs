@@ -13,7 +13,10 @@ struct Env {
 
 impl Env {
     fn new() -> Self {
-        Self { home: tempfile::tempdir().unwrap(), project: tempfile::tempdir().unwrap() }
+        Self {
+            home: tempfile::tempdir().unwrap(),
+            project: tempfile::tempdir().unwrap(),
+        }
     }
 
     fn run(&self, args: &[&str]) -> Output {
@@ -31,7 +34,11 @@ impl Env {
         let mut args = vec!["permission", "check", "--tool", tool, "--input", input];
         args.extend_from_slice(extra);
         let out = self.run(&args);
-        assert!(out.status.success(), "check failed: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "check failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         serde_json::from_slice(&out.stdout).expect("check prints JSON")
     }
 
@@ -42,7 +49,10 @@ impl Env {
         } else {
             extra.extend(["--mode", mode]);
         }
-        self.check(tool, input, &extra)["behavior"].as_str().unwrap().to_string()
+        self.check(tool, input, &extra)["behavior"]
+            .as_str()
+            .unwrap()
+            .to_string()
     }
 }
 
@@ -59,27 +69,87 @@ fn perm14_check_answers_every_perm12_row() {
     let inside = env.project.path().join("new.txt");
     let inside = format!(r#"{{"file_path":"{}","content":"x"}}"#, inside.display());
     let rows: &[(&str, &str, [&str; 4])] = &[
-        ("Read", r#"{"file_path":"a.txt"}"#, ["allow", "allow", "allow", "allow"]),
-        ("Glob", r#"{"pattern":"*.rs"}"#, ["allow", "allow", "allow", "allow"]),
-        ("Grep", r#"{"pattern":"x"}"#, ["allow", "allow", "allow", "allow"]),
-        ("TodoWrite", r#"{"todos":[]}"#, ["allow", "allow", "allow", "allow"]),
+        (
+            "Read",
+            r#"{"file_path":"a.txt"}"#,
+            ["allow", "allow", "allow", "allow"],
+        ),
+        (
+            "Glob",
+            r#"{"pattern":"*.rs"}"#,
+            ["allow", "allow", "allow", "allow"],
+        ),
+        (
+            "Grep",
+            r#"{"pattern":"x"}"#,
+            ["allow", "allow", "allow", "allow"],
+        ),
+        (
+            "TodoWrite",
+            r#"{"todos":[]}"#,
+            ["allow", "allow", "allow", "allow"],
+        ),
         ("TodoRead", r#"{}"#, ["allow", "allow", "allow", "allow"]),
         ("ListModels", r#"{}"#, ["allow", "allow", "allow", "allow"]),
-        ("ReadSessionContext", r#"{"sessionId":"sess_1","query":"q"}"#, ["allow", "allow", "allow", "allow"]),
+        (
+            "ReadSessionContext",
+            r#"{"sessionId":"sess_1","query":"q"}"#,
+            ["allow", "allow", "allow", "allow"],
+        ),
         ("Write", &inside, ["ask", "allow", "deny", "allow"]),
-        ("Edit", r#"{"file_path":"src/x.rs","old_string":"a","new_string":"b"}"#, ["ask", "allow", "deny", "allow"]),
-        ("Write", r#"{"file_path":"/etc/outside.txt","content":"x"}"#, ["ask", "ask", "deny", "allow"]),
-        ("Edit", r#"{"file_path":"../outside.rs","old_string":"a","new_string":"b"}"#, ["ask", "ask", "deny", "allow"]),
-        ("Bash", r#"{"command":"git status"}"#, ["allow", "allow", "allow", "allow"]),
-        ("Bash", r#"{"command":"npm run build"}"#, ["ask", "ask", "deny", "allow"]),
-        ("WebFetch", r#"{"url":"https://example.com"}"#, ["ask", "ask", "allow", "allow"]),
-        ("AskUserQuestion", r#"{"questions":[]}"#, ["ask", "ask", "ask", "ask"]),
-        ("ExitPlanMode", r#"{"plan":"p"}"#, ["deny", "deny", "ask", "deny"]),
-        ("EnterPlanMode", r#"{}"#, ["allow", "allow", "allow", "allow"]),
+        (
+            "Edit",
+            r#"{"file_path":"src/x.rs","old_string":"a","new_string":"b"}"#,
+            ["ask", "allow", "deny", "allow"],
+        ),
+        (
+            "Write",
+            r#"{"file_path":"/etc/outside.txt","content":"x"}"#,
+            ["ask", "ask", "deny", "allow"],
+        ),
+        (
+            "Edit",
+            r#"{"file_path":"../outside.rs","old_string":"a","new_string":"b"}"#,
+            ["ask", "ask", "deny", "allow"],
+        ),
+        (
+            "Bash",
+            r#"{"command":"git status"}"#,
+            ["allow", "allow", "allow", "allow"],
+        ),
+        (
+            "Bash",
+            r#"{"command":"npm run build"}"#,
+            ["ask", "ask", "deny", "allow"],
+        ),
+        (
+            "WebFetch",
+            r#"{"url":"https://example.com"}"#,
+            ["ask", "ask", "allow", "allow"],
+        ),
+        (
+            "AskUserQuestion",
+            r#"{"questions":[]}"#,
+            ["ask", "ask", "ask", "ask"],
+        ),
+        (
+            "ExitPlanMode",
+            r#"{"plan":"p"}"#,
+            ["deny", "deny", "ask", "deny"],
+        ),
+        (
+            "EnterPlanMode",
+            r#"{}"#,
+            ["allow", "allow", "allow", "allow"],
+        ),
     ];
     for (tool, input, expected) in rows {
         for (mode, want) in ["build", "edit", "plan", "yolo"].iter().zip(expected) {
-            assert_eq!(&env.behavior(tool, input, mode), want, "{tool} {input} in {mode}");
+            assert_eq!(
+                &env.behavior(tool, input, mode),
+                want,
+                "{tool} {input} in {mode}"
+            );
         }
     }
 }
@@ -87,10 +157,17 @@ fn perm14_check_answers_every_perm12_row() {
 #[test]
 fn cli6_check_prints_rule_id_reason_and_bash_analysis() {
     let env = Env::new();
-    let v = env.check("Write", r#"{"file_path":"a.txt","content":"x"}"#, &["--mode", "PLAN"]);
+    let v = env.check(
+        "Write",
+        r#"{"file_path":"a.txt","content":"x"}"#,
+        &["--mode", "PLAN"],
+    );
     assert_eq!(v["behavior"], "deny");
     assert_eq!(v["ruleId"], "mode.plan.restricted");
-    assert_eq!(v["reason"], "Plan mode only allows read-only, non-destructive tools");
+    assert_eq!(
+        v["reason"],
+        "Plan mode only allows read-only, non-destructive tools"
+    );
 
     let v = env.check("Bash", r#"{"command":"git status && npm run build"}"#, &[]);
     assert_eq!(v["behavior"], "ask");
@@ -128,15 +205,22 @@ fn grant4_add_list_remove_and_check_uses_saved_rules() {
     let out = env.run(&["permission", "add", "allow", "Bash", "npm run build:*"]);
     assert!(stdout(&out).contains("already saved"));
     let v = env.check("Bash", cmd, &[]);
-    assert_eq!((v["behavior"].as_str(), v["ruleId"].as_str()), (Some("allow"), Some("rule.project.allow")));
+    assert_eq!(
+        (v["behavior"].as_str(), v["ruleId"].as_str()),
+        (Some("allow"), Some("rule.project.allow"))
+    );
     // Still denied in plan: allow rules cannot lift the plan restriction.
     assert_eq!(env.behavior("Bash", cmd, "plan"), "deny");
 
     env.run(&["permission", "add", "deny", "Read", "*.env"]);
     let list = stdout(&env.run(&["permission", "list"]));
-    assert!(list.contains("allow") && list.contains("npm run build:*"), "{list}");
+    assert!(
+        list.contains("allow") && list.contains("npm run build:*"),
+        "{list}"
+    );
     assert!(list.contains("deny") && list.contains("*.env"), "{list}");
-    let json: Value = serde_json::from_slice(&env.run(&["permission", "list", "--json"]).stdout).unwrap();
+    let json: Value =
+        serde_json::from_slice(&env.run(&["permission", "list", "--json"]).stdout).unwrap();
     assert_eq!(json["rules"]["deny"][0]["toolName"], "Read");
 
     // Rules belong to the project: another directory does not see them.
@@ -150,7 +234,11 @@ fn grant4_add_list_remove_and_check_uses_saved_rules() {
     assert_eq!(env.behavior("Bash", cmd, "build"), "ask");
     let out = env.run(&["permission", "remove", "allow", "Bash", "npm run build:*"]);
     assert!(!out.status.success());
-    assert!(stderr(&out).contains("no saved allow rule"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("no saved allow rule"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
@@ -161,7 +249,11 @@ fn exec7_mode_flag_errors_exit_non_zero() {
         assert!(!out.status.success(), "{bad}");
         assert!(stderr(&out).contains("mode"), "{}", stderr(&out));
     }
-    let v = env.check("Write", r#"{"file_path":"a","content":""}"#, &["--mode", "Yolo"]);
+    let v = env.check(
+        "Write",
+        r#"{"file_path":"a","content":""}"#,
+        &["--mode", "Yolo"],
+    );
     assert_eq!(v["behavior"], "allow");
 }
 
@@ -169,14 +261,28 @@ fn exec7_mode_flag_errors_exit_non_zero() {
 fn dis1_disallowed_tools_before_clap_and_dis2_in_the_decision() {
     let env = Env::new();
     let out = env.run(&[
-        "--disallowedTools", "Read", "Bash(git *)", "permission", "check", "--tool", "Read",
-        "--input", r#"{"file_path":"a"}"#,
+        "--disallowedTools",
+        "Read",
+        "Bash(git *)",
+        "permission",
+        "check",
+        "--tool",
+        "Read",
+        "--input",
+        r#"{"file_path":"a"}"#,
     ]);
     // "permission" was taken as a tool name: it takes everything up to the next dash.
     assert!(!out.status.success());
     let out = env.run(&[
-        "permission", "check", "--tool", "Bash", "--input", r#"{"command":"git status"}"#,
-        "--disallowed-tools", "Read", "Bash(git *)",
+        "permission",
+        "check",
+        "--tool",
+        "Bash",
+        "--input",
+        r#"{"command":"git status"}"#,
+        "--disallowed-tools",
+        "Read",
+        "Bash(git *)",
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -189,13 +295,20 @@ fn dis1_disallowed_tools_before_clap_and_dis2_in_the_decision() {
 #[test]
 fn conf2_broken_config_is_one_clear_error() {
     let env = Env::new();
-    std::fs::write(env.home.path().join("config.json"), "{\n  \"permission\": {\"mode\": }\n}").unwrap();
+    std::fs::write(
+        env.home.path().join("config.json"),
+        "{\n  \"permission\": {\"mode\": }\n}",
+    )
+    .unwrap();
     let out = env.run(&["permission", "list"]);
     assert!(!out.status.success());
     let err = stderr(&out);
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("config.json:2:"), "{err}");
-    assert!(!Path::new(&env.home.path().join("cli/db/db.sqlite")).exists(), "no data touched");
+    assert!(
+        !Path::new(&env.home.path().join("cli/db/db.sqlite")).exists(),
+        "no data touched"
+    );
 }
 
 #[test]
@@ -215,7 +328,10 @@ fn cli7_help_on_every_command() {
         assert!(stdout(&out).contains("Usage"), "{args:?}");
     }
     let help = stdout(&env.run(&["--help"]));
-    assert!(help.contains(r#""Bash(git *)" removes all of Bash"#), "{help}");
+    assert!(
+        help.contains(r#""Bash(git *)" removes all of Bash"#),
+        "{help}"
+    );
     assert!(stdout(&env.run(&["--version"])).starts_with("zcode "));
 }
 

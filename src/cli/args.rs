@@ -117,7 +117,7 @@ pub enum SessionsCommand {
         all: bool,
         /// At most this many.
         #[arg(long, default_value_t = 20)]
-        limit: u32,
+        limit: usize,
         /// Print JSON instead of a table.
         #[arg(long)]
         json: bool,

@@ -28,24 +28,34 @@ fn run_inner(args: Vec<OsString>) -> anyhow::Result<ExitCode> {
     let args = args
         .into_iter()
         .map(|a| {
-            a.into_string()
-                .map_err(|a| anyhow::anyhow!("argument is not valid UTF-8: {}", a.to_string_lossy()))
+            a.into_string().map_err(|a| {
+                anyhow::anyhow!("argument is not valid UTF-8: {}", a.to_string_lossy())
+            })
         })
         .collect::<anyhow::Result<Vec<String>>>()?;
     let lists = extract_tool_lists(&args)?;
-    let cli = match Cli::try_parse_from(std::iter::once("zcode".to_string()).chain(lists.rest.iter().cloned())) {
+    let cli = match Cli::try_parse_from(
+        std::iter::once("zcode".to_string()).chain(lists.rest.iter().cloned()),
+    ) {
         Ok(cli) => cli,
         Err(e) => {
             // clap formats help, version and usage errors itself.
             let _ = e.print();
-            return Ok(if e.use_stderr() { ExitCode::from(2) } else { ExitCode::SUCCESS });
+            return Ok(if e.use_stderr() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::SUCCESS
+            });
         }
     };
     if let Some(dir) = &cli.cd {
         std::env::set_current_dir(dir)
             .map_err(|e| anyhow::anyhow!("cannot change to directory {}: {e}", dir.display()))?;
     }
-    let tool_lists = environment::ToolLists { disallowed: lists.disallowed, allowed: lists.allowed };
+    let tool_lists = environment::ToolLists {
+        disallowed: lists.disallowed,
+        allowed: lists.allowed,
+    };
     match cli.command {
         Some(Command::Permission(cmd)) => permission_cmd::run(cmd, cli.mode, &tool_lists),
         Some(Command::Sessions(cmd)) => sessions_cmd::run(cmd),

@@ -3,7 +3,7 @@
 use super::args::{PermissionCommand, RuleKindArg};
 use super::environment::{Environment, Project, ToolLists};
 use crate::permission::check::Behavior;
-use crate::permission::mode::{ExecutionState, ModeChoice, starting_state, StartingModeSources};
+use crate::permission::mode::{ExecutionState, ModeChoice, StartingModeSources, starting_state};
 use crate::permission::rules::{Rule, RuleKind};
 use crate::permission::service::PermissionService;
 use anyhow::Context;
@@ -20,10 +20,19 @@ impl From<RuleKindArg> for RuleKind {
     }
 }
 
-pub fn run(cmd: PermissionCommand, mode: Option<ModeChoice>, lists: &ToolLists) -> anyhow::Result<ExitCode> {
+pub fn run(
+    cmd: PermissionCommand,
+    mode: Option<ModeChoice>,
+    lists: &ToolLists,
+) -> anyhow::Result<ExitCode> {
     let env = Environment::load()?;
     match cmd {
-        PermissionCommand::Check { tool, input, plan, cwd } => {
+        PermissionCommand::Check {
+            tool,
+            input,
+            plan,
+            cwd,
+        } => {
             let project = Project::resolve(cwd.cwd.as_deref())?;
             check(&env, &project, &tool, &input, mode, plan, lists)
         }
@@ -31,26 +40,43 @@ pub fn run(cmd: PermissionCommand, mode: Option<ModeChoice>, lists: &ToolLists) 
             let project = Project::resolve(cwd.cwd.as_deref())?;
             list(&env, &project, json)
         }
-        PermissionCommand::Add { kind, tool, content, cwd } => {
+        PermissionCommand::Add {
+            kind,
+            tool,
+            content,
+            cwd,
+        } => {
             let project = Project::resolve(cwd.cwd.as_deref())?;
             let rule = make_rule(tool, content)?;
             let mut store = env.open_store()?;
-            let added = store.add_project_rules(&project.id, kind.into(), std::slice::from_ref(&rule))?;
+            let added =
+                store.add_project_rules(&project.id, kind.into(), std::slice::from_ref(&rule))?;
             let kind = RuleKind::from(kind).as_str();
             if added == 0 {
-                println!("{kind} {rule} was already saved for {}", project.workspace.display());
+                println!(
+                    "{kind} {rule} was already saved for {}",
+                    project.workspace.display()
+                );
             } else {
                 println!("saved {kind} {rule} for {}", project.workspace.display());
             }
             Ok(ExitCode::SUCCESS)
         }
-        PermissionCommand::Remove { kind, tool, content, cwd } => {
+        PermissionCommand::Remove {
+            kind,
+            tool,
+            content,
+            cwd,
+        } => {
             let project = Project::resolve(cwd.cwd.as_deref())?;
             let rule = make_rule(tool, content)?;
             let mut store = env.open_store()?;
             let kind_name = RuleKind::from(kind).as_str();
             if store.remove_project_rule(&project.id, kind.into(), &rule)? {
-                println!("removed {kind_name} {rule} from {}", project.workspace.display());
+                println!(
+                    "removed {kind_name} {rule} from {}",
+                    project.workspace.display()
+                );
                 Ok(ExitCode::SUCCESS)
             } else {
                 anyhow::bail!(
@@ -65,7 +91,9 @@ pub fn run(cmd: PermissionCommand, mode: Option<ModeChoice>, lists: &ToolLists) 
 fn make_rule(tool: String, content: Option<String>) -> anyhow::Result<Rule> {
     let tool = tool.trim().to_string();
     if tool.is_empty() || tool.contains(['(', ')']) {
-        anyhow::bail!("invalid tool name '{tool}': give the name and the content separately, e.g. Bash 'git status:*'");
+        anyhow::bail!(
+            "invalid tool name '{tool}': give the name and the content separately, e.g. Bash 'git status:*'"
+        );
     }
     Ok(match content {
         Some(c) if !c.is_empty() => Rule::with_content(tool, c),
@@ -99,7 +127,9 @@ fn check(
         state.plan_enabled = true;
     }
     let mut settings = env.config.permission_settings();
-    settings.disallowed_tools.extend(lists.disallowed.iter().cloned());
+    settings
+        .disallowed_tools
+        .extend(lists.disallowed.iter().cloned());
     settings.allowed_tools.extend(lists.allowed.iter().cloned());
     let memory_dir = project.memory_dir(&env.home);
     let service = PermissionService::new(settings, &project.workspace, Some(&memory_dir));
@@ -114,11 +144,12 @@ fn check(
     });
     if let Some(bash) = &eval.bash {
         out["safeParse"] = json!(bash.safe_parse);
-        out["subcommands"] = json!(bash
-            .subcommands
-            .iter()
-            .map(|s| json!({"text": s.text, "readOnly": s.read_only}))
-            .collect::<Vec<_>>());
+        out["subcommands"] = json!(
+            bash.subcommands
+                .iter()
+                .map(|s| json!({"text": s.text, "readOnly": s.read_only}))
+                .collect::<Vec<_>>()
+        );
         out["readOnly"] = json!(bash.read_only);
     }
     if eval.decision.behavior == Behavior::Ask || eval.bash.is_some() {
@@ -132,22 +163,34 @@ fn list(env: &Environment, project: &Project, as_json: bool) -> anyhow::Result<E
     let store = env.open_store()?;
     let rules = store.project_rules(&project.id)?;
     if as_json {
-        println!("{}", serde_json::to_string_pretty(&json!({
-            "workspace": project.workspace,
-            "projectId": project.id,
-            "rules": rules,
-        }))?);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&json!({
+                "workspace": project.workspace,
+                "projectId": project.id,
+                "rules": rules,
+            }))?
+        );
         return Ok(ExitCode::SUCCESS);
     }
     if rules.is_empty() {
         println!("No saved rules for {}.", project.workspace.display());
         return Ok(ExitCode::SUCCESS);
     }
-    println!("Saved rules for {} (project {}):", project.workspace.display(), project.id);
+    println!(
+        "Saved rules for {} (project {}):",
+        project.workspace.display(),
+        project.id
+    );
     for kind in RuleKind::ALL {
         for rule in rules.rules(kind) {
             let content = rule.rule_content.as_deref().unwrap_or("(whole tool)");
-            println!("  {:<5}  {:<12}  {}", kind.as_str(), rule.tool_name, content);
+            println!(
+                "  {:<5}  {:<12}  {}",
+                kind.as_str(),
+                rule.tool_name,
+                content
+            );
         }
     }
     Ok(ExitCode::SUCCESS)

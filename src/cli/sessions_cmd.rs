@@ -7,9 +7,18 @@ use serde_json::json;
 use std::process::ExitCode;
 
 pub fn run(cmd: SessionsCommand) -> anyhow::Result<ExitCode> {
-    let SessionsCommand::List { all, limit, json, cwd } = cmd;
+    let SessionsCommand::List {
+        all,
+        limit,
+        json,
+        cwd,
+    } = cmd;
     let env = Environment::load()?;
-    let project = if all { None } else { Some(Project::resolve(cwd.cwd.as_deref())?) };
+    let project = if all {
+        None
+    } else {
+        Some(Project::resolve(cwd.cwd.as_deref())?)
+    };
     let store = env.open_store()?;
     let filter = SessionFilter {
         project_id: project.as_ref().map(|p| p.id.as_str()),
@@ -22,7 +31,7 @@ pub fn run(cmd: SessionsCommand) -> anyhow::Result<ExitCode> {
             .map(|s| {
                 json!({
                     "id": s.id, "workspace": s.workspace, "title": s.title, "model": s.model,
-                    "mode": s.mode, "planEnabled": s.plan_enabled,
+                    "mode": s.execution.mode, "planEnabled": s.execution.plan_enabled,
                     "createdAt": s.created_at, "updatedAt": s.updated_at,
                 })
             })
@@ -32,13 +41,16 @@ pub fn run(cmd: SessionsCommand) -> anyhow::Result<ExitCode> {
     }
     if sessions.is_empty() {
         match &project {
-            Some(p) => println!("No sessions for {} (use --all for every project).", p.workspace.display()),
+            Some(p) => println!(
+                "No sessions for {} (use --all for every project).",
+                p.workspace.display()
+            ),
             None => println!("No sessions yet."),
         }
         return Ok(ExitCode::SUCCESS);
     }
     for s in &sessions {
-        let label = if s.plan_enabled { "plan" } else { s.mode.as_str() };
+        let label = s.execution.label();
         println!(
             "{}  {:<5}  {}  {}",
             s.id,
