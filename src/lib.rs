@@ -4,4 +4,5 @@
 pub mod cli;
 pub mod config;
 pub mod permission;
+pub mod session;
 pub mod store;

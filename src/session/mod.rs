@@ -1,0 +1,3 @@
+//! Per-session state that lives in memory but is persisted first.
+
+pub mod execution;
