@@ -28,3 +28,51 @@ pub struct BashAnalysis {
     pub subcommands: Vec<Subcommand>,
     pub read_only: bool,
 }
+
+mod parse;
+mod policy;
+mod prefix;
+mod readonly;
+mod sed;
+mod word;
+
+pub use parse::{MAX_COMMAND_BYTES, MAX_NESTING_DEPTH};
+pub use policy::matching_rule;
+pub use prefix::{MAX_PREFIX_RULES, suggest_rules};
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+/// Analyses one command (BASH-1..4). Never panics: anything the parser or
+/// the analysis cannot handle is an unsafe, opaque command (BASH-8).
+pub fn analyze(command: &str) -> BashAnalysis {
+    let subcommands = catch_unwind(AssertUnwindSafe(|| {
+        parse::parse_safe(command).map(|parsed| {
+            parsed
+                .into_iter()
+                .map(|p| Subcommand {
+                    read_only: !p.has_assignments && readonly::is_read_only(&p.words),
+                    text: p.text,
+                    words: p.words,
+                    has_assignments: p.has_assignments,
+                })
+                .collect::<Vec<_>>()
+        })
+    }))
+    .ok()
+    .flatten();
+    match subcommands {
+        Some(subcommands) => BashAnalysis {
+            command: command.to_string(),
+            safe_parse: true,
+            // An empty command has nothing to judge: not read-only.
+            read_only: !subcommands.is_empty() && subcommands.iter().all(|s| s.read_only),
+            subcommands,
+        },
+        None => BashAnalysis {
+            command: command.to_string(),
+            safe_parse: false,
+            subcommands: Vec::new(),
+            read_only: false,
+        },
+    }
+}
