@@ -76,3 +76,6 @@ pub fn analyze(command: &str) -> BashAnalysis {
         },
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -24,11 +24,6 @@ pub const MAX_COMMAND_BYTES: usize = 64 * 1024;
 /// caught (BASH-8).
 pub const MAX_NESTING_DEPTH: usize = 24;
 
-/// More here-document markers than this are opaque without being parsed
-/// (here-documents are unsafe anyway, and the tokenizer queues them in
-/// quadratic time).
-const MAX_HEREDOC_MARKERS: usize = 8;
-
 /// One simple command of a safe parse, before the read-only judgment.
 #[derive(Debug)]
 pub(crate) struct ParsedSubcommand {
@@ -71,10 +66,10 @@ pub(crate) fn parse_safe(command: &str) -> Option<Vec<ParsedSubcommand>> {
         .collect()
 }
 
-/// Cheap byte-level guards run before the tokenizer (BASH-8).
+/// Cheap byte-level guards run before the tokenizer (BASH-8). A quoted `<<`
+/// is refused too: a wrong "unsafe" only costs a question.
 fn within_static_limits(command: &str) -> bool {
     let mut depth = 0usize;
-    let mut heredoc_markers = 0usize;
     let mut prev = 0u8;
     for &b in command.as_bytes() {
         match b {
@@ -85,12 +80,11 @@ fn within_static_limits(command: &str) -> bool {
                 }
             }
             b')' | b'}' => depth = depth.saturating_sub(1),
-            b'<' if prev == b'<' => {
-                heredoc_markers += 1;
-                if heredoc_markers > MAX_HEREDOC_MARKERS {
-                    return false;
-                }
-            }
+            // `<<` starts a here-document (`<<<` a here-string), both
+            // unsafe; the tokenizer's here-document handling can loop
+            // forever on malformed input (`<<` followed by a carriage return
+            // at the end), so it is never reached.
+            b'<' if prev == b'<' => return false,
             _ => {}
         }
         prev = b;

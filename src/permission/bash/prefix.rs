@@ -237,6 +237,7 @@ fn is_high_risk(base: &str) -> bool {
             | "mawk"
             | "nawk"
             | "crontab"
+            | "trap"
             | "!"
     ) || base.starts_with("mkfs")
 }

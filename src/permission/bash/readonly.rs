@@ -233,18 +233,18 @@ fn is_branch_listing_flag(arg: &str) -> bool {
     })
 }
 
-/// `cargo --version`, `node -v`, `go version`, …: exactly one argument.
+/// `cargo --version`, `node -v`, …: exactly one argument. (`go version` and
+/// `rustup --version` are left out: they may download a toolchain.)
 fn is_version_query(program: &str, args: &[String]) -> bool {
     let [arg] = args else {
         return false;
     };
     let arg = arg.as_str();
     match program {
-        "cargo" | "rustc" | "rustup" | "python" | "python3" | "pip" | "pip3" => {
+        "cargo" | "rustc" | "python" | "python3" | "pip" | "pip3" => {
             matches!(arg, "--version" | "-V")
         }
         "node" | "npm" => matches!(arg, "--version" | "-v"),
-        "go" => arg == "version",
         "gcc" | "clang" | "make" | "cmake" | "java" | "javac" => arg == "--version",
         _ => false,
     }
