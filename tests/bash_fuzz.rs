@@ -240,3 +240,28 @@ proptest! {
         prop_assert!(a.safe_parse, "{:?}", s);
     }
 }
+
+#[test]
+fn bash8_guards_make_huge_or_deep_input_opaque() {
+    let huge = "ls ".repeat(30_000);
+    assert!(huge.len() > 64 * 1024);
+    assert!(!analyze(&huge).safe_parse);
+
+    let deep = format!("echo {}x{}", "$(".repeat(5_000), ")".repeat(5_000));
+    assert!(!analyze(&deep).safe_parse);
+    let deep = format!("{}ls{}", "(".repeat(50_000), ")".repeat(50_000));
+    assert!(!analyze(&deep).safe_parse);
+    let deep = format!("echo {}x{}", "${a:-".repeat(5_000), "}".repeat(5_000));
+    assert!(!analyze(&deep).safe_parse);
+    let nested_ifs = "if true; then ".repeat(5_000);
+    assert!(!analyze(&nested_ifs).safe_parse);
+    let heredocs = "cat <<A <<B <<C <<D <<E <<F <<G <<H <<I <<J\n".repeat(100);
+    assert!(!analyze(&heredocs).safe_parse);
+
+    // Just under the limit, a long flat chain is still analysed.
+    let long = "git status && ".repeat(4_000) + "ls";
+    let a = analyze(&long);
+    assert!(a.safe_parse);
+    assert_eq!(a.subcommands.len(), 4_001);
+    assert!(a.read_only);
+}

@@ -60,6 +60,11 @@ pub(crate) fn parse_safe(command: &str) -> Option<Vec<ParsedSubcommand>> {
         .into_iter()
         .zip(spans)
         .map(|(cmd, (start, end))| {
+            // Each command must lie in its own segment.
+            let anchor = anchor_index(cmd.simple)?;
+            if anchor < start || anchor >= end {
+                return None;
+            }
             let text = command.get(offsets.byte(start)?..offsets.byte(end)?)?;
             build_subcommand(cmd, text.trim())
         })
@@ -224,6 +229,29 @@ fn segment_spans(tokens: &[Token]) -> Vec<(usize, usize)> {
     }
     spans.extend(current);
     spans
+}
+
+/// The character index of a word of the command (its name, else the first
+/// assignment or redirection target), used to check that the parser's
+/// commands and the token segments line up.
+fn anchor_index(simple: &SimpleCommand) -> Option<usize> {
+    let word = match &simple.word_or_name {
+        Some(name) => name,
+        None => match simple.prefix.as_ref()?.0.first()? {
+            CommandPrefixOrSuffixItem::AssignmentWord(_, w)
+            | CommandPrefixOrSuffixItem::Word(w)
+            | CommandPrefixOrSuffixItem::IoRedirect(
+                IoRedirect::File(
+                    _,
+                    _,
+                    IoFileRedirectTarget::Filename(w) | IoFileRedirectTarget::Duplicate(w),
+                )
+                | IoRedirect::OutputAndError(w, _),
+            ) => w,
+            _ => return None,
+        },
+    };
+    Some(word.loc.as_ref()?.start.index)
 }
 
 /// Token positions count characters; slicing needs bytes.
