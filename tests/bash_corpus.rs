@@ -333,6 +333,8 @@ const CASES: &[(&str, bool, bool, Option<usize>)] = &[
     ("<<\r ", false, false, None),
     ("cat <<\r", false, false, None),
     ("echo '<<'", false, false, None),
+    ("ls\0; rm -rf x", false, false, None),
+    ("ls 'a\0b'", false, false, None),
     ("ünïcödé", true, false, Some(1)),
 ];
 

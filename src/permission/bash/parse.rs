@@ -90,6 +90,8 @@ fn within_static_limits(command: &str) -> bool {
             // forever on malformed input (`<<` followed by a carriage return
             // at the end), so it is never reached.
             b'<' if prev == b'<' => return false,
+            // Bash reads its command as a C string: a NUL cuts it short.
+            0 => return false,
             _ => {}
         }
         prev = b;
