@@ -29,30 +29,53 @@ pub struct BashAnalysis {
     pub read_only: bool,
 }
 
-// Interim conservative analysis until the parser-based one lands: every
-// command is opaque and only verbatim or content-less rules apply.
+mod parse;
+mod policy;
+mod prefix;
+mod readonly;
+mod sed;
+mod word;
+
+pub use parse::{MAX_COMMAND_BYTES, MAX_NESTING_DEPTH};
+pub use policy::matching_rule;
+pub use prefix::{MAX_PREFIX_RULES, suggest_rules};
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+/// Analyses one command (BASH-1..4). Never panics: anything the parser or
+/// the analysis cannot handle is an unsafe, opaque command (BASH-8).
 pub fn analyze(command: &str) -> BashAnalysis {
-    BashAnalysis {
-        command: command.to_string(),
-        safe_parse: false,
-        subcommands: Vec::new(),
-        read_only: false,
+    let subcommands = catch_unwind(AssertUnwindSafe(|| {
+        parse::parse_safe(command).map(|parsed| {
+            parsed
+                .into_iter()
+                .map(|p| Subcommand {
+                    read_only: !p.has_assignments && readonly::is_read_only(&p.words),
+                    text: p.text,
+                    words: p.words,
+                    has_assignments: p.has_assignments,
+                })
+                .collect::<Vec<_>>()
+        })
+    }))
+    .ok()
+    .flatten();
+    match subcommands {
+        Some(subcommands) => BashAnalysis {
+            command: command.to_string(),
+            safe_parse: true,
+            // An empty command has nothing to judge: not read-only.
+            read_only: !subcommands.is_empty() && subcommands.iter().all(|s| s.read_only),
+            subcommands,
+        },
+        None => BashAnalysis {
+            command: command.to_string(),
+            safe_parse: false,
+            subcommands: Vec::new(),
+            read_only: false,
+        },
     }
 }
 
-pub fn suggest_rules(analysis: &BashAnalysis) -> Vec<String> {
-    vec![analysis.command.trim().to_string()]
-}
-
-pub fn matching_rule<'a>(
-    _kind: crate::permission::rules::RuleKind,
-    rules: &'a [crate::permission::rules::Rule],
-    analysis: &BashAnalysis,
-) -> Option<&'a crate::permission::rules::Rule> {
-    rules.iter().find(|r| {
-        crate::permission::rules::tool_name_matches(&r.tool_name, "Bash")
-            && r.rule_content
-                .as_deref()
-                .is_none_or(|c| c == analysis.command.trim())
-    })
-}
+#[cfg(test)]
+mod tests;

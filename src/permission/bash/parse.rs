@@ -1,0 +1,345 @@
+//! Parsing a command line into simple subcommands (BASH-1..3, BASH-8).
+//!
+//! The command is tokenized and parsed once with brush-parser. A parse is
+//! *safe* only when the program is a flat list of simple commands whose words
+//! are all static and whose redirections cannot touch a file other than
+//! `/dev/null`; anything else yields `None` (one opaque command).
+
+use super::word::static_value;
+use brush_parser::ast::{
+    AndOr, Command, CommandPrefixOrSuffixItem, IoFileRedirectKind, IoFileRedirectTarget,
+    IoRedirect, Pipeline, PipelineTimed, Program, SimpleCommand,
+};
+use brush_parser::{
+    ParserOptions, SourceInfo, Token, TokenLocation, TokenizerOptions, parse_tokens,
+    uncached_tokenize_str,
+};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+/// Commands longer than this are opaque without being parsed (BASH-8).
+pub const MAX_COMMAND_BYTES: usize = 64 * 1024;
+
+/// Deeper bracket nesting than this is opaque without being parsed: the
+/// tokenizer recurses into `$(…)` and `${…}`, and a stack overflow cannot be
+/// caught (BASH-8).
+pub const MAX_NESTING_DEPTH: usize = 24;
+
+/// One simple command of a safe parse, before the read-only judgment.
+#[derive(Debug)]
+pub(crate) struct ParsedSubcommand {
+    pub text: String,
+    pub words: Vec<String>,
+    pub has_assignments: bool,
+}
+
+/// Parses `command`; `None` when the parse is not safe (BASH-1, BASH-3).
+pub(crate) fn parse_safe(command: &str) -> Option<Vec<ParsedSubcommand>> {
+    if command.len() > MAX_COMMAND_BYTES || !within_static_limits(command) {
+        return None;
+    }
+    let tokens = catch_unwind(|| uncached_tokenize_str(command, &TokenizerOptions::default()))
+        .ok()?
+        .ok()?;
+    if !tokens_are_flat(&tokens) {
+        return None;
+    }
+    let program = catch_unwind(AssertUnwindSafe(|| {
+        parse_tokens(&tokens, &ParserOptions::default(), &SourceInfo::default())
+    }))
+    .ok()?
+    .ok()?;
+
+    let mut commands = Vec::new();
+    collect_simple_commands(&program, &mut commands)?;
+    let spans = segment_spans(&tokens);
+    if spans.len() != commands.len() {
+        return None;
+    }
+    let offsets = CharOffsets::new(command);
+    commands
+        .into_iter()
+        .zip(spans)
+        .map(|(cmd, (start, end))| {
+            // Each command must lie in its own segment.
+            let anchor = anchor_index(cmd.simple)?;
+            if anchor < start || anchor >= end {
+                return None;
+            }
+            let text = command.get(offsets.byte(start)?..offsets.byte(end)?)?;
+            build_subcommand(cmd, text.trim())
+        })
+        .collect()
+}
+
+/// Cheap byte-level guards run before the tokenizer (BASH-8). A quoted `<<`
+/// is refused too: a wrong "unsafe" only costs a question.
+fn within_static_limits(command: &str) -> bool {
+    let mut depth = 0usize;
+    let mut prev = 0u8;
+    for &b in command.as_bytes() {
+        match b {
+            b'(' | b'{' => {
+                depth += 1;
+                if depth > MAX_NESTING_DEPTH {
+                    return false;
+                }
+            }
+            b')' | b'}' => depth = depth.saturating_sub(1),
+            // `<<` starts a here-document (`<<<` a here-string), both
+            // unsafe; the tokenizer's here-document handling can loop
+            // forever on malformed input (`<<` followed by a carriage return
+            // at the end), so it is never reached.
+            b'<' if prev == b'<' => return false,
+            // Bash reads its command as a C string: a NUL cuts it short.
+            0 => return false,
+            _ => {}
+        }
+        prev = b;
+    }
+    true
+}
+
+/// Words that open or close a compound command when in command position.
+fn is_reserved(word: &str) -> bool {
+    matches!(
+        word,
+        "if" | "then"
+            | "else"
+            | "elif"
+            | "fi"
+            | "do"
+            | "done"
+            | "case"
+            | "esac"
+            | "while"
+            | "until"
+            | "for"
+            | "select"
+            | "in"
+            | "function"
+            | "{"
+            | "}"
+            | "[["
+            | "]]"
+            | "coproc"
+    )
+}
+
+fn is_separator(op: &str) -> bool {
+    matches!(op, "&&" | "||" | ";" | "|" | "|&" | "&" | "\n")
+}
+
+/// Rejects, before the recursive-descent parser sees them, the token shapes
+/// that can only make the parse unsafe: parentheses (subshells, functions,
+/// arithmetic, process substitution, arrays), here-documents, case
+/// terminators, and compound-command keywords in command position. What the
+/// parser then sees is a flat list, so its recursion depth is bounded.
+fn tokens_are_flat(tokens: &[Token]) -> bool {
+    let mut command_position = true;
+    for (i, token) in tokens.iter().enumerate() {
+        match token {
+            Token::Operator(op, _) => {
+                if matches!(op.as_str(), "(" | ")" | "<<" | "<<-" | ";;" | ";&" | ";;&") {
+                    return false;
+                }
+                command_position = is_separator(op);
+            }
+            Token::Word(word, loc) => {
+                if command_position && is_reserved(word) {
+                    return false;
+                }
+                command_position = command_position && matches!(word.as_str(), "!" | "time" | "-p");
+                // The parser unwraps an I/O number that does not fit an i32.
+                if word.bytes().all(|b| b.is_ascii_digit())
+                    && word.parse::<i32>().is_err()
+                    && is_redirect_right_after(tokens.get(i + 1), loc)
+                {
+                    return false;
+                }
+            }
+        }
+    }
+    true
+}
+
+fn is_redirect_right_after(next: Option<&Token>, loc: &TokenLocation) -> bool {
+    matches!(next, Some(Token::Operator(op, next_loc))
+        if op.starts_with(['<', '>']) && next_loc.start.index == loc.end.index)
+}
+
+/// A simple command and the pipeline words the parser folded away.
+struct FoundCommand<'a> {
+    simple: &'a SimpleCommand,
+    /// `time`, `time -p` and `!` in front of the first command of a pipeline.
+    leading: &'static [&'static str],
+}
+
+fn collect_simple_commands<'a>(
+    program: &'a Program,
+    out: &mut Vec<FoundCommand<'a>>,
+) -> Option<()> {
+    for complete in &program.complete_commands {
+        for item in &complete.0 {
+            let and_or = &item.0;
+            collect_pipeline(&and_or.first, out)?;
+            for next in &and_or.additional {
+                let (AndOr::And(p) | AndOr::Or(p)) = next;
+                collect_pipeline(p, out)?;
+            }
+        }
+    }
+    Some(())
+}
+
+fn collect_pipeline<'a>(pipeline: &'a Pipeline, out: &mut Vec<FoundCommand<'a>>) -> Option<()> {
+    let leading: &'static [&'static str] = match (&pipeline.timed, pipeline.bang) {
+        (None, false) => &[],
+        (None, true) => &["!"],
+        (Some(PipelineTimed::Timed(_)), false) => &["time"],
+        (Some(PipelineTimed::Timed(_)), true) => &["time", "!"],
+        (Some(PipelineTimed::TimedWithPosixOutput(_)), false) => &["time", "-p"],
+        (Some(PipelineTimed::TimedWithPosixOutput(_)), true) => &["time", "-p", "!"],
+    };
+    for (i, command) in pipeline.seq.iter().enumerate() {
+        let Command::Simple(simple) = command else {
+            return None;
+        };
+        out.push(FoundCommand {
+            simple,
+            leading: if i == 0 { leading } else { &[] },
+        });
+    }
+    Some(())
+}
+
+/// Character-index spans of the token runs between list and pipeline
+/// separators, in source order (one per simple command of a flat parse).
+fn segment_spans(tokens: &[Token]) -> Vec<(usize, usize)> {
+    let mut spans = Vec::new();
+    let mut current: Option<(usize, usize)> = None;
+    for token in tokens {
+        let (is_sep, loc) = match token {
+            Token::Operator(op, loc) => (is_separator(op), loc),
+            Token::Word(_, loc) => (false, loc),
+        };
+        if is_sep {
+            spans.extend(current.take());
+        } else {
+            let start = current.map_or(loc.start.index, |(s, _)| s);
+            current = Some((start, loc.end.index));
+        }
+    }
+    spans.extend(current);
+    spans
+}
+
+/// The character index of a word of the command (its name, else the first
+/// assignment or redirection target), used to check that the parser's
+/// commands and the token segments line up.
+fn anchor_index(simple: &SimpleCommand) -> Option<usize> {
+    let word = match &simple.word_or_name {
+        Some(name) => name,
+        None => match simple.prefix.as_ref()?.0.first()? {
+            CommandPrefixOrSuffixItem::AssignmentWord(_, w)
+            | CommandPrefixOrSuffixItem::Word(w)
+            | CommandPrefixOrSuffixItem::IoRedirect(
+                IoRedirect::File(
+                    _,
+                    _,
+                    IoFileRedirectTarget::Filename(w) | IoFileRedirectTarget::Duplicate(w),
+                )
+                | IoRedirect::OutputAndError(w, _),
+            ) => w,
+            _ => return None,
+        },
+    };
+    Some(word.loc.as_ref()?.start.index)
+}
+
+/// Token positions count characters; slicing needs bytes.
+struct CharOffsets(Option<Vec<usize>>);
+
+impl CharOffsets {
+    fn new(s: &str) -> Self {
+        if s.is_ascii() {
+            return Self(None);
+        }
+        let mut v: Vec<usize> = s.char_indices().map(|(b, _)| b).collect();
+        v.push(s.len());
+        Self(Some(v))
+    }
+
+    fn byte(&self, char_index: usize) -> Option<usize> {
+        match &self.0 {
+            None => Some(char_index),
+            Some(v) => v.get(char_index).copied(),
+        }
+    }
+}
+
+fn build_subcommand(found: FoundCommand<'_>, text: &str) -> Option<ParsedSubcommand> {
+    let simple = found.simple;
+    let mut words: Vec<String> = found.leading.iter().map(|w| (*w).to_string()).collect();
+    let mut has_assignments = false;
+    if let Some(prefix) = &simple.prefix {
+        for item in &prefix.0 {
+            match item {
+                CommandPrefixOrSuffixItem::AssignmentWord(_, word) => {
+                    static_value(&word.value)?;
+                    has_assignments = true;
+                }
+                CommandPrefixOrSuffixItem::IoRedirect(r) => check_redirect(r)?,
+                CommandPrefixOrSuffixItem::Word(word) => words.push(static_value(&word.value)?),
+                CommandPrefixOrSuffixItem::ProcessSubstitution(..) => return None,
+            }
+        }
+    }
+    if let Some(name) = &simple.word_or_name {
+        words.push(static_value(&name.value)?);
+    }
+    if let Some(suffix) = &simple.suffix {
+        for item in &suffix.0 {
+            match item {
+                // `echo a=b`: an assignment-shaped argument is just a word.
+                CommandPrefixOrSuffixItem::Word(word)
+                | CommandPrefixOrSuffixItem::AssignmentWord(_, word) => {
+                    words.push(static_value(&word.value)?);
+                }
+                CommandPrefixOrSuffixItem::IoRedirect(r) => check_redirect(r)?,
+                CommandPrefixOrSuffixItem::ProcessSubstitution(..) => return None,
+            }
+        }
+    }
+    Some(ParsedSubcommand {
+        text: text.to_string(),
+        words,
+        has_assignments,
+    })
+}
+
+/// Only descriptor duplication and `/dev/null` are safe redirections.
+fn check_redirect(redirect: &IoRedirect) -> Option<()> {
+    match redirect {
+        IoRedirect::File(_, kind, target) => match (kind, target) {
+            (_, IoFileRedirectTarget::Fd(_)) => Some(()),
+            (
+                IoFileRedirectKind::DuplicateInput | IoFileRedirectKind::DuplicateOutput,
+                IoFileRedirectTarget::Duplicate(word),
+            ) => {
+                let value = static_value(&word.value)?;
+                // `>&file` writes to a file; only descriptors (and closing
+                // or moving one: `-`, `2-`) and /dev/null are safe.
+                let fd = value.strip_suffix('-').unwrap_or(&value);
+                (fd.bytes().all(|b| b.is_ascii_digit()) || value == "/dev/null").then_some(())
+            }
+            (_, IoFileRedirectTarget::Filename(word)) => is_dev_null(&word.value),
+            _ => None,
+        },
+        IoRedirect::OutputAndError(word, _) => is_dev_null(&word.value),
+        IoRedirect::HereDocument(..) | IoRedirect::HereString(..) => None,
+    }
+}
+
+fn is_dev_null(raw: &str) -> Option<()> {
+    (static_value(raw)? == "/dev/null").then_some(())
+}
