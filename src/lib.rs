@@ -3,6 +3,9 @@
 
 pub mod cli;
 pub mod config;
+pub mod model;
 pub mod permission;
+pub mod runtime;
 pub mod session;
 pub mod store;
+pub mod tools;

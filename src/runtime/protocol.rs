@@ -1,0 +1,190 @@
+//! The only language between the runtime and its front ends (TUI, headless
+//! printer): plain, serializable data. An approval is an `Event` carrying a
+//! request id; the answer is an `Op` with that id.
+
+use crate::model::Usage;
+use crate::permission::mode::{ExecutionState, ModeChoice};
+use crate::permission::rules::Rule;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// UI → runtime.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum Op {
+    /// A user message. While a turn runs it is queued (RUN-3).
+    UserInput { text: String },
+    /// `/mode`, Shift+Tab.
+    SetMode {
+        #[serde(with = "mode_choice_serde")]
+        choice: ModeChoice,
+    },
+    /// Esc / Ctrl+C: cancel the running request or tool (RUN-2).
+    Interrupt,
+    /// The answer to `Event::PermissionRequested`.
+    PermissionReply {
+        request_id: String,
+        reply: PermissionReply,
+    },
+    /// End the runtime task.
+    Shutdown,
+}
+
+/// What the user chose on a tool approval (APPR-6).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "choice", rename_all = "snake_case")]
+pub enum PermissionReply {
+    AllowOnce,
+    /// Save these rules for the project (GRANT-1); usually the request's
+    /// suggestions, possibly a subset.
+    AlwaysAllowProject {
+        rules: Vec<Rule>,
+    },
+    /// Grant the whole tool for this session (GRANT-2).
+    AlwaysAllowSession,
+    /// Switch the session to yolo (FULL-1..3), then allow this call.
+    FullAccess,
+    /// Deny; the feedback reaches the model (APPR-7).
+    Deny {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        feedback: Option<String>,
+    },
+}
+
+/// The "always" option an approval offers (APPR-6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AlwaysOption {
+    Project,
+    Session,
+    None,
+}
+
+/// A tool call waiting for the user (APPR-2).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PermissionRequest {
+    /// `perm_` + UUID.
+    pub request_id: String,
+    pub call_id: String,
+    pub tool: String,
+    pub input: Value,
+    pub rule_id: String,
+    pub reason: String,
+    /// What "Always allow" saves (SUG-1, SUG-2).
+    pub suggestions: Vec<Rule>,
+    pub always: AlwaysOption,
+    pub full_access_available: bool,
+    /// What will run, for the panel: Edit's diff, for instance.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preview: Option<String>,
+}
+
+/// Why a turn ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TurnEnd {
+    /// The model answered without calling tools.
+    Completed,
+    /// A turn-control result stopped it (e.g. a denied plan, PLAN-9).
+    Stopped,
+    /// The user interrupted.
+    Interrupted,
+    /// The provider failed (see the preceding `Error`).
+    Failed,
+    /// The tool-call round limit was reached.
+    RoundLimit,
+}
+
+/// A tool call the runtime refused, as reported by `-p --output-format json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Denial {
+    pub call_id: String,
+    pub tool: String,
+    pub input: Value,
+    pub rule_id: String,
+    pub reason: String,
+}
+
+/// Runtime → UI.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Event {
+    SessionStarted {
+        session_id: String,
+        workspace: String,
+        model: String,
+        provider: String,
+        offline_demo: bool,
+        state: ExecutionState,
+        resumed: bool,
+    },
+    TurnStarted {
+        turn: u64,
+        text: String,
+    },
+    InputQueued {
+        id: String,
+        text: String,
+    },
+    AssistantDelta {
+        text: String,
+    },
+    ReasoningDelta {
+        text: String,
+    },
+    AssistantMessage {
+        text: String,
+    },
+    ToolCallStarted {
+        call_id: String,
+        tool: String,
+        input: Value,
+    },
+    PermissionRequested {
+        request: PermissionRequest,
+    },
+    ToolCallFinished {
+        call_id: String,
+        tool: String,
+        output: String,
+        is_error: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        diff: Option<String>,
+    },
+    ToolCallDenied {
+        denial: Denial,
+    },
+    SessionModeChanged {
+        state: ExecutionState,
+    },
+    Usage {
+        usage: Usage,
+        total: Usage,
+    },
+    /// Something worth telling the user that is not an error (a retry).
+    Notice {
+        message: String,
+    },
+    Error {
+        message: String,
+    },
+    TurnFinished {
+        end: TurnEnd,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        answer: Option<String>,
+    },
+}
+
+mod mode_choice_serde {
+    use crate::permission::mode::{ModeChoice, parse_mode_choice};
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(c: &ModeChoice, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(c.as_str())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<ModeChoice, D::Error> {
+        let s = String::deserialize(d)?;
+        parse_mode_choice(&s).map_err(serde::de::Error::custom)
+    }
+}
