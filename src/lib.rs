@@ -3,6 +3,7 @@
 
 pub mod cli;
 pub mod config;
+pub mod hooks;
 pub mod model;
 pub mod permission;
 pub mod runtime;
