@@ -8,6 +8,7 @@
 
 mod entries;
 mod error;
+mod full_access;
 mod input_queue;
 mod open;
 mod sessions;
@@ -16,6 +17,7 @@ mod todos;
 
 pub use entries::{EntryRecord, NewEntry, entry_kind};
 pub use error::StoreError;
+pub use full_access::{FullAccessReceipt, full_access_receipt_id, full_access_state_entry_id};
 pub use input_queue::{InputStatus, QueuedInput};
 pub use open::{BUSY_TIMEOUT, SCHEMA_VERSION, default_db_path};
 pub use sessions::{NewSession, SessionFilter, SessionRecord};
