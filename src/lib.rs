@@ -1,6 +1,7 @@
 //! zcode: a terminal coding agent with a permission system the developer
 //! controls down to the single shell subcommand.
 
+pub mod approval;
 pub mod cli;
 pub mod config;
 pub mod hooks;
