@@ -558,3 +558,24 @@ async fn appr3_cancellation_ends_both_sides() {
     let pid = read_pid(&dir.path().join("child.pid")).await;
     assert!(wait_dead(pid).await, "the hook's child {pid} survived");
 }
+
+#[tokio::test]
+async fn appr4_a_finished_request_does_not_withdraw_a_newer_one_with_its_id() {
+    let (broker, handle, _rx) = channel();
+    let cancel = CancellationToken::new();
+    let old = broker.request(
+        request("perm_1", "Bash"),
+        ClaimHandle::new(&cancel),
+        cancel.clone(),
+    );
+    handle.reply("perm_1", PermissionReply::AllowOnce).unwrap();
+    let new = broker.request(
+        request("perm_1", "Bash"),
+        ClaimHandle::new(&cancel),
+        cancel.clone(),
+    );
+    drop(old);
+    assert!(handle.is_pending("perm_1"));
+    handle.reply("perm_1", PermissionReply::AllowOnce).unwrap();
+    assert_eq!(new.await, BrokerAnswer::Reply(PermissionReply::AllowOnce));
+}

@@ -6,6 +6,7 @@ use super::race::ClaimHandle;
 use crate::runtime::protocol::{Event, PermissionReply, PermissionRequest};
 use futures_util::future::BoxFuture;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
@@ -48,9 +49,13 @@ pub enum ReplyError {
 
 /// Where a request's answer is delivered, and the race it belongs to.
 struct Slot {
+    /// Tells this registration apart from a later one under the same id.
+    serial: u64,
     reply: oneshot::Sender<PermissionReply>,
     claim: ClaimHandle,
 }
+
+static NEXT_SERIAL: AtomicU64 = AtomicU64::new(1);
 
 type Pending = Arc<Mutex<HashMap<String, Slot>>>;
 
@@ -64,13 +69,23 @@ fn lock(pending: &Pending) -> MutexGuard<'_, HashMap<String, Slot>> {
 struct SlotGuard {
     pending: Pending,
     id: String,
+    serial: u64,
 }
 
 impl SlotGuard {
     /// Removes the slot; returns whether it was still there (false: a reply
     /// was delivered or refused meanwhile).
     fn remove(&self) -> bool {
-        lock(&self.pending).remove(&self.id).is_some()
+        let mut pending = lock(&self.pending);
+        if pending
+            .get(&self.id)
+            .is_some_and(|s| s.serial == self.serial)
+        {
+            pending.remove(&self.id);
+            true
+        } else {
+            false
+        }
     }
 }
 
@@ -153,17 +168,26 @@ impl ChannelBroker {
     ) -> BoxFuture<'static, BrokerAnswer> {
         let id = request.request_id.clone();
         let (tx, mut rx) = oneshot::channel();
+        let serial = NEXT_SERIAL.fetch_add(1, Ordering::Relaxed);
         {
             let mut pending = lock(&self.pending);
             if pending.contains_key(&id) {
                 let reason = format!("Duplicate permission request id {id}");
                 return Box::pin(std::future::ready(BrokerAnswer::Denied { reason }));
             }
-            pending.insert(id.clone(), Slot { reply: tx, claim });
+            pending.insert(
+                id.clone(),
+                Slot {
+                    serial,
+                    reply: tx,
+                    claim,
+                },
+            );
         }
         let guard = SlotGuard {
             pending: self.pending.clone(),
             id,
+            serial,
         };
         if self
             .events
