@@ -5,7 +5,9 @@
 //! assistant tool calls as `tool_use` blocks with their parsed input
 //! (`{}` when it is not a JSON object); tool results as `tool_result`
 //! blocks of a user message; consecutive messages of one role merged. A
-//! reasoning level turns on extended thinking, see [`thinking_budget`].
+//! reasoning level turns on extended thinking, see [`thinking_budget`]
+//! (for the first request of a turn only: thinking blocks are not kept in
+//! the conversation, and the API wants them back inside a tool-use loop).
 //!
 //! The parser follows the event types (`message_start`,
 //! `content_block_start/delta/stop`, `message_delta`, `message_stop`,
@@ -107,11 +109,35 @@ pub fn thinking_budget(level: &str) -> Option<u32> {
     })
 }
 
+/// True when the request continues a tool-use loop: the last assistant
+/// message asked for tools and their results follow.
+fn in_tool_loop(messages: &[Message]) -> bool {
+    let Some(last) = messages
+        .iter()
+        .rposition(|m| matches!(m, Message::Assistant { .. }))
+    else {
+        return false;
+    };
+    matches!(&messages[last], Message::Assistant { tool_calls, .. } if !tool_calls.is_empty())
+        && messages[last + 1..]
+            .iter()
+            .any(|m| matches!(m, Message::Tool { .. }))
+}
+
 /// `max_tokens` and the thinking budget of a request: with no limit set,
 /// the answer gets 8192 tokens, or 8000 on top of a thinking budget; with a
 /// limit, the budget must fit under it (else thinking stays off).
+///
+/// Thinking is also off inside a tool-use loop: with thinking on, the API
+/// wants the previous assistant message to start with its signed thinking
+/// block, and the conversation does not keep those. So a turn thinks on its
+/// first request only.
 fn token_limits(request: &ModelRequest) -> (u32, Option<u32>) {
-    let budget = request.reasoning.as_deref().and_then(thinking_budget);
+    let budget = request
+        .reasoning
+        .as_deref()
+        .and_then(thinking_budget)
+        .filter(|_| !in_tool_loop(&request.messages));
     match (request.max_output_tokens, budget) {
         (Some(max), Some(b)) => {
             let max = max.max(1);
@@ -540,6 +566,7 @@ mod tests {
     #[test]
     fn thinking_levels() {
         let mut r = request();
+        r.messages.truncate(1);
         r.reasoning = Some("high".into());
         let body = request_body(&r);
         assert_eq!(
@@ -561,6 +588,25 @@ mod tests {
         assert_eq!(thinking_budget("2048"), Some(2048));
         assert_eq!(thinking_budget("12"), Some(1024));
         assert_eq!(thinking_budget("whatever"), Some(10_000));
+    }
+
+    #[test]
+    fn no_thinking_inside_a_tool_loop() {
+        let mut r = request();
+        r.reasoning = Some("high".into());
+        // The history ends with tool results and a user message.
+        assert!(request_body(&r).get("thinking").is_none());
+        assert_eq!(request_body(&r)["max_tokens"], 8192);
+        r.messages.push(Message::Assistant {
+            text: "done".into(),
+            tool_calls: vec![],
+        });
+        r.messages.push(Message::User {
+            content: "next".into(),
+        });
+        assert!(request_body(&r).get("thinking").is_some());
+        r.messages.truncate(1);
+        assert!(request_body(&r).get("thinking").is_some());
     }
 
     #[test]
