@@ -1,8 +1,18 @@
 //! Model providers: the provider-neutral types, the provider trait, the
 //! HTTP clients for both dialects and the offline scripted provider.
 
+pub mod accumulate;
+pub mod anthropic;
+pub mod http;
+pub mod openai;
+pub mod reference;
+pub mod scripted;
+pub mod select;
+pub mod sse;
 pub mod types;
 
+pub use accumulate::ReplyBuilder;
+pub use http::HttpSettings;
 pub use types::*;
 
 use futures_util::future::BoxFuture;
@@ -14,8 +24,13 @@ pub type ReplyStream = BoxStream<'static, Result<StreamEvent, ProviderError>>;
 /// Why a model request failed. `Display` is one clear line.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ProviderError {
-    #[error("{provider}: authentication failed (HTTP 401): check {key_hint}")]
-    Unauthorized { provider: String, key_hint: String },
+    #[error("{provider}: authentication failed (HTTP {status}): check {key_hint}")]
+    Unauthorized {
+        provider: String,
+        /// 401 or 403.
+        status: u16,
+        key_hint: String,
+    },
     #[error("{provider}: not found (HTTP 404) at {url}: check the base URL and the model id")]
     NotFound { provider: String, url: String },
     #[error("{provider}: HTTP {status}: {message}")]

@@ -1,0 +1,488 @@
+//! What both HTTP dialects share: the lazily built client, timeouts,
+//! retries with backoff, and the mapping of HTTP failures to
+//! [`ProviderError`]s.
+//!
+//! One request goes like this: POST the JSON body; on 408/429/5xx or a
+//! connection failure, wait and try again (exponential backoff, or the
+//! server's `Retry-After` up to a cap); on 2xx, read the event stream until
+//! the first output event (anything but usage). A stream that breaks off
+//! before that is retried too; once output has been handed out, errors end
+//! the stream and nothing is retried. Dropping the future or the stream
+//! drops the connection, which aborts the request.
+
+use std::time::Duration;
+
+use futures_util::stream::{self, Stream, StreamExt};
+use reqwest::StatusCode;
+use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, RETRY_AFTER};
+use serde_json::Value;
+use tokio::sync::OnceCell;
+
+use super::sse::{self, ByteError, SseDialect};
+use super::{ProviderError, ReplyStream, StreamEvent};
+use crate::config::Provider;
+
+/// Timeouts and retry policy of one provider instance.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HttpSettings {
+    /// Time allowed to open the TCP/TLS connection.
+    pub connect_timeout: Duration,
+    /// Longest silence allowed while waiting for the response head or for
+    /// the next bytes of the stream.
+    pub idle_timeout: Duration,
+    /// Attempts per request, the first included (at least 1).
+    pub max_attempts: u32,
+    /// Wait before the second attempt; doubled for each further one.
+    pub backoff_base: Duration,
+    /// Upper bound of a backoff wait.
+    pub backoff_max: Duration,
+    /// Upper bound of a wait asked for by `Retry-After`.
+    pub retry_after_cap: Duration,
+}
+
+impl Default for HttpSettings {
+    fn default() -> Self {
+        HttpSettings {
+            connect_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(300),
+            max_attempts: 4,
+            backoff_base: Duration::from_millis(500),
+            backoff_max: Duration::from_secs(8),
+            retry_after_cap: Duration::from_secs(30),
+        }
+    }
+}
+
+impl HttpSettings {
+    /// The backoff before attempt `attempt + 1` (`attempt` ≥ 1).
+    pub fn backoff(&self, attempt: u32) -> Duration {
+        let factor = 2u32.saturating_pow(attempt.saturating_sub(1));
+        self.backoff_base
+            .saturating_mul(factor)
+            .min(self.backoff_max)
+    }
+}
+
+/// Longest server error message kept, in characters.
+const MAX_ERROR_CHARS: usize = 300;
+/// Most bytes of an error body read.
+const MAX_ERROR_BODY: usize = 64 * 1024;
+
+/// One URL of one provider, with its client and headers.
+pub(crate) struct Endpoint {
+    pub label: String,
+    pub url: String,
+    /// What a 401/403 tells the user to check.
+    pub key_hint: String,
+    pub headers: Vec<(&'static str, String)>,
+    pub settings: HttpSettings,
+    client: OnceCell<reqwest::Client>,
+}
+
+/// How one attempt failed.
+enum Failure {
+    Retry {
+        error: ProviderError,
+        after: Option<Duration>,
+    },
+    Fatal(ProviderError),
+}
+
+impl Endpoint {
+    pub fn new(
+        provider: &Provider,
+        url: String,
+        api_key_present: bool,
+        headers: Vec<(&'static str, String)>,
+        settings: HttpSettings,
+    ) -> Self {
+        let key_hint = match &provider.api_key_env {
+            Some(var) if api_key_present => format!("the API key in {var}"),
+            Some(var) => format!("the API key: {var} is not set"),
+            None => format!(
+                "the API key of provider '{}' (apiKeyEnv in config.json)",
+                provider.id
+            ),
+        };
+        Endpoint {
+            label: provider.id.clone(),
+            url,
+            key_hint,
+            headers,
+            settings,
+            client: OnceCell::new(),
+        }
+    }
+
+    /// The client, built at the first request (loading TLS roots is not
+    /// free, and a session may never call the model).
+    async fn client(&self) -> Result<&reqwest::Client, ProviderError> {
+        let connect_timeout = self.settings.connect_timeout;
+        let label = self.label.clone();
+        self.client
+            .get_or_try_init(|| async move {
+                reqwest::Client::builder()
+                    .connect_timeout(connect_timeout)
+                    .build()
+                    .map_err(|e| {
+                        ProviderError::Config(format!(
+                            "{label}: cannot set up the HTTP client: {}",
+                            describe(&e)
+                        ))
+                    })
+            })
+            .await
+    }
+
+    /// Sends `body` and returns the decoded event stream, retrying as the
+    /// module comment says. `parser` makes a fresh dialect parser.
+    pub async fn open<P, F>(&self, body: &Value, parser: F) -> Result<ReplyStream, ProviderError>
+    where
+        P: SseDialect,
+        F: Fn() -> P,
+    {
+        let client = self.client().await?;
+        let max = self.settings.max_attempts.max(1);
+        let mut attempt = 1;
+        loop {
+            match self.attempt(client, body, parser()).await {
+                Ok(stream) => return Ok(stream),
+                Err(Failure::Fatal(e)) => return Err(e),
+                Err(Failure::Retry { error, after }) => {
+                    if attempt >= max {
+                        return Err(gave_up(error, attempt));
+                    }
+                    let wait = match after {
+                        Some(d) => d.min(self.settings.retry_after_cap),
+                        None => self.settings.backoff(attempt),
+                    };
+                    tokio::time::sleep(wait).await;
+                    attempt += 1;
+                }
+            }
+        }
+    }
+
+    async fn attempt<P: SseDialect>(
+        &self,
+        client: &reqwest::Client,
+        body: &Value,
+        parser: P,
+    ) -> Result<ReplyStream, Failure> {
+        let idle = self.settings.idle_timeout;
+        let mut request = client
+            .post(&self.url)
+            .header(ACCEPT, "text/event-stream")
+            .json(body);
+        for (name, value) in &self.headers {
+            request = request.header(*name, value.as_str());
+        }
+        let response = match tokio::time::timeout(idle, request.send()).await {
+            Err(_) => return Err(Failure::Fatal(self.idle_error())),
+            Ok(Err(e)) => return Err(self.send_error(&e)),
+            Ok(Ok(r)) => r,
+        };
+        let status = response.status();
+        if !status.is_success() {
+            return Err(self.status_error(response).await);
+        }
+        let is_json = response
+            .headers()
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.to_ascii_lowercase().contains("json"));
+        if is_json {
+            return Err(Failure::Fatal(self.json_instead_of_stream(response).await));
+        }
+
+        let bytes = idle_limited(response.bytes_stream(), idle);
+        let mut stream = sse::decode(&self.label, bytes, parser);
+        let mut head = Vec::new();
+        loop {
+            match stream.next().await {
+                Some(Ok(event)) => {
+                    let output = !matches!(event, StreamEvent::Usage(_));
+                    head.push(Ok(event));
+                    if output {
+                        break;
+                    }
+                }
+                Some(Err(e @ ProviderError::Disconnected { .. })) => {
+                    return Err(Failure::Retry {
+                        error: e,
+                        after: None,
+                    });
+                }
+                Some(Err(e)) => return Err(Failure::Fatal(e)),
+                None => break,
+            }
+        }
+        Ok(stream::iter(head).chain(stream).boxed())
+    }
+
+    fn idle_error(&self) -> ProviderError {
+        ProviderError::IdleTimeout {
+            provider: self.label.clone(),
+            seconds: self.settings.idle_timeout.as_secs().max(1),
+        }
+    }
+
+    fn send_error(&self, e: &reqwest::Error) -> Failure {
+        if e.is_builder() {
+            return Failure::Fatal(ProviderError::Config(format!(
+                "{}: cannot build the request to {}: {}",
+                self.label,
+                self.url,
+                describe(e)
+            )));
+        }
+        let error = if e.is_connect() || e.is_timeout() {
+            ProviderError::Connect {
+                provider: self.label.clone(),
+                url: self.url.clone(),
+                message: describe(e),
+            }
+        } else {
+            ProviderError::Disconnected {
+                provider: self.label.clone(),
+                message: describe(e),
+            }
+        };
+        Failure::Retry { error, after: None }
+    }
+
+    async fn status_error(&self, response: reqwest::Response) -> Failure {
+        let status = response.status();
+        let after = retry_after(response.headers());
+        let body = read_limited(response, self.settings.idle_timeout).await;
+        let provider = self.label.clone();
+        match status {
+            StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN => {
+                Failure::Fatal(ProviderError::Unauthorized {
+                    provider,
+                    status: status.as_u16(),
+                    key_hint: self.key_hint.clone(),
+                })
+            }
+            StatusCode::NOT_FOUND => Failure::Fatal(ProviderError::NotFound {
+                provider,
+                url: self.url.clone(),
+            }),
+            _ => {
+                let error = ProviderError::Http {
+                    provider,
+                    status: status.as_u16(),
+                    message: error_message(&body, status),
+                };
+                let retryable = status == StatusCode::TOO_MANY_REQUESTS
+                    || status == StatusCode::REQUEST_TIMEOUT
+                    || status.is_server_error();
+                if retryable {
+                    Failure::Retry { error, after }
+                } else {
+                    Failure::Fatal(error)
+                }
+            }
+        }
+    }
+
+    async fn json_instead_of_stream(&self, response: reqwest::Response) -> ProviderError {
+        let body = read_limited(response, self.settings.idle_timeout).await;
+        let provider = self.label.clone();
+        match serde_json::from_slice::<Value>(&body) {
+            Ok(v) if v.get("error").is_some_and(|e| !e.is_null()) => ProviderError::Stream {
+                provider,
+                message: error_message(&body, StatusCode::OK),
+            },
+            _ => ProviderError::Protocol {
+                provider,
+                message: "expected an event stream (text/event-stream) but got a JSON document; \
+                          does the server support streaming?"
+                    .to_string(),
+            },
+        }
+    }
+}
+
+/// Adds "gave up after N attempts" to the last error of a retried request.
+fn gave_up(error: ProviderError, attempts: u32) -> ProviderError {
+    if attempts <= 1 {
+        return error;
+    }
+    let note = format!(" (gave up after {attempts} attempts)");
+    match error {
+        ProviderError::Http {
+            provider,
+            status,
+            message,
+        } => ProviderError::Http {
+            provider,
+            status,
+            message: message + &note,
+        },
+        ProviderError::Connect {
+            provider,
+            url,
+            message,
+        } => ProviderError::Connect {
+            provider,
+            url,
+            message: message + &note,
+        },
+        ProviderError::Disconnected { provider, message } => ProviderError::Disconnected {
+            provider,
+            message: message + &note,
+        },
+        other => other,
+    }
+}
+
+/// `Retry-After` in (possibly fractional) seconds; HTTP dates are ignored.
+fn retry_after(headers: &HeaderMap) -> Option<Duration> {
+    let text = headers.get(RETRY_AFTER)?.to_str().ok()?.trim();
+    let secs: f64 = text.parse().ok()?;
+    (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs.min(86_400.0)))
+}
+
+/// Wraps a body stream: each wait for bytes is bounded by `idle`.
+fn idle_limited<S, B>(
+    body: S,
+    idle: Duration,
+) -> impl Stream<Item = Result<B, ByteError>> + Send + 'static
+where
+    S: Stream<Item = Result<B, reqwest::Error>> + Send + 'static,
+    B: Send + 'static,
+{
+    stream::unfold(Some(Box::pin(body)), move |state| async move {
+        let mut body = state?;
+        match tokio::time::timeout(idle, body.next()).await {
+            Err(_) => Some((Err(ByteError::Idle(idle)), None)),
+            Ok(Some(Ok(b))) => Some((Ok(b), Some(body))),
+            Ok(Some(Err(e))) => Some((Err(ByteError::Transport(describe(&e))), None)),
+            Ok(None) => None,
+        }
+    })
+}
+
+/// Reads at most [`MAX_ERROR_BODY`] bytes of a body, silently stopping at
+/// an error or a silence of `idle`.
+async fn read_limited(mut response: reqwest::Response, idle: Duration) -> Vec<u8> {
+    let mut out = Vec::new();
+    while out.len() < MAX_ERROR_BODY {
+        match tokio::time::timeout(idle, response.chunk()).await {
+            Ok(Ok(Some(chunk))) => out.extend_from_slice(&chunk),
+            _ => break,
+        }
+    }
+    out.truncate(MAX_ERROR_BODY);
+    out
+}
+
+/// The server's error message from a body: `error.message`, `error` (a
+/// string), `message` or `detail` of a JSON body, else the text itself;
+/// one line, at most [`MAX_ERROR_CHARS`] characters.
+pub(crate) fn error_message(body: &[u8], status: StatusCode) -> String {
+    let from_json = serde_json::from_slice::<Value>(body).ok().and_then(|v| {
+        let pick = |v: &Value| -> Option<String> {
+            match v {
+                Value::String(s) if !s.trim().is_empty() => Some(s.clone()),
+                Value::Object(_) => v
+                    .get("message")
+                    .and_then(Value::as_str)
+                    .filter(|s| !s.trim().is_empty())
+                    .map(String::from),
+                _ => None,
+            }
+        };
+        v.get("error")
+            .and_then(pick)
+            .or_else(|| v.get("message").and_then(pick))
+            .or_else(|| v.get("detail").and_then(pick))
+            .or_else(|| v.get("error").map(|e| e.to_string()))
+    });
+    let text = match from_json {
+        Some(m) => m,
+        None => String::from_utf8_lossy(body).into_owned(),
+    };
+    let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one_line.is_empty() {
+        return status
+            .canonical_reason()
+            .unwrap_or("no error message")
+            .to_string();
+    }
+    truncate_chars(&one_line, MAX_ERROR_CHARS)
+}
+
+/// At most `max` characters, with `…` when cut.
+pub(crate) fn truncate_chars(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_string(),
+    }
+}
+
+/// A reqwest error with its causes, one line.
+fn describe(e: &reqwest::Error) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut current: Option<&dyn std::error::Error> = Some(e);
+    while let Some(err) = current {
+        let text = err.to_string();
+        if !parts.iter().any(|p| p.contains(&text)) {
+            parts.push(text);
+        }
+        current = err.source();
+    }
+    let joined = parts.join(": ");
+    truncate_chars(
+        &joined.split_whitespace().collect::<Vec<_>>().join(" "),
+        MAX_ERROR_CHARS,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_doubles_up_to_the_cap() {
+        let s = HttpSettings::default();
+        assert_eq!(s.backoff(1), Duration::from_millis(500));
+        assert_eq!(s.backoff(2), Duration::from_millis(1000));
+        assert_eq!(s.backoff(3), Duration::from_millis(2000));
+        assert_eq!(s.backoff(30), Duration::from_secs(8));
+    }
+
+    #[test]
+    fn error_messages_are_extracted_and_short() {
+        let ok = StatusCode::BAD_REQUEST;
+        assert_eq!(
+            error_message(br#"{"error":{"message":"bad model","type":"x"}}"#, ok),
+            "bad model"
+        );
+        assert_eq!(error_message(br#"{"error":"nope"}"#, ok), "nope");
+        assert_eq!(error_message(br#"{"message":"m"}"#, ok), "m");
+        assert_eq!(error_message(br#"{"detail":"d"}"#, ok), "d");
+        assert_eq!(error_message(b"plain\ntext  here", ok), "plain text here");
+        assert_eq!(error_message(b"", ok), "Bad Request");
+        let long = "é".repeat(1000);
+        let m = error_message(long.as_bytes(), ok);
+        assert_eq!(m.chars().count(), MAX_ERROR_CHARS + 1);
+        assert!(m.ends_with('…'));
+    }
+
+    #[test]
+    fn retry_after_seconds() {
+        let mut h = HeaderMap::new();
+        assert_eq!(retry_after(&h), None);
+        h.insert(RETRY_AFTER, "2".parse().unwrap());
+        assert_eq!(retry_after(&h), Some(Duration::from_secs(2)));
+        h.insert(RETRY_AFTER, "0.5".parse().unwrap());
+        assert_eq!(retry_after(&h), Some(Duration::from_millis(500)));
+        h.insert(
+            RETRY_AFTER,
+            "Wed, 21 Oct 2015 07:28:00 GMT".parse().unwrap(),
+        );
+        assert_eq!(retry_after(&h), None);
+    }
+}
