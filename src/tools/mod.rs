@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
 use tokio_util::sync::CancellationToken;
 
+pub mod bash;
 pub mod diff;
 pub mod edit;
 pub mod file_state;
@@ -15,6 +16,7 @@ pub mod paths;
 pub mod read;
 pub mod write;
 
+pub use bash::BashTool;
 pub use edit::EditTool;
 pub use file_state::FileStateTracker;
 pub use read::ReadTool;
