@@ -11,14 +11,20 @@ pub mod bash;
 pub mod diff;
 pub mod edit;
 pub mod file_state;
+pub mod glob;
+pub mod grep;
 pub mod input;
 pub mod paths;
 pub mod read;
 pub mod write;
 
+mod walk;
+
 pub use bash::BashTool;
 pub use edit::EditTool;
 pub use file_state::FileStateTracker;
+pub use glob::GlobTool;
+pub use grep::GrepTool;
 pub use read::ReadTool;
 pub use write::WriteTool;
 
