@@ -16,6 +16,7 @@ pub mod grep;
 pub mod input;
 pub mod paths;
 pub mod read;
+pub mod web_fetch;
 pub mod write;
 
 mod walk;
@@ -26,6 +27,7 @@ pub use file_state::FileStateTracker;
 pub use glob::GlobTool;
 pub use grep::GrepTool;
 pub use read::ReadTool;
+pub use web_fetch::WebFetchTool;
 pub use write::WriteTool;
 
 /// What a tool call runs with.
