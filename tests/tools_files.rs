@@ -1,8 +1,14 @@
-//! Read, Write and Edit (TOOL-1..3).
+//! Read, Write and Edit (TOOL-1..3); validation (APPR-1), capabilities
+//! (CAP-2) and the registry (DIS-2) of every workspace tool.
 
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
-use zcode::tools::{EditTool, ReadTool, Tool, ToolContext, ToolOutput, WriteTool};
+use std::sync::Arc;
+use zcode::permission::capability::builtin_capability;
+use zcode::tools::{
+    BashTool, EditTool, GlobTool, GrepTool, ReadTool, Tool, ToolContext, ToolOutput, ToolRegistry,
+    WebFetchTool, WriteTool,
+};
 
 struct Ws {
     _dir: tempfile::TempDir,
@@ -39,6 +45,18 @@ impl Ws {
     async fn read(&self, input: Value) -> ToolOutput {
         self.run(&ReadTool, input).await
     }
+}
+
+fn all_tools() -> Vec<Arc<dyn Tool>> {
+    vec![
+        Arc::new(ReadTool),
+        Arc::new(GlobTool),
+        Arc::new(GrepTool),
+        Arc::new(WriteTool),
+        Arc::new(EditTool),
+        Arc::new(BashTool),
+        Arc::new(WebFetchTool::new()),
+    ]
 }
 
 /// Makes sure a later write gets a different stamp (mtime granularity).
@@ -619,4 +637,333 @@ async fn tool3_edit_can_delete_text() {
     .await;
     assert!(!out.is_error, "{}", out.content);
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "keep\nkeep too\n");
+}
+
+// ------------------------------------------------------- APPR-1 validation
+
+#[test]
+fn appr1_validation_error_texts() {
+    let cases: Vec<(Arc<dyn Tool>, Value, &str)> = vec![
+        (
+            Arc::new(ReadTool),
+            json!({}),
+            "Invalid input for Read: missing field \"file_path\"",
+        ),
+        (
+            Arc::new(ReadTool),
+            json!({"file_path": ""}),
+            "Invalid input for Read: \"file_path\" must not be empty",
+        ),
+        (
+            Arc::new(ReadTool),
+            json!({"file_path": "a", "limit": 0}),
+            "Invalid input for Read: \"limit\" must be a positive integer",
+        ),
+        (
+            Arc::new(ReadTool),
+            json!({"file_path": "a", "limit": -3}),
+            "Invalid input for Read: \"limit\" must be a positive integer",
+        ),
+        (
+            Arc::new(ReadTool),
+            json!({"file_path": "a", "offset": "x"}),
+            "Invalid input for Read: \"offset\" must be a positive integer",
+        ),
+        (
+            Arc::new(ReadTool),
+            json!({"file_path": "a", "offset": 1.5}),
+            "Invalid input for Read: \"offset\" must be a positive integer",
+        ),
+        (
+            Arc::new(ReadTool),
+            json!({"file_path": 7}),
+            "Invalid input for Read: expected a string, got integer \"7\"",
+        ),
+        (
+            Arc::new(ReadTool),
+            json!({"file_path": "a", "lines": 3}),
+            "Invalid input for Read: unknown field \"lines\", expected one of \"file_path\", \"offset\", \"limit\"",
+        ),
+        (
+            Arc::new(ReadTool),
+            json!("a.txt"),
+            "Invalid input for Read: expected a JSON object, got a string",
+        ),
+        (
+            Arc::new(WriteTool),
+            json!({"file_path": "a"}),
+            "Invalid input for Write: missing field \"content\"",
+        ),
+        (
+            Arc::new(WriteTool),
+            json!({"content": "x"}),
+            "Invalid input for Write: missing field \"file_path\"",
+        ),
+        (
+            Arc::new(EditTool),
+            json!({"file_path": "a", "old_string": "x"}),
+            "Invalid input for Edit: missing field \"new_string\"",
+        ),
+        (
+            Arc::new(EditTool),
+            json!({"file_path": "a", "old_string": "", "new_string": "x"}),
+            "Invalid input for Edit: \"old_string\" must not be empty (to create a file, use Write)",
+        ),
+        (
+            Arc::new(EditTool),
+            json!({"file_path": "a", "old_string": "x", "new_string": "x"}),
+            "Invalid input for Edit: \"old_string\" and \"new_string\" are identical, so there is nothing to change",
+        ),
+        (
+            Arc::new(EditTool),
+            json!({"file_path": "a", "old_string": "x", "new_string": "y", "replace_all": "yes"}),
+            "Invalid input for Edit: \"replace_all\" must be true or false",
+        ),
+        (
+            Arc::new(BashTool),
+            json!({}),
+            "Invalid input for Bash: missing field \"command\"",
+        ),
+        (
+            Arc::new(BashTool),
+            json!({"command": "  "}),
+            "Invalid input for Bash: \"command\" must not be empty",
+        ),
+        (
+            Arc::new(BashTool),
+            json!({"command": "ls", "timeout": 600001}),
+            "Invalid input for Bash: \"timeout\" must be at most 600000, got 600001",
+        ),
+        (
+            Arc::new(BashTool),
+            json!({"command": "ls", "timeout": 0}),
+            "Invalid input for Bash: \"timeout\" must be a positive integer",
+        ),
+        (
+            Arc::new(GlobTool),
+            json!({}),
+            "Invalid input for Glob: missing field \"pattern\"",
+        ),
+        (
+            Arc::new(GlobTool),
+            json!({"pattern": "a[b"}),
+            "Invalid input for Glob: invalid glob pattern \"a[b\": error parsing glob 'a[b': unclosed character class; missing ']'",
+        ),
+        (
+            Arc::new(GrepTool),
+            json!({"pattern": "x", "output_mode": "lines"}),
+            "Invalid input for Grep: \"output_mode\" must be one of \"content\", \"files_with_matches\", \"count\"",
+        ),
+        (
+            Arc::new(GrepTool),
+            json!({"pattern": "x", "-C": -1}),
+            "Invalid input for Grep: \"-C\" must be a non-negative integer",
+        ),
+        (
+            Arc::new(GrepTool),
+            json!({"pattern": "x", "-A": 101}),
+            "Invalid input for Grep: \"-A\" must be at most 100, got 101",
+        ),
+        (
+            Arc::new(GrepTool),
+            json!({"pattern": "x", "head_limit": 0}),
+            "Invalid input for Grep: \"head_limit\" must be a positive integer",
+        ),
+        (
+            Arc::new(GrepTool),
+            json!({"pattern": "x", "-i": 2}),
+            "Invalid input for Grep: \"-i\" must be true or false",
+        ),
+        (
+            Arc::new(WebFetchTool::new()),
+            json!({"url": "ftp://example.com/x"}),
+            "Invalid input for WebFetch: \"url\" must be an http:// or https:// URL, not ftp:",
+        ),
+        (
+            Arc::new(WebFetchTool::new()),
+            json!({"url": "example.com"}),
+            "Invalid input for WebFetch: \"url\" is not a valid URL (relative URL without a base)",
+        ),
+        (
+            Arc::new(WebFetchTool::new()),
+            json!({}),
+            "Invalid input for WebFetch: missing field \"url\"",
+        ),
+    ];
+    for (tool, input, expected) in cases {
+        assert_eq!(
+            tool.validate(input.clone()).unwrap_err(),
+            expected,
+            "{} {input}",
+            tool.name()
+        );
+    }
+}
+
+#[test]
+fn appr1_grep_invalid_regex_is_a_validation_error() {
+    let err = GrepTool.validate(json!({"pattern": "fn ("})).unwrap_err();
+    assert!(
+        err.starts_with("Invalid input for Grep: invalid regex \"fn (\""),
+        "{err}"
+    );
+}
+
+#[test]
+fn appr1_validation_normalizes() {
+    assert_eq!(
+        ReadTool
+            .validate(json!({"file_path": "a", "offset": "5", "limit": null}))
+            .unwrap(),
+        json!({"file_path": "a", "offset": 5})
+    );
+    assert_eq!(
+        EditTool
+            .validate(json!({"file_path": "a", "old_string": "x", "new_string": "y"}))
+            .unwrap(),
+        json!({"file_path": "a", "old_string": "x", "new_string": "y", "replace_all": false})
+    );
+    assert_eq!(
+        EditTool
+            .validate(json!({"file_path": "a", "old_string": "x", "new_string": "y", "replace_all": "true"}))
+            .unwrap()["replace_all"],
+        json!(true)
+    );
+    assert_eq!(
+        BashTool
+            .validate(json!({"command": "ls", "timeout": 1000}))
+            .unwrap(),
+        json!({"command": "ls", "timeout": 1000})
+    );
+    assert_eq!(
+        GrepTool
+            .validate(json!({"pattern": "x", "-i": true}))
+            .unwrap(),
+        json!({"pattern": "x", "output_mode": "files_with_matches", "-i": true})
+    );
+    assert_eq!(
+        WebFetchTool::new()
+            .validate(json!({"url": " https://example.com/a ", "prompt": ""}))
+            .unwrap(),
+        json!({"url": "https://example.com/a"})
+    );
+}
+
+/// A value of the schema's type, for an input using every property.
+fn sample(name: &str, prop: &Value) -> Value {
+    match (name, prop["type"].as_str()) {
+        ("url", _) => json!("https://example.com/"),
+        ("output_mode", _) => json!("content"),
+        ("old_string", _) => json!("old"),
+        ("new_string", _) => json!("new"),
+        ("pattern", _) => json!("src"),
+        ("glob", _) => json!("*.rs"),
+        (_, Some("string")) => json!("value"),
+        (_, Some("integer")) => json!(1),
+        (_, Some("boolean")) => json!(true),
+        other => panic!("unexpected property {other:?}"),
+    }
+}
+
+#[test]
+fn appr1_every_schema_matches_its_input_struct() {
+    for tool in all_tools() {
+        let schema = tool.input_schema();
+        let name = tool.name();
+        assert_eq!(schema["type"], "object", "{name}");
+        assert_eq!(schema["additionalProperties"], false, "{name}");
+        let props = schema["properties"].as_object().unwrap();
+        for required in schema["required"].as_array().unwrap() {
+            assert!(props.contains_key(required.as_str().unwrap()), "{name}");
+        }
+        let mut full = serde_json::Map::new();
+        for (key, prop) in props {
+            assert!(
+                prop["description"].as_str().is_some_and(|d| !d.is_empty()),
+                "{name}.{key} has no description"
+            );
+            full.insert(key.clone(), sample(key, prop));
+        }
+        // Every property is accepted...
+        tool.validate(Value::Object(full.clone()))
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        // ...each required one is required...
+        for required in schema["required"].as_array().unwrap() {
+            let mut missing = full.clone();
+            missing.remove(required.as_str().unwrap());
+            let err = tool.validate(Value::Object(missing)).unwrap_err();
+            assert!(err.contains("missing field"), "{name}: {err}");
+        }
+        // ...and nothing else is.
+        full.insert("bogus".into(), json!(1));
+        let err = tool.validate(Value::Object(full)).unwrap_err();
+        assert!(err.contains("unknown field \"bogus\""), "{name}: {err}");
+    }
+}
+
+#[test]
+fn tool_descriptions_are_loaded() {
+    for tool in all_tools() {
+        let d = tool.description();
+        assert!(d.len() > 200, "{}", tool.name());
+    }
+    assert!(ReadTool.description().contains("2000 lines"));
+    assert!(BashTool.description().contains("600000"));
+    assert!(EditTool.description().contains("Read"));
+}
+
+// --------------------------------------------------------------- CAP-2
+
+#[test]
+fn cap2_every_tool_declares_its_builtin_capability() {
+    for tool in all_tools() {
+        assert_eq!(
+            Some(tool.capability()),
+            builtin_capability(tool.name()),
+            "{}",
+            tool.name()
+        );
+    }
+}
+
+// --------------------------------------------------------------- registry
+
+#[test]
+fn dis2_registry_has_the_builtin_tools_in_a_stable_order() {
+    let registry = ToolRegistry::builtin(&[]);
+    assert_eq!(
+        registry.names(),
+        ["Read", "Glob", "Grep", "Write", "Edit", "Bash", "WebFetch"]
+    );
+    let specs = registry.specs();
+    let names: Vec<_> = specs.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, registry.names());
+    for spec in &specs {
+        let tool = registry.get(&spec.name).unwrap();
+        assert_eq!(spec.description, tool.description());
+        assert_eq!(spec.input_schema, tool.input_schema());
+    }
+    assert!(registry.get("Nope").is_none());
+}
+
+#[test]
+fn dis2_disallowed_tools_are_not_registered() {
+    let registry = ToolRegistry::builtin(&["Bash".to_string(), "WebFetch".to_string()]);
+    assert_eq!(registry.names(), ["Read", "Glob", "Grep", "Write", "Edit"]);
+    assert!(registry.get("Bash").is_none());
+    assert!(registry.specs().iter().all(|s| s.name != "Bash"));
+    // A rule with content is not a tool name.
+    let registry = ToolRegistry::builtin(&["Bash(rm:*)".to_string()]);
+    assert!(registry.get("Bash").is_some());
+}
+
+#[test]
+fn registry_register_appends_and_replaces() {
+    let mut registry = ToolRegistry::builtin(&["Read".to_string()]);
+    registry.register(Arc::new(ReadTool));
+    assert_eq!(registry.names().last(), Some(&"Read"));
+    let before = registry.len();
+    registry.register(Arc::new(GlobTool));
+    assert_eq!(registry.len(), before);
+    assert_eq!(registry.names()[0], "Glob");
 }

@@ -16,6 +16,7 @@ pub mod grep;
 pub mod input;
 pub mod paths;
 pub mod read;
+pub mod registry;
 pub mod web_fetch;
 pub mod write;
 
@@ -27,6 +28,7 @@ pub use file_state::FileStateTracker;
 pub use glob::GlobTool;
 pub use grep::GrepTool;
 pub use read::ReadTool;
+pub use registry::ToolRegistry;
 pub use web_fetch::WebFetchTool;
 pub use write::WriteTool;
 
