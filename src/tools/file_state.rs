@@ -34,6 +34,17 @@ impl FileStateTracker {
         }
     }
 
+    /// Records `path` with a stamp taken earlier (e.g. before its content
+    /// was read, so a change during the read makes the stamp stale).
+    pub fn record_stamp(&mut self, path: &Path, stamp: FileStamp) {
+        self.seen.insert(path.to_path_buf(), stamp);
+    }
+
+    /// Whether `path` was read or written in this session.
+    pub fn was_seen(&self, path: &Path) -> bool {
+        self.seen.contains_key(path)
+    }
+
     /// Why an existing file may not be overwritten, if it may not: it was
     /// never read in this session, or it changed on disk since.
     pub fn check_overwrite(&self, path: &Path) -> Result<(), String> {

@@ -4,12 +4,33 @@ use crate::permission::capability::Capability;
 use futures_util::future::BoxFuture;
 use serde_json::Value;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard};
 use tokio_util::sync::CancellationToken;
 
+pub mod bash;
+pub mod diff;
+pub mod edit;
 pub mod file_state;
+pub mod glob;
+pub mod grep;
+pub mod input;
+pub mod paths;
+pub mod read;
+pub mod registry;
+pub mod web_fetch;
+pub mod write;
 
+mod walk;
+
+pub use bash::BashTool;
+pub use edit::EditTool;
 pub use file_state::FileStateTracker;
+pub use glob::GlobTool;
+pub use grep::GrepTool;
+pub use read::ReadTool;
+pub use registry::ToolRegistry;
+pub use web_fetch::WebFetchTool;
+pub use write::WriteTool;
 
 /// What a tool call runs with.
 #[derive(Debug, Clone)]
@@ -21,6 +42,25 @@ pub struct ToolContext {
     pub cancel: CancellationToken,
     /// Which files were read in this session, for TOOL-2's overwrite guard.
     pub files: Arc<Mutex<FileStateTracker>>,
+}
+
+impl ToolContext {
+    /// A context for `workspace` with a fresh cancellation token and an
+    /// empty file-state tracker.
+    pub fn new(workspace: PathBuf, session_id: impl Into<String>) -> Self {
+        Self {
+            workspace,
+            session_id: session_id.into(),
+            cancel: CancellationToken::new(),
+            files: Arc::new(Mutex::new(FileStateTracker::default())),
+        }
+    }
+
+    /// The file-state tracker, locked (a poisoned lock is still usable: the
+    /// tracker holds plain data).
+    pub fn lock_files(&self) -> MutexGuard<'_, FileStateTracker> {
+        self.files.lock().unwrap_or_else(|e| e.into_inner())
+    }
 }
 
 /// The result handed back to the model (and shown in the UI).
@@ -65,4 +105,33 @@ pub trait Tool: Send + Sync {
         None
     }
     fn run<'a>(&'a self, input: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolOutput>;
+}
+
+/// A built-in tool's CAP-2 declaration. Every built-in name has one (a
+/// test checks it); the fallback for a name without one is the most
+/// cautious declaration, never a permissive one.
+pub(crate) fn declared_capability(name: &str) -> Capability {
+    use crate::permission::capability::{RiskLevel, SideEffectScope, builtin_capability};
+    builtin_capability(name).unwrap_or(Capability {
+        read_only: false,
+        destructive: true,
+        side_effect_scope: SideEffectScope::System,
+        risk_level: RiskLevel::Critical,
+        needs_approval: true,
+        always_ask: true,
+        requires_user_interaction: false,
+        allowed_in_plan_mode: false,
+        permission_name: "unknown",
+        allow_always: None,
+    })
+}
+
+/// Runs blocking file-system work off the async runtime.
+pub(crate) async fn blocking<F>(work: F) -> ToolOutput
+where
+    F: FnOnce() -> ToolOutput + Send + 'static,
+{
+    tokio::task::spawn_blocking(work)
+        .await
+        .unwrap_or_else(|e| ToolOutput::error(format!("The tool failed unexpectedly: {e}")))
 }

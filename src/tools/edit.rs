@@ -1,0 +1,226 @@
+//! TOOL-3 Edit: exact string replacement in a file the model has read.
+
+use super::input::{self, Fields};
+use super::write::atomic_write;
+use super::{Tool, ToolContext, ToolOutput, blocking, declared_capability, diff, paths};
+use crate::permission::capability::Capability;
+use futures_util::future::BoxFuture;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use std::path::Path;
+
+pub const NAME: &str = "Edit";
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EditInput {
+    pub file_path: String,
+    pub old_string: String,
+    pub new_string: String,
+    #[serde(default)]
+    pub replace_all: bool,
+}
+
+impl EditInput {
+    pub fn parse(input: Value) -> Result<Self, String> {
+        let mut fields = Fields::new(NAME, input)?;
+        fields.bool("replace_all")?;
+        let parsed: Self = fields.parse()?;
+        input::non_empty(NAME, "file_path", &parsed.file_path)?;
+        if parsed.old_string.is_empty() {
+            return Err(input::invalid(
+                NAME,
+                "\"old_string\" must not be empty (to create a file, use Write)",
+            ));
+        }
+        if parsed.old_string == parsed.new_string {
+            return Err(input::invalid(
+                NAME,
+                "\"old_string\" and \"new_string\" are identical, so there is nothing to change",
+            ));
+        }
+        Ok(parsed)
+    }
+}
+
+#[derive(Debug, Default)]
+pub struct EditTool;
+
+impl Tool for EditTool {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn description(&self) -> &'static str {
+        include_str!("../../assets/tools/edit.md")
+    }
+
+    fn input_schema(&self) -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "file_path": {
+                    "type": "string",
+                    "description": "The file to edit: an absolute path, or a path relative to the workspace root"
+                },
+                "old_string": {
+                    "type": "string",
+                    "description": "The exact text to replace, including whitespace and indentation"
+                },
+                "new_string": {
+                    "type": "string",
+                    "description": "The text to replace it with (must differ from old_string)"
+                },
+                "replace_all": {
+                    "type": "boolean",
+                    "default": false,
+                    "description": "Replace every occurrence of old_string (default false: old_string must occur exactly once)"
+                }
+            },
+            "required": ["file_path", "old_string", "new_string"],
+            "additionalProperties": false
+        })
+    }
+
+    fn capability(&self) -> Capability {
+        declared_capability(NAME)
+    }
+
+    fn validate(&self, input: Value) -> Result<Value, String> {
+        input::normalized(NAME, &EditInput::parse(input)?)
+    }
+
+    /// The diff the edit would apply; `None` when it could not apply (the
+    /// run reports why).
+    fn preview(&self, input: &Value, ctx: &ToolContext) -> Option<String> {
+        let input = EditInput::parse(input.clone()).ok()?;
+        let path = paths::resolve(&ctx.workspace, &input.file_path);
+        let planned = plan(&path, &input).ok()?;
+        Some(diff::unified(&path, Some(&planned.old), &planned.new))
+    }
+
+    fn run<'a>(&'a self, input: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolOutput> {
+        Box::pin(async move {
+            let input = match EditInput::parse(input) {
+                Ok(input) => input,
+                Err(e) => return ToolOutput::error(e),
+            };
+            let path = paths::resolve(&ctx.workspace, &input.file_path);
+            let ctx = ctx.clone();
+            blocking(move || apply(&ctx, &path, &input)).await
+        })
+    }
+}
+
+/// An edit worked out but not yet written.
+struct Planned {
+    old: String,
+    new: String,
+    replaced: usize,
+}
+
+fn plan(path: &Path, input: &EditInput) -> Result<Planned, String> {
+    let shown = path.display();
+    if path.is_dir() {
+        return Err(format!("{shown} is a directory, not a file."));
+    }
+    let bytes = std::fs::read(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => {
+            format!("File does not exist: {shown}. To create a new file, use Write.")
+        }
+        _ => format!("Cannot read {shown}: {e}"),
+    })?;
+    let old = String::from_utf8(bytes)
+        .map_err(|_| format!("{shown} is not valid UTF-8 text; Edit cannot change it."))?;
+
+    let (mut find, mut replace) = (input.old_string.clone(), input.new_string.clone());
+    // A CRLF file shown by Read without its \r: match (and write) CRLF.
+    if !old.contains(&find) && old.contains("\r\n") && find.contains('\n') && !find.contains('\r') {
+        let crlf = find.replace('\n', "\r\n");
+        if old.contains(&crlf) {
+            find = crlf;
+            replace = replace.replace("\r\n", "\n").replace('\n', "\r\n");
+        }
+    }
+
+    let count = old.matches(find.as_str()).count();
+    if count == 0 {
+        return Err(not_found(path, &old, &input.old_string));
+    }
+    if count > 1 && !input.replace_all {
+        return Err(format!(
+            "old_string occurs {count} times in {shown}. Add more surrounding context to old_string so it matches exactly one place, or set replace_all to true to replace every occurrence."
+        ));
+    }
+    let new = if input.replace_all {
+        old.replace(find.as_str(), &replace)
+    } else {
+        old.replacen(find.as_str(), &replace, 1)
+    };
+    Ok(Planned {
+        old,
+        new,
+        replaced: count,
+    })
+}
+
+/// The not-found error, with a hint where a near match is.
+fn not_found(path: &Path, content: &str, old_string: &str) -> String {
+    let mut message = format!(
+        "old_string was not found in {}. It must match the file exactly, including whitespace, indentation and line breaks.",
+        path.display()
+    );
+    let trimmed = old_string.trim();
+    if trimmed != old_string && !trimmed.is_empty() && content.contains(trimmed) {
+        message.push_str(
+            " The text without its leading/trailing whitespace does occur: check the whitespace at its start and end.",
+        );
+        return message;
+    }
+    let first = old_string.lines().map(str::trim).find(|l| !l.is_empty());
+    if let Some(first) = first {
+        let hit = content
+            .lines()
+            .position(|line| line.trim() == first)
+            .or_else(|| content.lines().position(|line| line.contains(first)));
+        if let Some(index) = hit {
+            message.push_str(&format!(
+                " Its first line appears (ignoring indentation) at line {}: Read the file around there and copy the text exactly.",
+                index + 1
+            ));
+            return message;
+        }
+    }
+    message.push_str(" Read the file again to see its current content.");
+    message
+}
+
+fn apply(ctx: &ToolContext, path: &Path, input: &EditInput) -> ToolOutput {
+    if path.exists() {
+        if let Err(why) = ctx.lock_files().check_overwrite(path) {
+            return ToolOutput::error(why.replace("then write", "then edit"));
+        }
+    }
+    let planned = match plan(path, input) {
+        Ok(planned) => planned,
+        Err(e) => return ToolOutput::error(e),
+    };
+    if let Err(e) = atomic_write(path, planned.new.as_bytes()) {
+        return ToolOutput::error(format!("Cannot write {}: {e}", path.display()));
+    }
+    ctx.lock_files().record(path);
+    let diff = diff::unified(path, Some(&planned.old), &planned.new);
+    let occurrences = if planned.replaced == 1 {
+        "1 occurrence".to_string()
+    } else {
+        format!("{} occurrences", planned.replaced)
+    };
+    ToolOutput {
+        content: format!(
+            "Edited {}: replaced {occurrences}.\n\n{diff}",
+            path.display()
+        ),
+        is_error: false,
+        diff: Some(diff),
+    }
+}

@@ -1,0 +1,218 @@
+//! TOOL-5 Glob: files whose path matches a glob pattern, newest first.
+//!
+//! The pattern is matched against each file's path relative to the searched
+//! directory (`*` does not cross `/`; `**` does). Results are absolute paths,
+//! so each one can be handed to Read as it is.
+
+use super::input::{self, Fields};
+use super::{Tool, ToolContext, ToolOutput, blocking, declared_capability, paths, walk};
+use crate::permission::capability::Capability;
+use futures_util::future::BoxFuture;
+use globset::{Glob, GlobBuilder, GlobMatcher};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+
+pub const NAME: &str = "Glob";
+/// Files listed at most.
+pub const MAX_RESULTS: usize = 100;
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GlobInput {
+    pub pattern: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+}
+
+impl GlobInput {
+    pub fn parse(input: Value) -> Result<Self, String> {
+        let mut parsed: Self = Fields::new(NAME, input)?.parse()?;
+        input::non_empty(NAME, "pattern", &parsed.pattern)?;
+        if parsed.path.as_deref().is_some_and(|p| p.trim().is_empty()) {
+            parsed.path = None;
+        }
+        compile(NAME, &split_pattern(&parsed.pattern).1)?;
+        Ok(parsed)
+    }
+}
+
+/// A glob as Glob and Grep's `glob` filter use it: `*` stays within one
+/// path component, `{a,b}` alternates.
+pub(crate) fn compile(tool: &str, pattern: &str) -> Result<GlobMatcher, String> {
+    GlobBuilder::new(pattern)
+        .literal_separator(true)
+        .build()
+        .map(|g: Glob| g.compile_matcher())
+        .map_err(|e| input::invalid(tool, format!("invalid glob pattern \"{pattern}\": {e}")))
+}
+
+/// An absolute pattern (`/repo/src/**/*.rs`) becomes its literal leading
+/// directories and the rest (`/repo/src`, `**/*.rs`); `./` is dropped.
+fn split_pattern(pattern: &str) -> (Option<PathBuf>, String) {
+    let pattern = pattern.trim();
+    if !pattern.starts_with('/') {
+        return (None, pattern.trim_start_matches("./").to_string());
+    }
+    let parts: Vec<&str> = pattern.split('/').collect();
+    let literal = parts
+        .iter()
+        .take(parts.len().saturating_sub(1))
+        .take_while(|part| !part.contains(['*', '?', '[', '{']))
+        .count();
+    let base = parts[..literal].join("/");
+    let base = if base.is_empty() {
+        "/".to_string()
+    } else {
+        base
+    };
+    (Some(PathBuf::from(base)), parts[literal..].join("/"))
+}
+
+#[derive(Debug, Default)]
+pub struct GlobTool;
+
+impl Tool for GlobTool {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn description(&self) -> &'static str {
+        include_str!("../../assets/tools/glob.md")
+    }
+
+    fn input_schema(&self) -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "pattern": {
+                    "type": "string",
+                    "description": "The glob pattern, matched against paths relative to the searched directory, e.g. \"**/*.rs\" or \"src/**/*.{ts,tsx}\""
+                },
+                "path": {
+                    "type": "string",
+                    "description": "The directory to search (absolute or relative to the workspace root). Omit it to search the workspace root"
+                }
+            },
+            "required": ["pattern"],
+            "additionalProperties": false
+        })
+    }
+
+    fn capability(&self) -> Capability {
+        declared_capability(NAME)
+    }
+
+    fn validate(&self, input: Value) -> Result<Value, String> {
+        input::normalized(NAME, &GlobInput::parse(input)?)
+    }
+
+    fn run<'a>(&'a self, input: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolOutput> {
+        Box::pin(async move {
+            let input = match GlobInput::parse(input) {
+                Ok(input) => input,
+                Err(e) => return ToolOutput::error(e),
+            };
+            let (base, pattern) = split_pattern(&input.pattern);
+            // An absolute pattern names its own directory.
+            let root = match (&input.path, base) {
+                (_, Some(base)) => paths::resolve(&ctx.workspace, &base.to_string_lossy()),
+                (Some(path), None) => paths::resolve(&ctx.workspace, path),
+                (None, None) => ctx.workspace.clone(),
+            };
+            let matcher = match compile(NAME, &pattern) {
+                Ok(m) => m,
+                Err(e) => return ToolOutput::error(e),
+            };
+            let cancel = ctx.cancel.clone();
+            blocking(move || glob(&root, &pattern, &matcher, &cancel)).await
+        })
+    }
+}
+
+fn glob(
+    root: &Path,
+    pattern: &str,
+    matcher: &GlobMatcher,
+    cancel: &tokio_util::sync::CancellationToken,
+) -> ToolOutput {
+    if let Err(e) = check_dir(root) {
+        return ToolOutput::error(e);
+    }
+    let mut found = Vec::new();
+    for entry in walk::walker(root).build() {
+        if cancel.is_cancelled() {
+            return ToolOutput::error("Glob was interrupted.");
+        }
+        let Ok(entry) = entry else { continue };
+        let path = entry.path();
+        let is_file = entry.file_type().is_some_and(|t| t.is_file())
+            || entry.path_is_symlink() && path.is_file();
+        if !is_file {
+            continue;
+        }
+        let Ok(relative) = path.strip_prefix(root) else {
+            continue;
+        };
+        if matcher.is_match(relative) {
+            found.push((path.to_path_buf(), walk::modified(path)));
+        }
+    }
+    if found.is_empty() {
+        return ToolOutput::ok(format!(
+            "No files found matching \"{pattern}\" in {}.",
+            root.display()
+        ));
+    }
+    walk::sort_newest_first(&mut found);
+    let total = found.len();
+    let mut text: String = found
+        .iter()
+        .take(MAX_RESULTS)
+        .map(|(p, _)| format!("{}\n", p.display()))
+        .collect();
+    if total > MAX_RESULTS {
+        text.push_str(&format!(
+            "(Showing the {MAX_RESULTS} most recently modified of {total} matching files. Use a more specific pattern or path to see the others.)\n"
+        ));
+    }
+    ToolOutput::ok(text)
+}
+
+/// The searched path must be an existing directory.
+pub(crate) fn check_dir(root: &Path) -> Result<(), String> {
+    match std::fs::metadata(root) {
+        Ok(meta) if meta.is_dir() => Ok(()),
+        Ok(_) => Err(format!(
+            "{} is a file, not a directory. Give a directory as path (or Read the file).",
+            root.display()
+        )),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            Err(format!("Directory does not exist: {}", root.display()))
+        }
+        Err(e) => Err(format!("Cannot search {}: {e}", root.display())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn split_absolute_patterns() {
+        assert_eq!(split_pattern("**/*.rs"), (None, "**/*.rs".to_string()));
+        assert_eq!(split_pattern("./src/*.rs"), (None, "src/*.rs".to_string()));
+        assert_eq!(
+            split_pattern("/repo/src/**/*.rs"),
+            (Some(PathBuf::from("/repo/src")), "**/*.rs".to_string())
+        );
+        assert_eq!(
+            split_pattern("/repo/a.txt"),
+            (Some(PathBuf::from("/repo")), "a.txt".to_string())
+        );
+        assert_eq!(
+            split_pattern("/*.txt"),
+            (Some(PathBuf::from("/")), "*.txt".to_string())
+        );
+    }
+}

@@ -1,0 +1,158 @@
+//! TOOL-2 Write: creates or overwrites a file, refusing to overwrite one the
+//! model has not read in this session (or that changed on disk since).
+
+use super::input::{self, Fields};
+use super::{Tool, ToolContext, ToolOutput, blocking, declared_capability, diff, paths};
+use crate::permission::capability::Capability;
+use futures_util::future::BoxFuture;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use std::io::Write as _;
+use std::path::Path;
+
+pub const NAME: &str = "Write";
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WriteInput {
+    pub file_path: String,
+    pub content: String,
+}
+
+impl WriteInput {
+    pub fn parse(input: Value) -> Result<Self, String> {
+        let parsed: Self = Fields::new(NAME, input)?.parse()?;
+        input::non_empty(NAME, "file_path", &parsed.file_path)?;
+        Ok(parsed)
+    }
+}
+
+#[derive(Debug, Default)]
+pub struct WriteTool;
+
+impl Tool for WriteTool {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn description(&self) -> &'static str {
+        include_str!("../../assets/tools/write.md")
+    }
+
+    fn input_schema(&self) -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "file_path": {
+                    "type": "string",
+                    "description": "The file to write: an absolute path, or a path relative to the workspace root"
+                },
+                "content": {
+                    "type": "string",
+                    "description": "The complete new content of the file"
+                }
+            },
+            "required": ["file_path", "content"],
+            "additionalProperties": false
+        })
+    }
+
+    fn capability(&self) -> Capability {
+        declared_capability(NAME)
+    }
+
+    fn validate(&self, input: Value) -> Result<Value, String> {
+        input::normalized(NAME, &WriteInput::parse(input)?)
+    }
+
+    fn preview(&self, input: &Value, ctx: &ToolContext) -> Option<String> {
+        let input = WriteInput::parse(input.clone()).ok()?;
+        let path = paths::resolve(&ctx.workspace, &input.file_path);
+        let old = std::fs::read(&path).ok();
+        let old = old.as_deref().map(String::from_utf8_lossy);
+        Some(diff::unified(&path, old.as_deref(), &input.content))
+    }
+
+    fn run<'a>(&'a self, input: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolOutput> {
+        Box::pin(async move {
+            let input = match WriteInput::parse(input) {
+                Ok(input) => input,
+                Err(e) => return ToolOutput::error(e),
+            };
+            let path = paths::resolve(&ctx.workspace, &input.file_path);
+            let ctx = ctx.clone();
+            blocking(move || write_file(&ctx, &path, &input.content)).await
+        })
+    }
+}
+
+fn write_file(ctx: &ToolContext, path: &Path, content: &str) -> ToolOutput {
+    let shown = path.display();
+    if path.is_dir() {
+        return ToolOutput::error(format!("{shown} is a directory; Write needs a file path."));
+    }
+    if let Err(why) = ctx.lock_files().check_overwrite(path) {
+        return ToolOutput::error(why);
+    }
+    let old = match std::fs::read(path) {
+        Ok(bytes) => Some(String::from_utf8_lossy(&bytes).into_owned()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return ToolOutput::error(format!("Cannot read {shown} before writing: {e}")),
+    };
+    if let Some(parent) = path.parent() {
+        if let Err(e) = std::fs::create_dir_all(parent) {
+            return ToolOutput::error(format!("Cannot create {}: {e}", parent.display()));
+        }
+    }
+    if let Err(e) = atomic_write(path, content.as_bytes()) {
+        return ToolOutput::error(format!("Cannot write {shown}: {e}"));
+    }
+    ctx.lock_files().record(path);
+
+    let lines = content.lines().count();
+    let lines = format!("{lines} line{}", if lines == 1 { "" } else { "s" });
+    let diff = diff::unified(path, old.as_deref(), content);
+    let text = match &old {
+        None => format!("Created {shown} ({lines})."),
+        Some(_) if diff.is_empty() => {
+            format!("Overwrote {shown} ({lines}); the content is unchanged.")
+        }
+        Some(_) => format!("Overwrote {shown} ({lines})."),
+    };
+    ToolOutput {
+        content: text,
+        is_error: false,
+        diff: (!diff.is_empty()).then_some(diff),
+    }
+}
+
+/// Writes `bytes` to `path` atomically: a temporary file in the same
+/// directory, flushed to disk, given the old file's permissions, then
+/// renamed over `path`. A reader never sees a half-written file.
+pub fn atomic_write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let invalid = || std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a file path");
+    let dir = path.parent().ok_or_else(invalid)?;
+    let name = path.file_name().ok_or_else(invalid)?;
+    let tmp = dir.join(format!(
+        ".{}.{}.tmp",
+        name.to_string_lossy(),
+        uuid::Uuid::new_v4().simple()
+    ));
+    let permissions = std::fs::metadata(path).ok().map(|m| m.permissions());
+    let result = (|| {
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        if let Some(permissions) = permissions {
+            std::fs::set_permissions(&tmp, permissions)?;
+        }
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
