@@ -4,6 +4,7 @@
 pub mod approval;
 pub mod cli;
 pub mod config;
+pub mod headless;
 pub mod hooks;
 pub mod model;
 pub mod permission;

@@ -3,6 +3,8 @@
 //! and publishing state changes that Full access committed (FULL-3).
 
 pub mod broker;
+pub mod deny_text;
+pub mod pipeline;
 pub mod race;
 
 pub use broker::{

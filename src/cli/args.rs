@@ -1,5 +1,6 @@
 //! The command-line grammar (CLI-1..7), as clap definitions.
 
+use crate::headless::OutputFormat;
 use crate::permission::mode::{ModeChoice, parse_mode_choice};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -17,6 +18,27 @@ pub struct Cli {
     /// Run as if started in DIR.
     #[arg(short = 'C', long = "cd", global = true, value_name = "DIR")]
     pub cd: Option<PathBuf>,
+
+    /// Run one task without a UI and print the answer (headless).
+    #[arg(short = 'p', long = "prompt", value_name = "TASK")]
+    pub prompt: Option<String>,
+
+    /// Output of a headless run: the answer as text, one JSON result object,
+    /// or one JSON event per line.
+    #[arg(long = "output-format", value_enum, default_value_t = OutputFormat::Text, value_name = "FORMAT")]
+    pub output_format: OutputFormat,
+
+    /// The model, as provider/model or a model id (see `zcode models`).
+    #[arg(long, global = true, value_name = "MODEL")]
+    pub model: Option<String>,
+
+    /// Resume a session by id; without an id, the latest one here.
+    #[arg(long, value_name = "SESSION_ID", num_args = 0..=1, default_missing_value = "")]
+    pub resume: Option<String>,
+
+    /// Continue the latest session of this directory.
+    #[arg(long = "continue", conflicts_with = "resume")]
+    pub continue_latest: bool,
 
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -40,6 +62,8 @@ fn parse_mode_arg(value: &str) -> Result<ModeChoice, String> {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// The interactive terminal UI (the default).
+    Tui,
     /// Inspect and edit the permission rules saved for a project.
     #[command(subcommand)]
     Permission(PermissionCommand),

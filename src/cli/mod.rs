@@ -2,6 +2,7 @@
 
 pub mod args;
 mod environment;
+mod headless_cmd;
 mod permission_cmd;
 mod sessions_cmd;
 pub mod tool_list_args;
@@ -56,14 +57,22 @@ fn run_inner(args: Vec<OsString>) -> anyhow::Result<ExitCode> {
         disallowed: lists.disallowed,
         allowed: lists.allowed,
     };
+    if let Some(prompt) = cli.prompt.clone() {
+        if cli.command.is_some() {
+            anyhow::bail!(
+                "-p/--prompt runs a task on its own; it cannot be combined with a subcommand"
+            );
+        }
+        return headless_cmd::run(&cli, prompt, &tool_lists);
+    }
     match cli.command {
         Some(Command::Permission(cmd)) => permission_cmd::run(cmd, cli.mode, &tool_lists),
         Some(Command::Sessions(cmd)) => sessions_cmd::run(cmd),
-        None => {
+        Some(Command::Tui) | None => {
             println!(
-                "zcode {}: the interactive agent is not part of this build yet.\n\
-                 Available now: `zcode permission check|list|add|remove` and `zcode sessions list`.\n\
-                 See `zcode --help`.",
+                "zcode {}: the interactive terminal UI is not part of this build yet.\n\
+                 Run a task headless with `zcode -p \"your task\"`; manage permissions with\n\
+                 `zcode permission check|list|add|remove`. See `zcode --help`.",
                 env!("CARGO_PKG_VERSION")
             );
             Ok(ExitCode::SUCCESS)

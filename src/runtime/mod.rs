@@ -1,4 +1,140 @@
 //! The agent runtime: a background task that owns the session, talks to the
 //! model, runs tools through the approval pipeline and persists everything.
+//! Front ends talk to it only through `protocol::{Op, Event}`.
 
+pub mod core;
+pub mod prompts;
 pub mod protocol;
+pub mod runner;
+pub mod session;
+pub mod transcript;
+pub mod turn;
+
+use self::core::SessionCore;
+use crate::approval::{ApprovalBroker, ChannelBroker};
+use crate::config::hooks::Hooks;
+use crate::hooks::HookRunner;
+use crate::model::Usage;
+use crate::model::select::SelectedModel;
+use crate::permission::mode::{ExecutionState, ModeChoice};
+use crate::permission::service::PermissionService;
+use crate::permission::settings::PermissionSettings;
+use crate::session::execution::SessionExecution;
+use crate::store::Store;
+use crate::tools::FileStateTracker;
+use crate::tools::registry::ToolRegistry;
+use protocol::{Event, Op};
+use session::{OpenRequest, SessionError, SessionStart, open_session};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
+use tokio::task::JoinHandle;
+
+/// How the approval requests of this runtime are answered (APPR-5).
+pub enum BrokerChoice {
+    /// Headless: anything that needs a person is denied.
+    Deny,
+    /// A front end answers `Event::PermissionRequested` with `Op::PermissionReply`.
+    Channel,
+}
+
+/// Everything a runtime is started with.
+pub struct RuntimeSetup {
+    /// The workspace root, canonical.
+    pub workspace: PathBuf,
+    pub project_id: String,
+    pub zcode_home: PathBuf,
+    pub model: SelectedModel,
+    pub settings: PermissionSettings,
+    pub hooks: Hooks,
+    /// DIS-2: these tools are not registered at all.
+    pub disallowed_tools: Vec<String>,
+    pub start: SessionStart,
+    pub explicit_mode: Option<ModeChoice>,
+    pub config_mode: Option<ExecutionState>,
+    pub headless: bool,
+    pub broker: BrokerChoice,
+}
+
+/// The front end's side of a running runtime.
+pub struct RuntimeHandle {
+    pub ops: UnboundedSender<Op>,
+    pub events: UnboundedReceiver<Event>,
+    pub session_id: String,
+    pub task: JoinHandle<()>,
+}
+
+/// Opens the session and spawns the runtime task (inside a tokio runtime).
+pub fn start(setup: RuntimeSetup, mut store: Store) -> Result<RuntimeHandle, SessionError> {
+    let model_label = format!("{}/{}", setup.model.provider_id, setup.model.model_id);
+    let opened = open_session(
+        &mut store,
+        OpenRequest {
+            start: &setup.start,
+            workspace: &setup.workspace,
+            project_id: &setup.project_id,
+            model_label: &model_label,
+            explicit_mode: setup.explicit_mode,
+            config_mode: setup.config_mode,
+            headless: setup.headless,
+        },
+    )?;
+    let session_id = opened.record.id.clone();
+    let project_id = opened.record.project_id.clone();
+    let workspace = opened.workspace.clone();
+    let (event_tx, event_rx) = unbounded_channel();
+    let (op_tx, op_rx) = unbounded_channel();
+    let (broker, broker_handle) = match setup.broker {
+        BrokerChoice::Deny => (ApprovalBroker::Deny, None),
+        BrokerChoice::Channel => {
+            let (broker, handle) = ChannelBroker::new(event_tx.clone());
+            (ApprovalBroker::Channel(broker), Some(handle))
+        }
+    };
+    let memory_dir = setup
+        .zcode_home
+        .join("projects")
+        .join(&project_id)
+        .join("memory");
+    let core = Arc::new(SessionCore {
+        session_id: session_id.clone(),
+        workspace: workspace.clone(),
+        project_id: project_id.clone(),
+        registry: ToolRegistry::builtin(&setup.disallowed_tools),
+        hooks: HookRunner::new(setup.hooks, session_id.clone(), workspace.clone()),
+        broker,
+        broker_handle,
+        store: Mutex::new(store),
+        execution: Mutex::new(SessionExecution::new(
+            &session_id,
+            &project_id,
+            opened.state,
+        )),
+        permissions: Mutex::new(PermissionService::new(
+            setup.settings,
+            &workspace,
+            Some(&memory_dir),
+        )),
+        history: Mutex::new(opened.history),
+        files: Arc::new(Mutex::new(FileStateTracker::default())),
+        usage: Mutex::new(Usage::default()),
+        events: event_tx,
+        model: setup.model,
+    });
+    core.emit(Event::SessionStarted {
+        session_id: session_id.clone(),
+        workspace: workspace.to_string_lossy().into_owned(),
+        model: model_label,
+        provider: core.model.provider.label().to_string(),
+        offline_demo: core.model.provider.is_offline_demo(),
+        state: opened.state,
+        resumed: opened.resumed,
+    });
+    let task = tokio::spawn(runner::run(core, op_rx));
+    Ok(RuntimeHandle {
+        ops: op_tx,
+        events: event_rx,
+        session_id,
+        task,
+    })
+}

@@ -79,6 +79,17 @@ pub struct PermissionRequest {
     pub preview: Option<String>,
 }
 
+/// Who settled a permission request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ResolvedBy {
+    User,
+    Hook,
+    /// No client could answer (headless deny broker, no UI attached).
+    NoClient,
+    Cancelled,
+}
+
 /// Why a turn ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -142,6 +153,12 @@ pub enum Event {
     },
     PermissionRequested {
         request: PermissionRequest,
+    },
+    /// The request is no longer waiting (answered by the user or a hook, or
+    /// cancelled): a UI closes its panel.
+    PermissionResolved {
+        request_id: String,
+        by: ResolvedBy,
     },
     ToolCallFinished {
         call_id: String,

@@ -74,6 +74,12 @@ impl SessionExecution {
         self.commit(store, next, entry_id, true)
     }
 
+    /// Adopts a state another writer already persisted (Full access commits
+    /// it in its own transaction, FULL-2).
+    pub fn adopt_persisted(&mut self, state: ExecutionState) -> ExecutionState {
+        std::mem::replace(&mut self.state, state)
+    }
+
     /// Saves `next` and only then adopts it. `record_preference` is false
     /// for changes that are not the user's pick of a mode (Full access).
     pub fn commit(

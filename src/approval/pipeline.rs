@@ -1,0 +1,518 @@
+//! One tool call from the model's request to its result (APPR-1): parse and
+//! validate → PreToolUse hooks → permission decision and overlays → on ask,
+//! the broker/hook race → the handler → PostToolUse hooks.
+
+use super::deny_text;
+use super::{Answer, BrokerAnswer, ClaimHandle, race_approval};
+use crate::hooks::{PermissionHookDecision, ToolResponse};
+use crate::model::ToolCall;
+use crate::permission::capability::AllowAlways;
+use crate::permission::check::{Behavior, HookPermission, rule_id};
+use crate::permission::rules::{Rule, RuleKind, RuleSet};
+use crate::permission::service::Evaluation;
+use crate::runtime::core::{SessionCore, lock};
+use crate::runtime::protocol::{
+    AlwaysOption, Denial, Event, PermissionReply, PermissionRequest, ResolvedBy,
+};
+use crate::tools::Tool;
+use serde_json::Value;
+use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
+
+/// What the model receives for one call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallOutcome {
+    pub content: String,
+    pub is_error: bool,
+    /// A turn-control result: the turn ends after this call (PLAN-9).
+    pub stop_turn: bool,
+}
+
+impl CallOutcome {
+    pub fn error(content: impl Into<String>) -> Self {
+        Self {
+            content: content.into(),
+            is_error: true,
+            stop_turn: false,
+        }
+    }
+}
+
+/// The approval's verdict: run with this input, or not.
+enum Approval {
+    Run(Value),
+    Denied {
+        rule_id: String,
+        reason: String,
+        text: String,
+    },
+}
+
+pub async fn execute_call(
+    core: &SessionCore,
+    call: &ToolCall,
+    cancel: &CancellationToken,
+) -> CallOutcome {
+    let raw_input = match parse_arguments(&call.arguments) {
+        Ok(v) => v,
+        Err(e) => {
+            let msg = format!(
+                "Invalid arguments for {}: {e}. Send a JSON object.",
+                call.name
+            );
+            return finish_without_running(core, call, Value::Null, msg);
+        }
+    };
+    core.emit(Event::ToolCallStarted {
+        call_id: call.id.clone(),
+        tool: call.name.clone(),
+        input: raw_input.clone(),
+    });
+    let Some(tool) = core.registry.get(&call.name) else {
+        let msg = format!(
+            "Unknown tool {}. Available tools: {}.",
+            call.name,
+            core.registry.names().join(", ")
+        );
+        return finish_error(core, call, msg);
+    };
+    let input = match tool.validate(raw_input) {
+        Ok(v) => v,
+        Err(msg) => return finish_error(core, call, msg),
+    };
+
+    // HOOK-3: PreToolUse may rewrite the input before the permission check.
+    let pre = core
+        .hooks
+        .pre_tool_use(&call.name, &input, &call.id, cancel)
+        .await;
+    for error in &pre.errors {
+        core.emit(Event::Notice {
+            message: format!("PreToolUse hook: {error}"),
+        });
+    }
+    let input = match pre.updated_input {
+        Some(updated) => match tool.validate(updated) {
+            Ok(v) => v,
+            Err(msg) => {
+                return finish_error(
+                    core,
+                    call,
+                    format!("Input rewritten by a PreToolUse hook is invalid: {msg}"),
+                );
+            }
+        },
+        None => input,
+    };
+
+    let eval = match evaluate(core, tool.as_ref(), &input, pre.permission.as_ref()) {
+        Ok(eval) => eval,
+        Err(msg) => {
+            return deny(
+                core,
+                call,
+                &input,
+                rule_id::PROJECT_DENY,
+                &msg,
+                deny_text::policy_denied(&call.name, &msg),
+            );
+        }
+    };
+    let approval = match eval.decision.behavior {
+        Behavior::Allow => Approval::Run(input),
+        Behavior::Deny => {
+            let reason = eval.decision.reason.to_string();
+            Approval::Denied {
+                rule_id: eval.decision.rule_id.to_string(),
+                text: deny_text::policy_denied(&call.name, &reason),
+                reason,
+            }
+        }
+        Behavior::Ask => ask(core, &tool, call, input, &eval, cancel).await,
+    };
+    match approval {
+        Approval::Denied {
+            rule_id,
+            reason,
+            text,
+        } => deny(core, call, &Value::Null, &rule_id, &reason, text),
+        Approval::Run(input) => run_tool(core, &tool, call, input, cancel).await,
+    }
+}
+
+fn parse_arguments(arguments: &str) -> Result<Value, String> {
+    if arguments.trim().is_empty() {
+        return Ok(Value::Object(Default::default()));
+    }
+    match serde_json::from_str::<Value>(arguments) {
+        Ok(v @ Value::Object(_)) => Ok(v),
+        Ok(_) => Err("the arguments are not a JSON object".into()),
+        Err(e) => Err(format!("the arguments are not valid JSON ({e})")),
+    }
+}
+
+/// `check_permission` + overlays with the current rules and state.
+fn evaluate(
+    core: &SessionCore,
+    tool: &dyn Tool,
+    input: &Value,
+    hook: Option<&HookPermission>,
+) -> Result<Evaluation, String> {
+    let rules: RuleSet = lock(&core.store)
+        .project_rules(&core.project_id)
+        .map_err(|e| format!("the saved project rules cannot be read ({e})"))?;
+    let state = core.state();
+    let capability = tool.capability();
+    Ok(
+        lock(&core.permissions).evaluate(
+            tool.name(),
+            Some(&capability),
+            input,
+            state,
+            &rules,
+            hook,
+        ),
+    )
+}
+
+async fn ask(
+    core: &SessionCore,
+    tool: &Arc<dyn Tool>,
+    call: &ToolCall,
+    input: Value,
+    eval: &Evaluation,
+    cancel: &CancellationToken,
+) -> Approval {
+    let request_id = format!("perm_{}", uuid::Uuid::new_v4());
+    let mut request = PermissionRequest {
+        request_id: request_id.clone(),
+        call_id: call.id.clone(),
+        tool: call.name.clone(),
+        input: input.clone(),
+        rule_id: eval.decision.rule_id.to_string(),
+        reason: eval.decision.reason.to_string(),
+        suggestions: eval.suggestions.clone(),
+        always: match eval.capability.allow_always_option() {
+            AllowAlways::Project => AlwaysOption::Project,
+            AllowAlways::Session => AlwaysOption::Session,
+            AllowAlways::Never => AlwaysOption::None,
+        },
+        // FULL-1: the store supports it, no sub-agents exist, and the tool
+        // declares no askOptions policy.
+        full_access_available: eval.capability.allow_always.is_none(),
+        preview: tool.preview(&input, &core.tool_context(cancel)),
+    };
+    let claim = ClaimHandle::new(cancel);
+    let broker = core
+        .broker
+        .request(request.clone(), claim.clone(), cancel.clone());
+    let hooks_token = claim.hooks_token();
+    let hooks = core.hooks.permission_request(&request, &hooks_token);
+    let outcome = race_approval(broker, hooks, claim, cancel).await;
+    let (approval, by) = match outcome.answer {
+        Answer::Cancelled | Answer::Broker(BrokerAnswer::Cancelled) => {
+            (interrupted(), ResolvedBy::Cancelled)
+        }
+        Answer::Broker(BrokerAnswer::Denied { reason }) => {
+            (no_client(call, reason), ResolvedBy::NoClient)
+        }
+        Answer::Broker(BrokerAnswer::Reply(reply)) => (
+            apply_reply(core, call, &request, input, reply),
+            ResolvedBy::User,
+        ),
+        Answer::Hook(PermissionHookDecision::Deny { message }) => (
+            Approval::Denied {
+                rule_id: "hook.permissionRequest.deny".into(),
+                text: deny_text::policy_denied(&call.name, &message),
+                reason: message,
+            },
+            ResolvedBy::Hook,
+        ),
+        Answer::Hook(PermissionHookDecision::Allow {
+            updated_input,
+            rules,
+        }) => {
+            core.emit(Event::PermissionResolved {
+                request_id,
+                by: ResolvedBy::Hook,
+            });
+            save_project_rules(core, &rules);
+            let Some(updated) = updated_input else {
+                return Approval::Run(input);
+            };
+            return match recheck(core, tool.as_ref(), call, updated) {
+                Recheck::Run(v) => Approval::Run(v),
+                Recheck::Denied(a) => a,
+                Recheck::AskAgain(v) => {
+                    // APPR-8: asked again with the same request id, of the user only.
+                    request.input = v.clone();
+                    ask_user_again(core, call, request, v, cancel).await
+                }
+            };
+        }
+    };
+    core.emit(Event::PermissionResolved { request_id, by });
+    approval
+}
+
+fn no_client(call: &ToolCall, reason: String) -> Approval {
+    Approval::Denied {
+        rule_id: "approval.noClient".into(),
+        text: deny_text::no_client(&call.name, &reason),
+        reason,
+    }
+}
+
+/// APPR-8's second question: the user alone answers, with the same id.
+async fn ask_user_again(
+    core: &SessionCore,
+    call: &ToolCall,
+    request: PermissionRequest,
+    input: Value,
+    cancel: &CancellationToken,
+) -> Approval {
+    let claim = ClaimHandle::new(cancel);
+    let answer = core
+        .broker
+        .request(request.clone(), claim.clone(), cancel.clone())
+        .await;
+    claim.claim();
+    let (approval, by) = match answer {
+        BrokerAnswer::Cancelled => (interrupted(), ResolvedBy::Cancelled),
+        BrokerAnswer::Denied { reason } => (no_client(call, reason), ResolvedBy::NoClient),
+        BrokerAnswer::Reply(reply) => (
+            apply_reply(core, call, &request, input, reply),
+            ResolvedBy::User,
+        ),
+    };
+    core.emit(Event::PermissionResolved {
+        request_id: request.request_id.clone(),
+        by,
+    });
+    approval
+}
+
+fn interrupted() -> Approval {
+    Approval::Denied {
+        rule_id: "approval.cancelled".into(),
+        reason: "Interrupted by the user".into(),
+        text:
+            "Interrupted by the user before the tool call was approved. The tool was NOT executed."
+                .into(),
+    }
+}
+
+/// The user's answer, with its side effects (GRANT-1, GRANT-2, FULL-2).
+fn apply_reply(
+    core: &SessionCore,
+    call: &ToolCall,
+    request: &PermissionRequest,
+    input: Value,
+    reply: PermissionReply,
+) -> Approval {
+    match reply {
+        PermissionReply::AllowOnce => Approval::Run(input),
+        PermissionReply::AlwaysAllowProject { rules } => {
+            let rules = if rules.is_empty() {
+                request.suggestions.clone()
+            } else {
+                rules
+            };
+            save_project_rules(core, &rules);
+            Approval::Run(input)
+        }
+        PermissionReply::AlwaysAllowSession => {
+            lock(&core.permissions).grant_session(&call.name);
+            Approval::Run(input)
+        }
+        PermissionReply::FullAccess => {
+            if !request.full_access_available {
+                return Approval::Denied {
+                    rule_id: "approval.fullAccessUnavailable".into(),
+                    reason: "Full access is not available for this tool".into(),
+                    text: deny_text::policy_denied(
+                        &call.name,
+                        "Full access is not available for this tool",
+                    ),
+                };
+            }
+            match grant_full_access(core, &request.request_id) {
+                Ok(()) => Approval::Run(input),
+                Err(msg) => Approval::Denied {
+                    rule_id: "approval.fullAccessFailed".into(),
+                    text: deny_text::policy_denied(&call.name, &msg),
+                    reason: msg,
+                },
+            }
+        }
+        PermissionReply::Deny { feedback } => Approval::Denied {
+            rule_id: "approval.userDenied".into(),
+            reason: match &feedback {
+                Some(f) if !f.trim().is_empty() => format!("Denied by the user: {}", f.trim()),
+                _ => "Denied by the user".into(),
+            },
+            text: deny_text::user_denied(&call.name, feedback.as_deref()),
+        },
+    }
+}
+
+/// FULL-2/3: one transaction, then the memory state, then the event.
+fn grant_full_access(core: &SessionCore, request_id: &str) -> Result<(), String> {
+    let current = core.state();
+    let receipt = lock(&core.store)
+        .commit_full_access(&core.session_id, request_id, current)
+        .map_err(|e| format!("Full access could not be saved ({e})"))?;
+    lock(&core.execution).adopt_persisted(receipt.state);
+    core.emit(Event::SessionModeChanged {
+        state: receipt.state,
+    });
+    Ok(())
+}
+
+fn save_project_rules(core: &SessionCore, rules: &[Rule]) {
+    if rules.is_empty() {
+        return;
+    }
+    let result = lock(&core.store).add_project_rules(&core.project_id, RuleKind::Allow, rules);
+    if let Err(e) = result {
+        core.emit(Event::Error {
+            message: format!("could not save the rule for this project: {e}"),
+        });
+    }
+}
+
+enum Recheck {
+    Run(Value),
+    Denied(Approval),
+    AskAgain(Value),
+}
+
+/// APPR-8: a hook approved with a new input: validate it and decide again.
+fn recheck(core: &SessionCore, tool: &dyn Tool, call: &ToolCall, updated: Value) -> Recheck {
+    let input = match tool.validate(updated) {
+        Ok(v) => v,
+        Err(msg) => {
+            let reason = format!("Input rewritten by a PermissionRequest hook is invalid: {msg}");
+            return Recheck::Denied(Approval::Denied {
+                rule_id: "hook.permissionRequest.invalidInput".into(),
+                text: deny_text::policy_denied(&call.name, &reason),
+                reason,
+            });
+        }
+    };
+    let eval = match evaluate(core, tool, &input, None) {
+        Ok(e) => e,
+        Err(msg) => {
+            return Recheck::Denied(Approval::Denied {
+                rule_id: rule_id::PROJECT_DENY.into(),
+                text: deny_text::policy_denied(&call.name, &msg),
+                reason: msg,
+            });
+        }
+    };
+    match eval.decision.behavior {
+        Behavior::Deny => {
+            let reason = eval.decision.reason.to_string();
+            Recheck::Denied(Approval::Denied {
+                rule_id: eval.decision.rule_id.to_string(),
+                text: deny_text::policy_denied(&call.name, &reason),
+                reason,
+            })
+        }
+        _ if eval.decision.rule_id == rule_id::PROJECT_ASK || eval.target.memory_file => {
+            Recheck::AskAgain(input)
+        }
+        _ => Recheck::Run(input),
+    }
+}
+
+async fn run_tool(
+    core: &SessionCore,
+    tool: &Arc<dyn Tool>,
+    call: &ToolCall,
+    input: Value,
+    cancel: &CancellationToken,
+) -> CallOutcome {
+    let ctx = core.tool_context(cancel);
+    let output = tool.run(input.clone(), &ctx).await;
+    core.emit(Event::ToolCallFinished {
+        call_id: call.id.clone(),
+        tool: call.name.clone(),
+        output: output.content.clone(),
+        is_error: output.is_error,
+        diff: output.diff.clone(),
+    });
+    if core
+        .hooks
+        .has_hooks(crate::config::hooks::HookEvent::PostToolUse, &call.name)
+    {
+        let response = ToolResponse {
+            output: output.content.clone(),
+            is_error: output.is_error,
+        };
+        for error in core
+            .hooks
+            .post_tool_use(&call.name, &input, &call.id, response, cancel)
+            .await
+        {
+            core.emit(Event::Notice {
+                message: format!("PostToolUse hook: {error}"),
+            });
+        }
+    }
+    CallOutcome {
+        content: output.content,
+        is_error: output.is_error,
+        stop_turn: false,
+    }
+}
+
+fn deny(
+    core: &SessionCore,
+    call: &ToolCall,
+    input: &Value,
+    rule_id: &str,
+    reason: &str,
+    text: String,
+) -> CallOutcome {
+    let input = if input.is_null() {
+        serde_json::from_str(&call.arguments).unwrap_or(Value::Null)
+    } else {
+        input.clone()
+    };
+    core.emit(Event::ToolCallDenied {
+        denial: Denial {
+            call_id: call.id.clone(),
+            tool: call.name.clone(),
+            input,
+            rule_id: rule_id.to_string(),
+            reason: reason.to_string(),
+        },
+    });
+    CallOutcome::error(text)
+}
+
+fn finish_error(core: &SessionCore, call: &ToolCall, msg: String) -> CallOutcome {
+    core.emit(Event::ToolCallFinished {
+        call_id: call.id.clone(),
+        tool: call.name.clone(),
+        output: msg.clone(),
+        is_error: true,
+        diff: None,
+    });
+    CallOutcome::error(msg)
+}
+
+fn finish_without_running(
+    core: &SessionCore,
+    call: &ToolCall,
+    input: Value,
+    msg: String,
+) -> CallOutcome {
+    core.emit(Event::ToolCallStarted {
+        call_id: call.id.clone(),
+        tool: call.name.clone(),
+        input,
+    });
+    finish_error(core, call, msg)
+}

@@ -1,0 +1,112 @@
+//! The state one running session shares between its op loop and its turns.
+
+use super::protocol::{Event, TurnEnd};
+use crate::approval::{ApprovalBroker, BrokerHandle};
+use crate::hooks::HookRunner;
+use crate::model::select::SelectedModel;
+use crate::model::{Message, Usage};
+use crate::permission::mode::{ExecutionState, ModeChoice};
+use crate::permission::service::PermissionService;
+use crate::session::execution::{ModeChange, ModeChangeError, SessionExecution};
+use crate::store::{NewEntry, Store, StoreError};
+use crate::tools::registry::ToolRegistry;
+use crate::tools::{FileStateTracker, ToolContext};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard};
+use tokio::sync::mpsc::UnboundedSender;
+use tokio_util::sync::CancellationToken;
+
+/// Locks a mutex, recovering the data if a panicking thread poisoned it:
+/// the values behind these locks stay consistent between statements.
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+pub struct SessionCore {
+    pub session_id: String,
+    pub workspace: PathBuf,
+    pub project_id: String,
+    pub model: SelectedModel,
+    pub registry: ToolRegistry,
+    pub hooks: HookRunner,
+    pub broker: ApprovalBroker,
+    /// Where `Op::PermissionReply` goes; `None` for the deny broker.
+    pub broker_handle: Option<BrokerHandle>,
+    pub store: Mutex<Store>,
+    pub execution: Mutex<SessionExecution>,
+    pub permissions: Mutex<PermissionService>,
+    pub history: Mutex<Vec<Message>>,
+    pub files: Arc<Mutex<FileStateTracker>>,
+    pub usage: Mutex<Usage>,
+    pub events: UnboundedSender<Event>,
+}
+
+impl SessionCore {
+    /// Sends an event; a front end that went away is not an error.
+    pub fn emit(&self, event: Event) {
+        let _ = self.events.send(event);
+    }
+
+    pub fn state(&self) -> ExecutionState {
+        lock(&self.execution).state()
+    }
+
+    /// Persists an entry; on failure the user is told (nothing else stops).
+    pub fn persist(&self, entry: NewEntry) -> Result<(), StoreError> {
+        let result = lock(&self.store)
+            .append_entry(&self.session_id, &entry)
+            .map(|_| ());
+        if let Err(e) = &result {
+            self.emit(Event::Error {
+                message: format!("could not save to the session store: {e}"),
+            });
+        }
+        result
+    }
+
+    /// EXEC-4: persisted first, then applied, then announced.
+    pub fn change_mode(&self, choice: ModeChoice) -> Result<ModeChange, ModeChangeError> {
+        let entry_id = super::transcript::new_entry_id();
+        let change = {
+            let mut store = lock(&self.store);
+            lock(&self.execution).choose(&mut store, choice, &entry_id)?
+        };
+        self.emit(Event::SessionModeChanged {
+            state: change.current,
+        });
+        Ok(change)
+    }
+
+    pub fn tool_context(&self, cancel: &CancellationToken) -> ToolContext {
+        ToolContext {
+            workspace: self.workspace.clone(),
+            session_id: self.session_id.clone(),
+            cancel: cancel.clone(),
+            files: self.files.clone(),
+        }
+    }
+
+    /// Delivers the user's answer to a waiting approval.
+    pub fn reply_permission(&self, request_id: &str, reply: super::protocol::PermissionReply) {
+        let result = match &self.broker_handle {
+            Some(handle) => handle.reply(request_id, reply).map_err(|e| e.to_string()),
+            None => Err(format!("no approval is waiting for {request_id}")),
+        };
+        if let Err(message) = result {
+            self.emit(Event::Notice { message });
+        }
+    }
+
+    pub fn add_usage(&self, usage: Usage) {
+        let total = {
+            let mut total = lock(&self.usage);
+            total.add(usage);
+            *total
+        };
+        self.emit(Event::Usage { usage, total });
+    }
+
+    pub fn finish_turn(&self, end: TurnEnd, answer: Option<String>) {
+        self.emit(Event::TurnFinished { end, answer });
+    }
+}

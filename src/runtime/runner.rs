@@ -1,0 +1,124 @@
+//! The runtime task: receives `Op`s, runs one turn at a time, queues inputs
+//! that arrive meanwhile (RUN-3) and starts them in order.
+
+use super::core::{SessionCore, lock};
+use super::protocol::{Event, Op, TurnEnd};
+use super::turn::run_turn;
+use crate::store::InputStatus;
+use std::sync::Arc;
+use tokio::sync::mpsc::UnboundedReceiver;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+struct RunningTurn {
+    handle: JoinHandle<TurnEnd>,
+    cancel: CancellationToken,
+    /// The queued input this turn came from, marked done when it ends.
+    input_id: Option<String>,
+}
+
+/// Runs until `Op::Shutdown` or until every sender is dropped; a running
+/// turn is then cancelled and awaited so nothing is left half-written.
+pub async fn run(core: Arc<SessionCore>, mut ops: UnboundedReceiver<Op>) {
+    let mut turn: Option<RunningTurn> = None;
+    let mut turn_counter = 0u64;
+    loop {
+        tokio::select! {
+            op = ops.recv() => {
+                let Some(op) = op else { break };
+                match op {
+                    Op::Shutdown => break,
+                    Op::UserInput { text } => {
+                        if turn.is_some() {
+                            queue_input(&core, text);
+                        } else {
+                            turn_counter += 1;
+                            turn = Some(start_turn(&core, turn_counter, text, None));
+                        }
+                    }
+                    Op::Interrupt => {
+                        if let Some(t) = &turn {
+                            t.cancel.cancel();
+                        }
+                    }
+                    Op::PermissionReply { request_id, reply } => {
+                        core.reply_permission(&request_id, reply);
+                    }
+                    Op::SetMode { choice } => {
+                        if let Err(e) = core.change_mode(choice) {
+                            core.emit(Event::Error { message: e.to_string() });
+                        }
+                    }
+                }
+            }
+            ended = wait_for(&mut turn) => {
+                let finished = turn.take();
+                if let Err(e) = ended {
+                    core.emit(Event::Error { message: format!("the turn stopped unexpectedly: {e}") });
+                    core.finish_turn(TurnEnd::Failed, None);
+                }
+                if let Some(id) = finished.and_then(|t| t.input_id) {
+                    let _ = lock(&core.store).mark_input(&id, InputStatus::Done);
+                }
+                if let Some((id, text)) = next_queued(&core) {
+                    turn_counter += 1;
+                    turn = Some(start_turn(&core, turn_counter, text, Some(id)));
+                }
+            }
+        }
+    }
+    if let Some(t) = turn {
+        t.cancel.cancel();
+        let _ = t.handle.await;
+    }
+}
+
+/// Resolves when the running turn ends; never, when there is none.
+async fn wait_for(turn: &mut Option<RunningTurn>) -> Result<TurnEnd, tokio::task::JoinError> {
+    match turn {
+        Some(t) => (&mut t.handle).await,
+        None => std::future::pending().await,
+    }
+}
+
+fn start_turn(
+    core: &Arc<SessionCore>,
+    n: u64,
+    text: String,
+    input_id: Option<String>,
+) -> RunningTurn {
+    let cancel = CancellationToken::new();
+    let task_core = core.clone();
+    let task_cancel = cancel.clone();
+    let handle = tokio::spawn(async move { run_turn(&task_core, n, text, task_cancel).await });
+    RunningTurn {
+        handle,
+        cancel,
+        input_id,
+    }
+}
+
+/// RUN-3: persisted with the mode it was typed in.
+fn queue_input(core: &SessionCore, text: String) {
+    let id = format!("in_{}", uuid::Uuid::new_v4().simple());
+    let mode = core.state().label();
+    let result = lock(&core.store).enqueue_input(&core.session_id, &id, &text, mode);
+    match result {
+        Ok(_) => core.emit(Event::InputQueued { id, text }),
+        Err(e) => core.emit(Event::Error {
+            message: format!("could not queue the input: {e}"),
+        }),
+    }
+}
+
+fn next_queued(core: &SessionCore) -> Option<(String, String)> {
+    match lock(&core.store).claim_next_input(&core.session_id) {
+        Ok(next) => next.map(|q| (q.id, q.text)),
+        Err(e) => {
+            core.emit(Event::Error {
+                message: format!("could not read the input queue: {e}"),
+            });
+            None
+        }
+    }
+}

@@ -1,0 +1,137 @@
+//! Creating or reloading the session a runtime works on (RUN-1, RUN-5,
+//! EXEC-6).
+
+use super::transcript::{messages_from_entries, new_entry_id};
+use crate::model::Message;
+use crate::permission::mode::{ExecutionState, ModeChoice, StartingModeSources, starting_state};
+use crate::store::{NewSession, SessionFilter, SessionRecord, Store, StoreError};
+use std::path::{Path, PathBuf};
+
+/// Which session to work on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SessionStart {
+    New,
+    /// `--resume ID`.
+    Resume(String),
+    /// `--continue`, or `--resume` without an id: the latest session of this
+    /// workspace.
+    Latest,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    #[error("no session {0} (see `zcode sessions list`)")]
+    NotFound(String),
+    #[error("no earlier session in {0} to continue (see `zcode sessions list --all`)")]
+    NothingToContinue(String),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Mode(#[from] crate::session::execution::ModeChangeError),
+}
+
+/// A session ready to run.
+#[derive(Debug, Clone)]
+pub struct OpenedSession {
+    pub record: SessionRecord,
+    pub workspace: PathBuf,
+    pub history: Vec<Message>,
+    pub state: ExecutionState,
+    pub resumed: bool,
+}
+
+pub fn new_session_id() -> String {
+    format!("sess_{}", uuid::Uuid::new_v4().simple())
+}
+
+pub struct OpenRequest<'a> {
+    pub start: &'a SessionStart,
+    pub workspace: &'a Path,
+    pub project_id: &'a str,
+    pub model_label: &'a str,
+    pub explicit_mode: Option<ModeChoice>,
+    pub config_mode: Option<ExecutionState>,
+    pub headless: bool,
+}
+
+pub fn open_session(
+    store: &mut Store,
+    req: OpenRequest<'_>,
+) -> Result<OpenedSession, SessionError> {
+    let existing = match req.start {
+        SessionStart::New => None,
+        SessionStart::Resume(id) => Some(
+            store
+                .get_session(id)?
+                .ok_or_else(|| SessionError::NotFound(id.clone()))?,
+        ),
+        SessionStart::Latest => {
+            let ws = req.workspace.to_string_lossy();
+            let filter = SessionFilter {
+                workspace: Some(&ws),
+                ..Default::default()
+            };
+            Some(
+                store
+                    .list_sessions(&filter, 1)?
+                    .into_iter()
+                    .next()
+                    .ok_or_else(|| SessionError::NothingToContinue(ws.to_string()))?,
+            )
+        }
+    };
+
+    if let Some(record) = existing {
+        // EXEC-6: the session's own state wins over the project preference;
+        // an explicit --mode is a change like any other (persisted first).
+        let mut state = record.execution;
+        if let Some(choice) = req.explicit_mode {
+            let next = state.apply(choice);
+            if next != state {
+                store.save_execution_state(
+                    &record.id,
+                    &new_entry_id(),
+                    next,
+                    Some(&record.project_id),
+                )?;
+                state = next;
+            }
+        }
+        let history = messages_from_entries(&store.entries(&record.id)?);
+        let workspace = PathBuf::from(&record.workspace);
+        return Ok(OpenedSession {
+            record,
+            workspace,
+            history,
+            state,
+            resumed: true,
+        });
+    }
+
+    let state = starting_state(StartingModeSources {
+        explicit: req.explicit_mode,
+        project_last_selected: if req.headless {
+            None
+        } else {
+            store.project_last_mode(req.project_id)?
+        },
+        config_mode: req.config_mode,
+        resumed_session: None,
+        headless: req.headless,
+    });
+    let record = store.create_session(&NewSession {
+        id: new_session_id(),
+        workspace: req.workspace.to_string_lossy().into_owned(),
+        project_id: req.project_id.to_string(),
+        title: None,
+        model: Some(req.model_label.to_string()),
+        execution: state,
+    })?;
+    Ok(OpenedSession {
+        record,
+        workspace: req.workspace.to_path_buf(),
+        history: Vec::new(),
+        state,
+        resumed: false,
+    })
+}

@@ -1,0 +1,155 @@
+//! The conversation as persisted entries and as model messages (RUN-1,
+//! RUN-5): every message is written as an entry when it happens, and a
+//! resumed session rebuilds its messages from those entries.
+
+use crate::model::{Message, ToolCall};
+use crate::store::{EntryRecord, NewEntry, entry_kind};
+use serde_json::{Value, json};
+
+pub fn new_entry_id() -> String {
+    format!("ent_{}", uuid::Uuid::new_v4().simple())
+}
+
+pub fn user_entry(text: &str) -> NewEntry {
+    NewEntry::new(
+        new_entry_id(),
+        entry_kind::USER_MESSAGE,
+        json!({ "text": text }),
+    )
+}
+
+pub fn assistant_entry(text: &str, reasoning: &str, tool_calls: &[ToolCall]) -> NewEntry {
+    let mut payload = json!({ "text": text, "toolCalls": tool_calls });
+    if !reasoning.is_empty() {
+        payload["reasoning"] = json!(reasoning);
+    }
+    NewEntry::new(new_entry_id(), entry_kind::ASSISTANT_MESSAGE, payload)
+}
+
+pub fn tool_result_entry(call_id: &str, tool: &str, content: &str, is_error: bool) -> NewEntry {
+    NewEntry::new(
+        new_entry_id(),
+        entry_kind::TOOL_RESULT,
+        json!({ "callId": call_id, "tool": tool, "content": content, "isError": is_error }),
+    )
+}
+
+fn text_field(payload: &Value, key: &str) -> String {
+    payload
+        .get(key)
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// Rebuilds the model messages from a session's entries. Entries of other
+/// kinds (mode changes, receipts) are not part of the conversation. A tool
+/// call left without a result (a crash mid-call) gets one saying so, since
+/// both dialects reject a call without an answer.
+pub fn messages_from_entries(entries: &[EntryRecord]) -> Vec<Message> {
+    let mut messages = Vec::new();
+    let mut open_calls: Vec<String> = Vec::new();
+    for entry in entries {
+        let p = &entry.payload;
+        match entry.kind.as_str() {
+            entry_kind::USER_MESSAGE => {
+                close_open_calls(&mut messages, &mut open_calls);
+                messages.push(Message::User {
+                    content: text_field(p, "text"),
+                });
+            }
+            entry_kind::ASSISTANT_MESSAGE => {
+                close_open_calls(&mut messages, &mut open_calls);
+                let tool_calls: Vec<ToolCall> = p
+                    .get("toolCalls")
+                    .cloned()
+                    .and_then(|v| serde_json::from_value(v).ok())
+                    .unwrap_or_default();
+                open_calls = tool_calls.iter().map(|c| c.id.clone()).collect();
+                messages.push(Message::Assistant {
+                    text: text_field(p, "text"),
+                    tool_calls,
+                });
+            }
+            entry_kind::TOOL_RESULT => {
+                let call_id = text_field(p, "callId");
+                open_calls.retain(|id| *id != call_id);
+                messages.push(Message::Tool {
+                    call_id,
+                    content: text_field(p, "content"),
+                    is_error: p.get("isError").and_then(Value::as_bool).unwrap_or(false),
+                });
+            }
+            _ => {}
+        }
+    }
+    close_open_calls(&mut messages, &mut open_calls);
+    messages
+}
+
+fn close_open_calls(messages: &mut Vec<Message>, open: &mut Vec<String>) {
+    for call_id in open.drain(..) {
+        messages.push(Message::Tool {
+            call_id,
+            content: "The tool call was interrupted before it finished; its effect is unknown."
+                .into(),
+            is_error: true,
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(kind: &str, payload: Value, seq: i64) -> EntryRecord {
+        EntryRecord {
+            id: format!("e{seq}"),
+            session_id: "sess_1".into(),
+            seq,
+            kind: kind.into(),
+            payload,
+            created_at: 0,
+        }
+    }
+
+    #[test]
+    fn run5_messages_round_trip_and_unanswered_calls_are_closed() {
+        let call = ToolCall {
+            id: "c1".into(),
+            name: "Read".into(),
+            arguments: "{}".into(),
+        };
+        let entries = vec![
+            record("user_message", user_entry("hi").payload, 1),
+            record("runtime/execution_state", json!({"mode": "yolo"}), 2),
+            record(
+                "assistant_message",
+                assistant_entry("", "", std::slice::from_ref(&call)).payload,
+                3,
+            ),
+            record(
+                "tool_result",
+                tool_result_entry("c1", "Read", "ok", false).payload,
+                4,
+            ),
+            record(
+                "assistant_message",
+                assistant_entry("done", "", &[call]).payload,
+                5,
+            ),
+        ];
+        let messages = messages_from_entries(&entries);
+        assert_eq!(messages.len(), 5);
+        assert_eq!(
+            messages[0],
+            Message::User {
+                content: "hi".into()
+            }
+        );
+        assert!(
+            matches!(&messages[2], Message::Tool { call_id, is_error: false, .. } if call_id == "c1")
+        );
+        assert!(matches!(&messages[4], Message::Tool { is_error: true, .. }));
+    }
+}

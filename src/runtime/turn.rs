@@ -1,0 +1,192 @@
+//! One turn (RUN-2): stream the reply, run the requested tools through the
+//! approval pipeline, feed the results back, until the model answers, a
+//! turn-control result stops it, or the user interrupts.
+
+use super::core::{SessionCore, lock};
+use super::prompts::system_prompt;
+use super::protocol::{Event, TurnEnd};
+use super::transcript::{assistant_entry, tool_result_entry, user_entry};
+use crate::approval::pipeline::{CallOutcome, execute_call};
+use crate::model::accumulate::ReplyBuilder;
+use crate::model::{AssistantReply, Message, ModelRequest, StreamEvent};
+use futures_util::StreamExt;
+use tokio_util::sync::CancellationToken;
+
+/// A turn that keeps calling tools this many times is stopped: a model in a
+/// loop must not run forever unattended.
+pub const MAX_ROUNDS: usize = 200;
+
+const INTERRUPTED_RESULT: &str = "Interrupted by the user. The tool call did not complete.";
+const SKIPPED_RESULT: &str = "Not executed: the turn was stopped before this call.";
+
+enum StreamResult {
+    Reply(AssistantReply),
+    Interrupted(AssistantReply),
+    Failed(String),
+}
+
+/// Runs one turn for `text` and reports how it ended.
+pub async fn run_turn(
+    core: &SessionCore,
+    turn: u64,
+    text: String,
+    cancel: CancellationToken,
+) -> TurnEnd {
+    core.emit(Event::TurnStarted {
+        turn,
+        text: text.clone(),
+    });
+    if core.persist(user_entry(&text)).is_err() {
+        core.finish_turn(TurnEnd::Failed, None);
+        return TurnEnd::Failed;
+    }
+    lock(&core.history).push(Message::User { content: text });
+
+    let mut last_text = String::new();
+    for _ in 0..MAX_ROUNDS {
+        let reply = match stream_reply(core, &cancel).await {
+            StreamResult::Reply(reply) => reply,
+            StreamResult::Interrupted(partial) => {
+                record_assistant(core, &partial, false);
+                core.finish_turn(TurnEnd::Interrupted, None);
+                return TurnEnd::Interrupted;
+            }
+            StreamResult::Failed(message) => {
+                core.emit(Event::Error { message });
+                core.finish_turn(TurnEnd::Failed, None);
+                return TurnEnd::Failed;
+            }
+        };
+        record_assistant(core, &reply, true);
+        if !reply.text.trim().is_empty() {
+            last_text = reply.text.clone();
+        }
+        if reply.tool_calls.is_empty() {
+            core.finish_turn(TurnEnd::Completed, Some(reply.text));
+            return TurnEnd::Completed;
+        }
+        if let Some(end) = run_tool_calls(core, &reply, &cancel).await {
+            let answer = (end == TurnEnd::Stopped && !last_text.is_empty()).then_some(last_text);
+            core.finish_turn(end, answer);
+            return end;
+        }
+    }
+    core.emit(Event::Error {
+        message: format!("stopped after {MAX_ROUNDS} rounds of tool calls in one turn"),
+    });
+    core.finish_turn(
+        TurnEnd::RoundLimit,
+        Some(last_text).filter(|t| !t.is_empty()),
+    );
+    TurnEnd::RoundLimit
+}
+
+/// Persists the assistant's reply and appends it to the history. A reply
+/// cut by an interrupt keeps its text but drops unfinished tool calls.
+fn record_assistant(core: &SessionCore, reply: &AssistantReply, complete: bool) {
+    let tool_calls = if complete {
+        reply.tool_calls.clone()
+    } else {
+        Vec::new()
+    };
+    if reply.text.is_empty() && tool_calls.is_empty() {
+        return;
+    }
+    let _ = core.persist(assistant_entry(&reply.text, &reply.reasoning, &tool_calls));
+    if complete && !reply.text.trim().is_empty() {
+        core.emit(Event::AssistantMessage {
+            text: reply.text.clone(),
+        });
+    }
+    lock(&core.history).push(Message::Assistant {
+        text: reply.text.clone(),
+        tool_calls,
+    });
+}
+
+async fn stream_reply(core: &SessionCore, cancel: &CancellationToken) -> StreamResult {
+    let request = ModelRequest {
+        model: core.model.model_id.clone(),
+        system: system_prompt(&core.workspace, core.state()),
+        messages: lock(&core.history).clone(),
+        tools: core.registry.specs(),
+        max_output_tokens: None,
+        reasoning: core.model.reasoning.clone(),
+    };
+    let mut builder = ReplyBuilder::default();
+    let stream = tokio::select! {
+        biased;
+        _ = cancel.cancelled() => return StreamResult::Interrupted(builder.finish()),
+        result = core.model.provider.stream(&request) => result,
+    };
+    let mut stream = match stream {
+        Ok(s) => s,
+        Err(e) => return StreamResult::Failed(e.to_string()),
+    };
+    loop {
+        let next = tokio::select! {
+            biased;
+            _ = cancel.cancelled() => return StreamResult::Interrupted(builder.finish()),
+            next = stream.next() => next,
+        };
+        match next {
+            None => break,
+            Some(Err(e)) => return StreamResult::Failed(e.to_string()),
+            Some(Ok(event)) => {
+                match &event {
+                    StreamEvent::TextDelta(t) => {
+                        core.emit(Event::AssistantDelta { text: t.clone() })
+                    }
+                    StreamEvent::ReasoningDelta(t) => {
+                        core.emit(Event::ReasoningDelta { text: t.clone() })
+                    }
+                    _ => {}
+                }
+                builder.push(event);
+            }
+        }
+    }
+    let reply = builder.finish();
+    core.add_usage(reply.usage);
+    StreamResult::Reply(reply)
+}
+
+/// Runs the calls in order. Returns how the turn ends if it must end now.
+async fn run_tool_calls(
+    core: &SessionCore,
+    reply: &AssistantReply,
+    cancel: &CancellationToken,
+) -> Option<TurnEnd> {
+    let mut end = None;
+    for call in &reply.tool_calls {
+        let outcome = match end {
+            Some(TurnEnd::Interrupted) => CallOutcome::error(INTERRUPTED_RESULT),
+            Some(_) => CallOutcome::error(SKIPPED_RESULT),
+            None if cancel.is_cancelled() => {
+                end = Some(TurnEnd::Interrupted);
+                CallOutcome::error(INTERRUPTED_RESULT)
+            }
+            None => {
+                let outcome = execute_call(core, call, cancel).await;
+                if cancel.is_cancelled() {
+                    end = Some(TurnEnd::Interrupted);
+                } else if outcome.stop_turn {
+                    end = Some(TurnEnd::Stopped);
+                }
+                outcome
+            }
+        };
+        let _ = core.persist(tool_result_entry(
+            &call.id,
+            &call.name,
+            &outcome.content,
+            outcome.is_error,
+        ));
+        lock(&core.history).push(Message::Tool {
+            call_id: call.id.clone(),
+            content: outcome.content,
+            is_error: outcome.is_error,
+        });
+    }
+    end
+}
