@@ -4,7 +4,8 @@
 
 use super::deny_text;
 use super::{Answer, BrokerAnswer, ClaimHandle, race_approval};
-use crate::hooks::{PermissionHookDecision, ToolResponse};
+use crate::config::hooks::HookEvent;
+use crate::hooks::{HookError, PermissionHookDecision, ToolResponse};
 use crate::model::ToolCall;
 use crate::permission::capability::AllowAlways;
 use crate::permission::check::{Behavior, HookPermission, rule_id};
@@ -202,14 +203,18 @@ async fn ask(
         full_access_available: eval.capability.allow_always.is_none(),
         preview: tool.preview(&input, &core.tool_context(cancel)),
     };
-    let claim = ClaimHandle::new(cancel);
-    let broker = core
-        .broker
-        .request(request.clone(), claim.clone(), cancel.clone());
-    let hooks_token = claim.hooks_token();
-    let hooks = core.hooks.permission_request(&request, &hooks_token);
-    let outcome = race_approval(broker, hooks, claim, cancel).await;
-    let (approval, by) = match outcome.answer {
+    let answer = if core.broker_handle.is_none() {
+        hooks_then_deny(core, &request, cancel).await
+    } else {
+        let claim = ClaimHandle::new(cancel);
+        let broker = core
+            .broker
+            .request(request.clone(), claim.clone(), cancel.clone());
+        let hooks_token = claim.hooks_token();
+        let hooks = core.hooks.permission_request(&request, &hooks_token);
+        race_approval(broker, hooks, claim, cancel).await.answer
+    };
+    let (approval, by) = match answer {
         Answer::Cancelled | Answer::Broker(BrokerAnswer::Cancelled) => {
             (interrupted(), ResolvedBy::Cancelled)
         }
@@ -253,6 +258,32 @@ async fn ask(
     };
     core.emit(Event::PermissionResolved { request_id, by });
     approval
+}
+
+/// Without a client (headless) the deny broker would win every race at
+/// once, so the PermissionRequest hooks, the only ones who can approve here,
+/// are heard first; when they withdraw, the deny broker answers (APPR-5).
+async fn hooks_then_deny(
+    core: &SessionCore,
+    request: &PermissionRequest,
+    cancel: &CancellationToken,
+) -> Answer {
+    if core
+        .hooks
+        .has_hooks(HookEvent::PermissionRequest, &request.tool)
+    {
+        match core.hooks.permission_request(request, cancel).await {
+            Ok(Some(decision)) => return Answer::Hook(decision),
+            Err(HookError::Cancelled) => return Answer::Cancelled,
+            Ok(None) | Err(HookError::Failed(_)) => {}
+        }
+    }
+    let claim = ClaimHandle::new(cancel);
+    Answer::Broker(
+        core.broker
+            .request(request.clone(), claim, cancel.clone())
+            .await,
+    )
 }
 
 fn no_client(call: &ToolCall, reason: String) -> Approval {
@@ -442,10 +473,7 @@ async fn run_tool(
         is_error: output.is_error,
         diff: output.diff.clone(),
     });
-    if core
-        .hooks
-        .has_hooks(crate::config::hooks::HookEvent::PostToolUse, &call.name)
-    {
+    if core.hooks.has_hooks(HookEvent::PostToolUse, &call.name) {
         let response = ToolResponse {
             output: output.content.clone(),
             is_error: output.is_error,
