@@ -40,7 +40,25 @@ pub async fn run_turn(
         core.finish_turn(TurnEnd::Failed, None);
         return TurnEnd::Failed;
     }
-    lock(&core.history).push(Message::User { content: text });
+    let first_message = {
+        let mut history = lock(&core.history);
+        let first = history.is_empty();
+        history.push(Message::User {
+            content: text.clone(),
+        });
+        first
+    };
+    if first_message {
+        // The first line of the first message names the session in lists.
+        let title: String = text
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .chars()
+            .take(80)
+            .collect();
+        let _ = lock(&core.store).set_session_title(&core.session_id, Some(title.trim()));
+    }
 
     let mut last_text = String::new();
     for _ in 0..MAX_ROUNDS {
