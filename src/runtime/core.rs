@@ -10,7 +10,7 @@ use crate::permission::service::PermissionService;
 use crate::session::execution::{ModeChange, ModeChangeError, SessionExecution};
 use crate::store::{NewEntry, Store, StoreError};
 use crate::tools::registry::ToolRegistry;
-use crate::tools::{FileStateTracker, ToolContext};
+use crate::tools::{FileStateTracker, SessionServices, ToolContext};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::sync::mpsc::UnboundedSender;
@@ -32,7 +32,8 @@ pub struct SessionCore {
     pub broker: ApprovalBroker,
     /// Where `Op::PermissionReply` goes; `None` for the deny broker.
     pub broker_handle: Option<BrokerHandle>,
-    pub store: Mutex<Store>,
+    pub store: Arc<Mutex<Store>>,
+    pub zcode_home: PathBuf,
     pub execution: Mutex<SessionExecution>,
     pub permissions: Mutex<PermissionService>,
     pub history: Mutex<Vec<Message>>,
@@ -83,6 +84,11 @@ impl SessionCore {
             session_id: self.session_id.clone(),
             cancel: cancel.clone(),
             files: self.files.clone(),
+            session: Some(SessionServices {
+                store: self.store.clone(),
+                zcode_home: self.zcode_home.clone(),
+                model_ref: format!("{}/{}", self.model.provider_id, self.model.model_id),
+            }),
         }
     }
 

@@ -104,7 +104,8 @@ pub fn start(setup: RuntimeSetup, mut store: Store) -> Result<RuntimeHandle, Ses
         hooks: HookRunner::new(setup.hooks, session_id.clone(), workspace.clone()),
         broker,
         broker_handle,
-        store: Mutex::new(store),
+        store: Arc::new(Mutex::new(store)),
+        zcode_home: setup.zcode_home.clone(),
         execution: Mutex::new(SessionExecution::new(
             &session_id,
             &project_id,

@@ -42,6 +42,28 @@ pub struct ToolContext {
     pub cancel: CancellationToken,
     /// Which files were read in this session, for TOOL-2's overwrite guard.
     pub files: Arc<Mutex<FileStateTracker>>,
+    /// Session-level services for tools that read or change session state
+    /// (todos, model listing); `None` in contexts without a session.
+    pub session: Option<SessionServices>,
+}
+
+/// What session-state tools reach through their context.
+#[derive(Clone)]
+pub struct SessionServices {
+    pub store: Arc<Mutex<crate::store::Store>>,
+    /// `$ZCODE_HOME`, to read the config (and its model catalog) per call.
+    pub zcode_home: PathBuf,
+    /// The session's model as `provider/model`.
+    pub model_ref: String,
+}
+
+impl std::fmt::Debug for SessionServices {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SessionServices")
+            .field("zcode_home", &self.zcode_home)
+            .field("model_ref", &self.model_ref)
+            .finish_non_exhaustive()
+    }
 }
 
 impl ToolContext {
@@ -53,6 +75,7 @@ impl ToolContext {
             session_id: session_id.into(),
             cancel: CancellationToken::new(),
             files: Arc::new(Mutex::new(FileStateTracker::default())),
+            session: None,
         }
     }
 
