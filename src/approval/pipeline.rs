@@ -343,6 +343,14 @@ fn apply_reply(
 ) -> Approval {
     match reply {
         PermissionReply::AllowOnce => Approval::Run(input),
+        PermissionReply::Answers { .. } | PermissionReply::PlanFeedback { .. } => {
+            let reason = format!("The reply does not fit a {} request", call.name);
+            Approval::Denied {
+                rule_id: "approval.invalidReply".into(),
+                text: deny_text::policy_denied(&call.name, &reason),
+                reason,
+            }
+        }
         PermissionReply::AlwaysAllowProject { rules } => {
             let rules = if rules.is_empty() {
                 request.suggestions.clone()

@@ -44,6 +44,16 @@ pub enum PermissionReply {
     AlwaysAllowSession,
     /// Switch the session to yolo (FULL-1..3), then allow this call.
     FullAccess,
+    /// The user's answers to an AskUserQuestion request (ASK-3): keyed by
+    /// question text; `{}` means nothing was answered.
+    Answers {
+        answers: serde_json::Map<String, Value>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        annotations: Option<Value>,
+    },
+    /// ExitPlanMode: the user wants changes instead of approving (PLAN-8);
+    /// approving is `AllowOnce`, a plain refusal `Deny`.
+    PlanFeedback { feedback: String },
     /// Deny; the feedback reaches the model (APPR-7).
     Deny {
         #[serde(default, skip_serializing_if = "Option::is_none")]
