@@ -129,7 +129,13 @@ fn finish(session_id: &str, format: OutputFormat, outcome: &Outcome) -> u8 {
                 "isError": code != exit_code::SUCCESS,
                 "answer": outcome.answer,
                 "usage": { "inputTokens": outcome.usage.input_tokens, "outputTokens": outcome.usage.output_tokens },
-                "denials": outcome.denials,
+                "denials": outcome.denials.iter().map(|d| json!({
+                    "callId": d.call_id,
+                    "tool": d.tool,
+                    "input": d.input,
+                    "ruleId": d.rule_id,
+                    "reason": d.reason,
+                })).collect::<Vec<_>>(),
                 "errors": outcome.errors,
             });
             print_line(&result.to_string());

@@ -486,7 +486,6 @@ async fn perm8_plan_mode_denies_write_and_the_json_result_lists_it() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-#[ignore = "bug: denials in the -p json result are snake_case (rule_id, call_id) while the result object is camelCase (sessionId, isError)"]
 async fn head2_json_denials_use_camel_case_keys() {
     let h = Harness::new();
     let server = FakeModelServer::start().await;
@@ -871,7 +870,6 @@ async fn hook1_failing_pre_tool_use_hook_is_reported_on_stderr() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-#[ignore = "bug: a failing PermissionRequest hook is dropped silently (no notice), unlike PreToolUse/PostToolUse hook failures"]
 async fn hook1_failing_permission_request_hook_is_reported_on_stderr() {
     let h = Harness::new();
     let broken = h.script("broken.sh", "#!/bin/sh\ncat > /dev/null\nexit 1\n");

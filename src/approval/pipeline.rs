@@ -212,7 +212,11 @@ async fn ask(
             .request(request.clone(), claim.clone(), cancel.clone());
         let hooks_token = claim.hooks_token();
         let hooks = core.hooks.permission_request(&request, &hooks_token);
-        race_approval(broker, hooks, claim, cancel).await.answer
+        let outcome = race_approval(broker, hooks, claim, cancel).await;
+        if let Some(HookError::Failed(errors)) = &outcome.hook_error {
+            report_hook_errors(core, errors);
+        }
+        outcome.answer
     };
     let (approval, by) = match answer {
         Answer::Cancelled | Answer::Broker(BrokerAnswer::Cancelled) => {
@@ -275,7 +279,8 @@ async fn hooks_then_deny(
         match core.hooks.permission_request(request, cancel).await {
             Ok(Some(decision)) => return Answer::Hook(decision),
             Err(HookError::Cancelled) => return Answer::Cancelled,
-            Ok(None) | Err(HookError::Failed(_)) => {}
+            Err(HookError::Failed(errors)) => report_hook_errors(core, &errors),
+            Ok(None) => {}
         }
     }
     let claim = ClaimHandle::new(cancel);
@@ -284,6 +289,14 @@ async fn hooks_then_deny(
             .request(request.clone(), claim, cancel.clone())
             .await,
     )
+}
+
+fn report_hook_errors(core: &SessionCore, errors: &[String]) {
+    for error in errors {
+        core.emit(Event::Notice {
+            message: format!("PermissionRequest hook: {error}"),
+        });
+    }
 }
 
 fn no_client(call: &ToolCall, reason: String) -> Approval {

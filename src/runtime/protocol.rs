@@ -53,7 +53,9 @@ pub enum PermissionReply {
     },
     /// ExitPlanMode: the user wants changes instead of approving (PLAN-8);
     /// approving is `AllowOnce`, a plain refusal `Deny`.
-    PlanFeedback { feedback: String },
+    PlanFeedback {
+        feedback: String,
+    },
     /// Deny; the feedback reaches the model (APPR-7).
     Deny {
         #[serde(default, skip_serializing_if = "Option::is_none")]
