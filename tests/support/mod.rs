@@ -2,6 +2,8 @@
 #![allow(dead_code)]
 
 pub mod fake_model_server;
+#[cfg(unix)]
+pub mod runtime_harness;
 
 use std::path::PathBuf;
 
