@@ -632,7 +632,6 @@ async fn appr8_hook_rewrite_onto_a_project_ask_rule_asks_the_user_again_with_the
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "bug: APPR-8's second request keeps the first input's preview, suggestions and rule id"]
 async fn appr8_second_request_describes_the_rewritten_input() {
     let (mut h, first) = start_write_rewritten_onto_ask_rule().await;
     let second = h.permission_request().await;

@@ -526,7 +526,6 @@ async fn run2_interrupt_skips_the_remaining_calls_of_the_reply() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "bug: an interrupt during a PreToolUse hook does not stop the tool from running"]
 async fn run2_interrupt_during_a_pre_tool_use_hook_does_not_run_the_tool() {
     let setup = Setup::new(Dialect::OpenAi, Mode::Yolo);
     let setup = setup.pre_tool_use(

@@ -39,6 +39,9 @@ impl CallOutcome {
     }
 }
 
+const INTERRUPTED_TEXT: &str =
+    "Interrupted by the user before the tool call ran. The tool was NOT executed.";
+
 /// The approval's verdict: run with this input, or not.
 enum Approval {
     Run(Value),
@@ -106,6 +109,10 @@ pub async fn execute_call(
         None => input,
     };
 
+    // An interrupt during the hooks must not let the call go ahead.
+    if cancel.is_cancelled() {
+        return finish_error(core, call, INTERRUPTED_TEXT.to_string());
+    }
     let eval = match evaluate(core, tool.as_ref(), &input, pre.permission.as_ref()) {
         Ok(eval) => eval,
         Err(msg) => {
@@ -120,7 +127,7 @@ pub async fn execute_call(
         }
     };
     let approval = match eval.decision.behavior {
-        Behavior::Allow => Approval::Run(input),
+        Behavior::Allow => Approval::Run(input.clone()),
         Behavior::Deny => {
             let reason = eval.decision.reason.to_string();
             Approval::Denied {
@@ -129,14 +136,17 @@ pub async fn execute_call(
                 reason,
             }
         }
-        Behavior::Ask => ask(core, &tool, call, input, &eval, cancel).await,
+        Behavior::Ask => ask(core, &tool, call, input.clone(), &eval, cancel).await,
     };
     match approval {
         Approval::Denied {
             rule_id,
             reason,
             text,
-        } => deny(core, call, &Value::Null, &rule_id, &reason, text),
+        } => deny(core, call, &input, &rule_id, &reason, text),
+        Approval::Run(_) if cancel.is_cancelled() => {
+            finish_error(core, call, INTERRUPTED_TEXT.to_string())
+        }
         Approval::Run(input) => run_tool(core, &tool, call, input, cancel).await,
     }
 }
@@ -176,17 +186,19 @@ fn evaluate(
     )
 }
 
-async fn ask(
+/// What the user is asked about (APPR-2): built from the input the call
+/// would run with and its evaluation.
+fn permission_request(
     core: &SessionCore,
     tool: &Arc<dyn Tool>,
     call: &ToolCall,
-    input: Value,
+    request_id: String,
+    input: &Value,
     eval: &Evaluation,
     cancel: &CancellationToken,
-) -> Approval {
-    let request_id = format!("perm_{}", uuid::Uuid::new_v4());
-    let mut request = PermissionRequest {
-        request_id: request_id.clone(),
+) -> PermissionRequest {
+    PermissionRequest {
+        request_id,
         call_id: call.id.clone(),
         tool: call.name.clone(),
         input: input.clone(),
@@ -201,8 +213,20 @@ async fn ask(
         // FULL-1: the store supports it, no sub-agents exist, and the tool
         // declares no askOptions policy.
         full_access_available: eval.capability.allow_always.is_none(),
-        preview: tool.preview(&input, &core.tool_context(cancel)),
-    };
+        preview: tool.preview(input, &core.tool_context(cancel)),
+    }
+}
+
+async fn ask(
+    core: &SessionCore,
+    tool: &Arc<dyn Tool>,
+    call: &ToolCall,
+    input: Value,
+    eval: &Evaluation,
+    cancel: &CancellationToken,
+) -> Approval {
+    let request_id = format!("perm_{}", uuid::Uuid::new_v4());
+    let request = permission_request(core, tool, call, request_id.clone(), &input, eval, cancel);
     let answer = if core.broker_handle.is_none() {
         hooks_then_deny(core, &request, cancel).await
     } else {
@@ -242,7 +266,7 @@ async fn ask(
             rules,
         }) => {
             core.emit(Event::PermissionResolved {
-                request_id,
+                request_id: request_id.clone(),
                 by: ResolvedBy::Hook,
             });
             save_project_rules(core, &rules);
@@ -252,9 +276,11 @@ async fn ask(
             return match recheck(core, tool.as_ref(), call, updated) {
                 Recheck::Run(v) => Approval::Run(v),
                 Recheck::Denied(a) => a,
-                Recheck::AskAgain(v) => {
-                    // APPR-8: asked again with the same request id, of the user only.
-                    request.input = v.clone();
+                Recheck::AskAgain(v, eval) => {
+                    // APPR-8: asked again with the same request id, of the
+                    // user only, about the input that would now run.
+                    let request =
+                        permission_request(core, tool, call, request_id, &v, &eval, cancel);
                     ask_user_again(core, call, request, v, cancel).await
                 }
             };
@@ -436,7 +462,7 @@ fn save_project_rules(core: &SessionCore, rules: &[Rule]) {
 enum Recheck {
     Run(Value),
     Denied(Approval),
-    AskAgain(Value),
+    AskAgain(Value, Evaluation),
 }
 
 /// APPR-8: a hook approved with a new input: validate it and decide again.
@@ -472,7 +498,7 @@ fn recheck(core: &SessionCore, tool: &dyn Tool, call: &ToolCall, updated: Value)
             })
         }
         _ if eval.decision.rule_id == rule_id::PROJECT_ASK || eval.target.memory_file => {
-            Recheck::AskAgain(input)
+            Recheck::AskAgain(input, eval)
         }
         _ => Recheck::Run(input),
     }
