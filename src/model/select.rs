@@ -25,6 +25,7 @@ pub const HOW_TO_CONFIGURE: &str = "set OPENAI_BASE_URL (for example a llama.cpp
      'providers' entry to $ZCODE_HOME/config.json";
 
 /// The model a session talks to.
+#[derive(Clone)]
 pub struct SelectedModel {
     pub provider: Arc<dyn ModelProvider>,
     pub provider_id: String,

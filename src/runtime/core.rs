@@ -88,6 +88,7 @@ impl SessionCore {
                 store: self.store.clone(),
                 zcode_home: self.zcode_home.clone(),
                 model_ref: format!("{}/{}", self.model.provider_id, self.model.model_id),
+                model: Some(self.model.clone()),
             }),
         }
     }

@@ -55,6 +55,9 @@ pub struct SessionServices {
     pub zcode_home: PathBuf,
     /// The session's model as `provider/model`.
     pub model_ref: String,
+    /// The session's model, for tools that make an auxiliary request
+    /// (ReadSessionContext).
+    pub model: Option<crate::model::select::SelectedModel>,
 }
 
 impl std::fmt::Debug for SessionServices {
