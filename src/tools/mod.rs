@@ -17,6 +17,7 @@ pub mod input;
 pub mod paths;
 pub mod read;
 pub mod registry;
+pub mod todo_reminder;
 pub mod web_fetch;
 pub mod write;
 
