@@ -933,7 +933,18 @@ fn dis2_registry_has_the_builtin_tools_in_a_stable_order() {
     let registry = ToolRegistry::builtin(&[]);
     assert_eq!(
         registry.names(),
-        ["Read", "Glob", "Grep", "Write", "Edit", "Bash", "WebFetch"]
+        [
+            "Read",
+            "Glob",
+            "Grep",
+            "Write",
+            "Edit",
+            "Bash",
+            "WebFetch",
+            "TodoRead",
+            "TodoWrite",
+            "ListModels"
+        ]
     );
     let specs = registry.specs();
     let names: Vec<_> = specs.iter().map(|s| s.name.as_str()).collect();
@@ -949,7 +960,19 @@ fn dis2_registry_has_the_builtin_tools_in_a_stable_order() {
 #[test]
 fn dis2_disallowed_tools_are_not_registered() {
     let registry = ToolRegistry::builtin(&["Bash".to_string(), "WebFetch".to_string()]);
-    assert_eq!(registry.names(), ["Read", "Glob", "Grep", "Write", "Edit"]);
+    assert_eq!(
+        registry.names(),
+        [
+            "Read",
+            "Glob",
+            "Grep",
+            "Write",
+            "Edit",
+            "TodoRead",
+            "TodoWrite",
+            "ListModels"
+        ]
+    );
     assert!(registry.get("Bash").is_none());
     assert!(registry.specs().iter().all(|s| s.name != "Bash"));
     // A rule with content is not a tool name.

@@ -70,6 +70,9 @@ pub enum Command {
     /// List saved sessions.
     #[command(subcommand)]
     Sessions(SessionsCommand),
+    /// List the models of the catalog; [current] marks the one a new
+    /// session would use (with --model, that model).
+    Models,
 }
 
 #[derive(Debug, Args)]

@@ -3,6 +3,7 @@
 pub mod args;
 mod environment;
 mod headless_cmd;
+mod models_cmd;
 mod permission_cmd;
 mod sessions_cmd;
 pub mod tool_list_args;
@@ -68,6 +69,7 @@ fn run_inner(args: Vec<OsString>) -> anyhow::Result<ExitCode> {
     match cli.command {
         Some(Command::Permission(cmd)) => permission_cmd::run(cmd, cli.mode, &tool_lists),
         Some(Command::Sessions(cmd)) => sessions_cmd::run(cmd),
+        Some(Command::Models) => models_cmd::run(cli.model.as_deref()),
         Some(Command::Tui) | None => {
             println!(
                 "zcode {}: the interactive terminal UI is not part of this build yet.\n\

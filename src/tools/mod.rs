@@ -1,4 +1,5 @@
-//! Workspace tools (TOOL-1..6): the `Tool` trait and the registry.
+//! Workspace tools (TOOL-1..6), session-state tools (TODO-1..6, MODEL-2):
+//! the `Tool` trait and the registry.
 
 use crate::permission::capability::Capability;
 use futures_util::future::BoxFuture;
@@ -14,9 +15,13 @@ pub mod file_state;
 pub mod glob;
 pub mod grep;
 pub mod input;
+pub mod list_models;
 pub mod paths;
 pub mod read;
 pub mod registry;
+pub mod todo_read;
+pub mod todo_reminder;
+pub mod todo_write;
 pub mod web_fetch;
 pub mod write;
 
@@ -27,8 +32,11 @@ pub use edit::EditTool;
 pub use file_state::FileStateTracker;
 pub use glob::GlobTool;
 pub use grep::GrepTool;
+pub use list_models::ListModelsTool;
 pub use read::ReadTool;
 pub use registry::ToolRegistry;
+pub use todo_read::TodoReadTool;
+pub use todo_write::TodoWriteTool;
 pub use web_fetch::WebFetchTool;
 pub use write::WriteTool;
 

@@ -1,6 +1,9 @@
 //! The tools offered to the model, by name, in a stable order.
 
-use super::{BashTool, EditTool, GlobTool, GrepTool, ReadTool, Tool, WebFetchTool, WriteTool};
+use super::{
+    BashTool, EditTool, GlobTool, GrepTool, ListModelsTool, ReadTool, TodoReadTool, TodoWriteTool,
+    Tool, WebFetchTool, WriteTool,
+};
 use crate::model::ToolSpec;
 use std::sync::Arc;
 
@@ -24,11 +27,11 @@ impl ToolRegistry {
         Self::default()
     }
 
-    /// The built-in workspace tools, in the order of `BUILTIN_TOOLS`, less
+    /// The built-in tools, in the order of `BUILTIN_TOOLS`, less
     /// those named in `disallowed` (DIS-2: a disallowed tool is not offered
     /// to the model at all).
     pub fn builtin(disallowed: &[String]) -> ToolRegistry {
-        let all: [Arc<dyn Tool>; 7] = [
+        let all: [Arc<dyn Tool>; 10] = [
             Arc::new(ReadTool),
             Arc::new(GlobTool),
             Arc::new(GrepTool),
@@ -36,6 +39,9 @@ impl ToolRegistry {
             Arc::new(EditTool),
             Arc::new(BashTool),
             Arc::new(WebFetchTool::new()),
+            Arc::new(TodoReadTool),
+            Arc::new(TodoWriteTool),
+            Arc::new(ListModelsTool::new()),
         ];
         let mut registry = Self::new();
         for tool in all {

@@ -1,0 +1,94 @@
+//! TODO-5 TodoRead: the session's current todo list.
+//!
+//! Result: one human line, then one line of JSON `{"todos": [...],
+//! "summary": {...}}` with the items and summary of TodoWrite's result.
+
+use super::input;
+use super::todo_write::{kind, lock, session_store, summary, summary_line};
+use super::{Tool, ToolContext, ToolOutput, blocking, declared_capability};
+use crate::permission::capability::Capability;
+use crate::store::TodoItem;
+use futures_util::future::BoxFuture;
+use serde_json::{Value, json};
+
+pub const NAME: &str = "TodoRead";
+
+/// Checks the input of a tool that takes no parameters: an empty object
+/// (`null` counts as one). Returns the normalized `{}`.
+pub(crate) fn no_parameters(tool: &str, input: Value) -> Result<Value, String> {
+    match input {
+        Value::Null => Ok(json!({})),
+        Value::Object(map) => match map.keys().next() {
+            None => Ok(json!({})),
+            Some(key) => Err(input::invalid(
+                tool,
+                format!("unknown field \"{key}\"; {tool} takes no parameters (pass {{}})"),
+            )),
+        },
+        other => Err(input::invalid(
+            tool,
+            format!("expected a JSON object, got {}", kind(&other)),
+        )),
+    }
+}
+
+/// The schema of a tool without parameters.
+pub(crate) fn no_parameters_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {},
+        "additionalProperties": false
+    })
+}
+
+/// TodoRead's result text: a human line, then the JSON on one line.
+pub fn result_text(todos: &[TodoItem]) -> String {
+    format!(
+        "Current todo list: {}.\n{}",
+        summary_line(todos),
+        json!({ "todos": todos, "summary": summary(todos) })
+    )
+}
+
+#[derive(Debug, Default)]
+pub struct TodoReadTool;
+
+impl Tool for TodoReadTool {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn description(&self) -> &'static str {
+        include_str!("../../assets/tools/TodoRead.md")
+    }
+
+    fn input_schema(&self) -> Value {
+        no_parameters_schema()
+    }
+
+    fn capability(&self) -> Capability {
+        declared_capability(NAME)
+    }
+
+    fn validate(&self, input: Value) -> Result<Value, String> {
+        no_parameters(NAME, input)
+    }
+
+    fn run<'a>(&'a self, input: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolOutput> {
+        Box::pin(async move {
+            if let Err(e) = no_parameters(NAME, input) {
+                return ToolOutput::error(e);
+            }
+            let store = match session_store(NAME, ctx) {
+                Ok(store) => store,
+                Err(e) => return e,
+            };
+            let session_id = ctx.session_id.clone();
+            blocking(move || match lock(&store).todos(&session_id) {
+                Ok(todos) => ToolOutput::ok(result_text(&todos)),
+                Err(e) => ToolOutput::error(format!("Cannot read the todo list: {e}")),
+            })
+            .await
+        })
+    }
+}
