@@ -37,6 +37,7 @@ pub struct SessionCore {
     pub execution: Mutex<SessionExecution>,
     pub permissions: Mutex<PermissionService>,
     pub history: Mutex<Vec<Message>>,
+    pub reminders: Mutex<super::injection::ReminderTracker>,
     pub files: Arc<Mutex<FileStateTracker>>,
     pub usage: Mutex<Usage>,
     pub events: UnboundedSender<Event>,

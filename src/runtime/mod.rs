@@ -3,6 +3,7 @@
 //! Front ends talk to it only through `protocol::{Op, Event}`.
 
 pub mod core;
+pub mod injection;
 pub mod prompts;
 pub mod protocol;
 pub mod runner;
@@ -117,6 +118,7 @@ pub fn start(setup: RuntimeSetup, mut store: Store) -> Result<RuntimeHandle, Ses
             Some(&memory_dir),
         )),
         history: Mutex::new(opened.history),
+        reminders: Mutex::new(opened.reminders),
         files: Arc::new(Mutex::new(FileStateTracker::default())),
         usage: Mutex::new(Usage::default()),
         events: event_tx,

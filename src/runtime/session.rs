@@ -1,6 +1,7 @@
 //! Creating or reloading the session a runtime works on (RUN-1, RUN-5,
 //! EXEC-6).
 
+use super::injection::ReminderTracker;
 use super::transcript::{messages_from_entries, new_entry_id};
 use crate::model::Message;
 use crate::permission::mode::{ExecutionState, ModeChoice, StartingModeSources, starting_state};
@@ -36,6 +37,7 @@ pub struct OpenedSession {
     pub record: SessionRecord,
     pub workspace: PathBuf,
     pub history: Vec<Message>,
+    pub reminders: ReminderTracker,
     pub state: ExecutionState,
     pub resumed: bool,
 }
@@ -97,12 +99,15 @@ pub fn open_session(
                 state = next;
             }
         }
-        let history = messages_from_entries(&store.entries(&record.id)?);
+        let entries = store.entries(&record.id)?;
+        let history = messages_from_entries(&entries);
+        let reminders = ReminderTracker::from_entries(&entries);
         let workspace = PathBuf::from(&record.workspace);
         return Ok(OpenedSession {
             record,
             workspace,
             history,
+            reminders,
             state,
             resumed: true,
         });
@@ -131,6 +136,7 @@ pub fn open_session(
         record,
         workspace: req.workspace.to_path_buf(),
         history: Vec::new(),
+        reminders: ReminderTracker::default(),
         state,
         resumed: false,
     })

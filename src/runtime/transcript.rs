@@ -71,6 +71,14 @@ pub fn messages_from_entries(entries: &[EntryRecord]) -> Vec<Message> {
                     tool_calls,
                 });
             }
+            // Injected reminders are user messages the model saw (RUN-1).
+            entry_kind::REMINDER | entry_kind::NOTIFICATION => {
+                let text = text_field(p, "text");
+                if !text.is_empty() {
+                    close_open_calls(&mut messages, &mut open_calls);
+                    messages.push(Message::User { content: text });
+                }
+            }
             entry_kind::TOOL_RESULT => {
                 let call_id = text_field(p, "callId");
                 open_calls.retain(|id| *id != call_id);

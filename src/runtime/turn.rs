@@ -3,6 +3,7 @@
 //! turn-control result stops it, or the user interrupts.
 
 use super::core::{SessionCore, lock};
+use super::injection;
 use super::prompts::system_prompt;
 use super::protocol::{Event, TurnEnd};
 use super::transcript::{assistant_entry, tool_result_entry, user_entry};
@@ -76,6 +77,7 @@ pub async fn run_turn(
             }
         };
         record_assistant(core, &reply, true);
+        lock(&core.reminders).on_assistant_reply(&reply);
         if !reply.text.trim().is_empty() {
             last_text = reply.text.clone();
         }
@@ -123,6 +125,7 @@ fn record_assistant(core: &SessionCore, reply: &AssistantReply, complete: bool) 
 }
 
 async fn stream_reply(core: &SessionCore, cancel: &CancellationToken) -> StreamResult {
+    injection::before_request(core, false);
     let request = ModelRequest {
         model: core.model.model_id.clone(),
         system: system_prompt(&core.workspace, core.state()),

@@ -75,6 +75,8 @@ pub struct Setup {
     pub plan: bool,
     pub hooks: Hooks,
     pub rules: Vec<(RuleKind, Rule)>,
+    /// DIS-2: tools left out of the registry.
+    pub disallowed: Vec<String>,
     dir: tempfile::TempDir,
 }
 
@@ -90,8 +92,15 @@ impl Setup {
             plan: false,
             hooks: Hooks::default(),
             rules: Vec::new(),
+            disallowed: Vec::new(),
             dir,
         }
+    }
+
+    /// Leaves `tool` out of the registry (`--disallowedTools`).
+    pub fn disallow(mut self, tool: &str) -> Self {
+        self.disallowed.push(tool.to_string());
+        self
     }
 
     /// Starts with `--mode plan` (plan flag on, build underneath).
@@ -186,7 +195,7 @@ impl Setup {
             },
             settings: PermissionSettings::default(),
             hooks: self.hooks,
-            disallowed_tools: Vec::new(),
+            disallowed_tools: self.disallowed.clone(),
             start: SessionStart::New,
             explicit_mode: Some(if self.plan {
                 ModeChoice::Plan
