@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
 use tokio_util::sync::CancellationToken;
 
+pub mod ask_user_question;
 pub mod bash;
 pub mod diff;
 pub mod edit;
