@@ -3,8 +3,10 @@
 //! Front ends talk to it only through `protocol::{Op, Event}`.
 
 pub mod core;
+pub mod plan_file;
 pub mod prompts;
 pub mod protocol;
+pub mod reminders;
 pub mod runner;
 pub mod session;
 pub mod transcript;
