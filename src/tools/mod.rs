@@ -16,6 +16,7 @@ pub mod glob;
 pub mod grep;
 pub mod input;
 pub mod paths;
+pub mod plan_mode;
 pub mod read;
 pub mod registry;
 pub mod web_fetch;
