@@ -4,8 +4,10 @@
 
 pub mod core;
 pub mod injection;
+pub mod plan_file;
 pub mod prompts;
 pub mod protocol;
+pub mod reminders;
 pub mod runner;
 pub mod session;
 pub mod transcript;

@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
 use tokio_util::sync::CancellationToken;
 
+pub mod ask_user_question;
 pub mod bash;
 pub mod diff;
 pub mod edit;
@@ -17,6 +18,7 @@ pub mod grep;
 pub mod input;
 pub mod list_models;
 pub mod paths;
+pub mod plan_mode;
 pub mod read;
 pub mod registry;
 pub mod todo_read;
