@@ -1322,3 +1322,86 @@ async fn head1_anthropic_unauthorized_names_the_key_variable() {
     assert_eq!(lines.len(), 1, "{run}");
     assert!(lines[0].contains("ANTHROPIC_API_KEY"), "{run}");
 }
+
+// ------------------------------------------------- questions and plans
+
+const QUESTION: &str = r#"{"questions":[{"question":"Which database?","header":"DB","multiSelect":false,"options":[{"label":"SQLite (Recommended)","description":"one file"},{"label":"Postgres","description":"a server"}]}]}"#;
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ask5_headless_denies_ask_user_question_with_the_exact_text() {
+    let h = Harness::new();
+    let server = FakeModelServer::start().await;
+    server.enqueue_all([
+        Reply::sse(sse::openai_tool_calls(
+            "",
+            &[("call_q", "AskUserQuestion", QUESTION)],
+        )),
+        Reply::sse(sse::openai_text("I picked SQLite myself.")),
+    ]);
+    let run = h.run(&["-p", "set up storage"], &openai_env(&server)).await;
+    assert_eq!(run.code, Some(0), "{run}");
+    let requests = server.requests();
+    assert!(tool_names_openai(&requests[0].json()).contains(&"AskUserQuestion".to_string()));
+    let result = openai_tool_result(&requests[1].json(), "call_q");
+    assert!(
+        result.contains("No permission client configured for AskUserQuestion"),
+        "{result}"
+    );
+    assert_eq!(run.stdout, "I picked SQLite myself.\n");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn plan9_headless_exit_plan_mode_in_plan_ends_the_turn_without_a_plan_file() {
+    let h = Harness::new();
+    let server = FakeModelServer::start().await;
+    server.enqueue_all([Reply::sse(sse::openai_tool_calls(
+        "Here is my plan.",
+        &[(
+            "call_p",
+            "ExitPlanMode",
+            r#"{"plan":"1. Add the parser\n2. Test it"}"#,
+        )],
+    ))]);
+    let run = h
+        .run(
+            &["-p", "plan the parser", "--mode", "plan"],
+            &openai_env(&server),
+        )
+        .await;
+    assert_eq!(run.code, Some(0), "{run}");
+    // No second request: the refused plan ended the turn (PLAN-9).
+    assert_eq!(server.requests().len(), 1);
+    assert!(!h.project().join(".zcode/plans").exists());
+    let session = &h.sessions()[0];
+    assert!(session.execution.plan_enabled, "plan stays on");
+    let entries = h.entries(&session.id);
+    let result = entries.iter().find(|e| e.kind == "tool_result").unwrap();
+    assert!(
+        result.payload["content"]
+            .as_str()
+            .unwrap()
+            .contains("NOT executed"),
+        "{:?}",
+        result.payload
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn perm1_exit_plan_mode_outside_plan_is_denied_with_the_exact_reason() {
+    let h = Harness::new();
+    let server = FakeModelServer::start().await;
+    server.enqueue_all([
+        Reply::sse(sse::openai_tool_calls(
+            "",
+            &[("call_p", "ExitPlanMode", r#"{"plan":"x"}"#)],
+        )),
+        Reply::sse(sse::openai_text("ok")),
+    ]);
+    let run = h.run(&["-p", "go"], &openai_env(&server)).await;
+    assert_eq!(run.code, Some(0), "{run}");
+    let result = openai_tool_result(&server.requests()[1].json(), "call_p");
+    assert!(
+        result.contains("ExitPlanMode can only be used while plan mode is active"),
+        "{result}"
+    );
+}

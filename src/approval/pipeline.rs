@@ -12,10 +12,12 @@ use crate::permission::check::{Behavior, HookPermission, rule_id};
 use crate::permission::rules::{Rule, RuleKind, RuleSet};
 use crate::permission::service::Evaluation;
 use crate::runtime::core::{SessionCore, lock};
+use crate::runtime::plan_file::write_plan_file;
 use crate::runtime::protocol::{
-    AlwaysOption, Denial, Event, PermissionReply, PermissionRequest, ResolvedBy,
+    AlwaysOption, Denial, Event, PermissionReply, PermissionRequest, RequestKind, ResolvedBy,
 };
 use crate::tools::Tool;
+use crate::tools::{ask_user_question, plan_mode};
 use serde_json::Value;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
@@ -27,6 +29,9 @@ pub struct CallOutcome {
     pub is_error: bool,
     /// A turn-control result: the turn ends after this call (PLAN-9).
     pub stop_turn: bool,
+    /// A real user message to add after this turn's tool results (the
+    /// feedback on a plan, PLAN-8).
+    pub follow_up: Option<String>,
 }
 
 impl CallOutcome {
@@ -35,6 +40,7 @@ impl CallOutcome {
             content: content.into(),
             is_error: true,
             stop_turn: false,
+            follow_up: None,
         }
     }
 }
@@ -45,6 +51,8 @@ const INTERRUPTED_TEXT: &str =
 /// The approval's verdict: run with this input, or not.
 enum Approval {
     Run(Value),
+    /// ExitPlanMode: the user wants changes (PLAN-8).
+    PlanFeedback(String),
     Denied {
         rule_id: String,
         reason: String,
@@ -143,7 +151,37 @@ pub async fn execute_call(
             rule_id,
             reason,
             text,
+        } if call.name == plan_mode::EXIT_NAME && refused_approval(&rule_id) => {
+            // PLAN-9: a refused plan ends the turn; plan mode stays on.
+            let text = if rule_id == "approval.userDenied" {
+                plan_mode::PLAN_DENIED.to_string()
+            } else {
+                text
+            };
+            let mut outcome = deny(core, call, &input, &rule_id, &reason, text);
+            outcome.stop_turn = true;
+            outcome
+        }
+        Approval::Denied {
+            rule_id,
+            reason,
+            text,
         } => deny(core, call, &input, &rule_id, &reason, text),
+        Approval::PlanFeedback(feedback) => {
+            core.emit(Event::ToolCallFinished {
+                call_id: call.id.clone(),
+                tool: call.name.clone(),
+                output: plan_mode::PLAN_NOT_APPROVED.to_string(),
+                is_error: false,
+                diff: None,
+            });
+            CallOutcome {
+                content: plan_mode::PLAN_NOT_APPROVED.to_string(),
+                is_error: false,
+                stop_turn: false,
+                follow_up: Some(feedback),
+            }
+        }
         Approval::Run(_) if cancel.is_cancelled() => {
             finish_error(core, call, INTERRUPTED_TEXT.to_string())
         }
@@ -199,6 +237,11 @@ fn permission_request(
 ) -> PermissionRequest {
     PermissionRequest {
         request_id,
+        kind: match call.name.as_str() {
+            ask_user_question::NAME => RequestKind::Question,
+            plan_mode::EXIT_NAME => RequestKind::Plan,
+            _ => RequestKind::Tool,
+        },
         call_id: call.id.clone(),
         tool: call.name.clone(),
         input: input.clone(),
@@ -382,6 +425,24 @@ fn apply_reply(
 ) -> Approval {
     match reply {
         PermissionReply::AllowOnce => Approval::Run(input),
+        PermissionReply::Answers {
+            answers,
+            annotations,
+        } if call.name == ask_user_question::NAME => {
+            // ASK-3: the answers come only from the user, into the input,
+            // which the tool validates again before it runs.
+            let mut input = input;
+            if let Some(object) = input.as_object_mut() {
+                object.insert("answers".into(), Value::Object(answers));
+                if let Some(annotations) = annotations {
+                    object.insert("annotations".into(), annotations);
+                }
+            }
+            Approval::Run(input)
+        }
+        PermissionReply::PlanFeedback { feedback } if call.name == plan_mode::EXIT_NAME => {
+            Approval::PlanFeedback(feedback)
+        }
         PermissionReply::Answers { .. } | PermissionReply::PlanFeedback { .. } => {
             let reason = format!("The reply does not fit a {} request", call.name);
             Approval::Denied {
@@ -513,6 +574,9 @@ async fn run_tool(
 ) -> CallOutcome {
     let ctx = core.tool_context(cancel);
     let output = tool.run(input.clone(), &ctx).await;
+    if !output.is_error {
+        after_run(core, call, &input);
+    }
     core.emit(Event::ToolCallFinished {
         call_id: call.id.clone(),
         tool: call.name.clone(),
@@ -539,6 +603,49 @@ async fn run_tool(
         content: output.content,
         is_error: output.is_error,
         stop_turn: false,
+        follow_up: None,
+    }
+}
+
+/// A denial that answered an approval (the user, nobody, or a hook), as
+/// opposed to a rule or mode that refused the call outright.
+fn refused_approval(rule_id: &str) -> bool {
+    matches!(
+        rule_id,
+        "approval.userDenied" | "approval.noClient" | "hook.permissionRequest.deny"
+    )
+}
+
+/// Session-state effects of the plan tools, once they ran.
+fn after_run(core: &SessionCore, call: &ToolCall, input: &Value) {
+    match call.name.as_str() {
+        // PLAN-1/PLAN-3: entering takes effect at once, without approval.
+        plan_mode::ENTER_NAME if !core.state().plan_enabled => {
+            if let Err(e) = core.change_mode(crate::permission::mode::ModeChoice::Plan) {
+                core.emit(Event::Error {
+                    message: e.to_string(),
+                });
+            }
+        }
+        // PLAN-7: the approved plan is written, then plan turns off; a
+        // failed write is reported and does not keep plan on.
+        plan_mode::EXIT_NAME => {
+            let plan = input
+                .get("plan")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            if let Err(e) = write_plan_file(&core.workspace, &core.session_id, plan) {
+                core.emit(Event::Notice {
+                    message: format!("could not write the plan file: {e}"),
+                });
+            }
+            if let Err(e) = core.exit_plan() {
+                core.emit(Event::Error {
+                    message: e.to_string(),
+                });
+            }
+        }
+        _ => {}
     }
 }
 

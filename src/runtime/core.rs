@@ -79,6 +79,19 @@ impl SessionCore {
         Ok(change)
     }
 
+    /// Turns plan off, back to the mode underneath (EXEC-3, PLAN-7).
+    pub fn exit_plan(&self) -> Result<ModeChange, ModeChangeError> {
+        let entry_id = super::transcript::new_entry_id();
+        let change = {
+            let mut store = lock(&self.store);
+            lock(&self.execution).exit_plan(&mut store, &entry_id)?
+        };
+        self.emit(Event::SessionModeChanged {
+            state: change.current,
+        });
+        Ok(change)
+    }
+
     pub fn tool_context(&self, cancel: &CancellationToken) -> ToolContext {
         ToolContext {
             workspace: self.workspace.clone(),

@@ -4,6 +4,7 @@
 //! sent as a user message wrapped in `<system-reminder>`.
 
 use super::core::{SessionCore, lock};
+use super::reminders::PlanReminderState;
 use super::transcript::new_entry_id;
 use crate::model::{AssistantReply, Message};
 use crate::store::{EntryRecord, NewEntry, entry_kind};
@@ -23,6 +24,7 @@ pub mod reminder_kind {
 #[derive(Debug, Clone, Default)]
 pub struct ReminderTracker {
     todo_events: Vec<ReminderEvent>,
+    plan: PlanReminderState,
 }
 
 impl ReminderTracker {
@@ -55,6 +57,16 @@ impl ReminderTracker {
             }
         }
         tracker
+    }
+
+    /// A message the user typed (not a tool result or a reminder), PLAN-4.
+    pub fn on_real_user_message(&mut self) {
+        self.plan.on_real_user_message();
+    }
+
+    /// After a compaction the next plan reminder is the full one (PLAN-11).
+    pub fn reset_plan(&mut self) {
+        self.plan.reset();
     }
 
     /// Counts a reply of the model (only assistant messages count, TODO-6).
@@ -94,6 +106,11 @@ pub fn before_request(core: &SessionCore, continuing_after_length_limit: bool) {
             },
         )
     };
+    let plan_enabled = core.state().plan_enabled;
+    let plan_reminder = lock(&core.reminders).plan.before_request(plan_enabled);
+    if let Some(reminder) = plan_reminder {
+        inject(core, entry_kind::REMINDER, reminder.kind(), reminder.text());
+    }
     if remind {
         let todos = lock(&core.store)
             .todos(&core.session_id)

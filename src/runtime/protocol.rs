@@ -72,11 +72,28 @@ pub enum AlwaysOption {
     None,
 }
 
+/// What a UI shows for a request.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RequestKind {
+    /// A tool approval (APPR-6 options).
+    #[default]
+    Tool,
+    /// AskUserQuestion: the questions are in `input`; answer with
+    /// `PermissionReply::Answers` (ASK-3) or `Deny`.
+    Question,
+    /// ExitPlanMode: the plan is in `input.plan`; answer `AllowOnce`
+    /// (approve), `PlanFeedback` or `Deny` (PLAN-7..9).
+    Plan,
+}
+
 /// A tool call waiting for the user (APPR-2).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PermissionRequest {
     /// `perm_` + UUID.
     pub request_id: String,
+    #[serde(default)]
+    pub kind: RequestKind,
     pub call_id: String,
     pub tool: String,
     pub input: Value,

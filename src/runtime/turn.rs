@@ -49,6 +49,7 @@ pub async fn run_turn(
         });
         first
     };
+    lock(&core.reminders).on_real_user_message();
     if first_message {
         // The first line of the first message names the session in lists.
         let title: String = text
@@ -179,6 +180,7 @@ async fn run_tool_calls(
     cancel: &CancellationToken,
 ) -> Option<TurnEnd> {
     let mut end = None;
+    let mut follow_ups = Vec::new();
     for call in &reply.tool_calls {
         let outcome = match end {
             Some(TurnEnd::Interrupted) => CallOutcome::error(INTERRUPTED_RESULT),
@@ -208,6 +210,16 @@ async fn run_tool_calls(
             content: outcome.content,
             is_error: outcome.is_error,
         });
+        if let Some(text) = outcome.follow_up {
+            follow_ups.push(text);
+        }
+    }
+    // PLAN-8: feedback on a plan is a real user message of this turn, after
+    // every tool result (both dialects need results right after the calls).
+    for text in follow_ups {
+        let _ = core.persist(user_entry(&text));
+        lock(&core.history).push(Message::User { content: text });
+        lock(&core.reminders).on_real_user_message();
     }
     end
 }

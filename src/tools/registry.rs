@@ -1,5 +1,7 @@
 //! The tools offered to the model, by name, in a stable order.
 
+use super::ask_user_question::AskUserQuestionTool;
+use super::plan_mode::{EnterPlanModeTool, ExitPlanModeTool};
 use super::{
     BashTool, EditTool, GlobTool, GrepTool, ListModelsTool, ReadTool, TodoReadTool, TodoWriteTool,
     Tool, WebFetchTool, WriteTool,
@@ -31,7 +33,7 @@ impl ToolRegistry {
     /// those named in `disallowed` (DIS-2: a disallowed tool is not offered
     /// to the model at all).
     pub fn builtin(disallowed: &[String]) -> ToolRegistry {
-        let all: [Arc<dyn Tool>; 10] = [
+        let all: [Arc<dyn Tool>; 13] = [
             Arc::new(ReadTool),
             Arc::new(GlobTool),
             Arc::new(GrepTool),
@@ -42,6 +44,9 @@ impl ToolRegistry {
             Arc::new(TodoReadTool),
             Arc::new(TodoWriteTool),
             Arc::new(ListModelsTool::new()),
+            Arc::new(AskUserQuestionTool),
+            Arc::new(EnterPlanModeTool),
+            Arc::new(ExitPlanModeTool),
         ];
         let mut registry = Self::new();
         for tool in all {
