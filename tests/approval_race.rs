@@ -20,6 +20,7 @@ use zcode::runtime::protocol::{AlwaysOption, Event, PermissionReply, PermissionR
 fn request(id: &str, tool: &str) -> PermissionRequest {
     PermissionRequest {
         request_id: id.to_string(),
+        kind: Default::default(),
         call_id: format!("call_{id}"),
         tool: tool.to_string(),
         input: json!({"command": "make"}),

@@ -77,6 +77,7 @@ fn perm(entries: Vec<HookEntry>) -> Hooks {
 fn request() -> PermissionRequest {
     PermissionRequest {
         request_id: "perm_1".into(),
+        kind: Default::default(),
         call_id: "call_1".into(),
         tool: "Bash".into(),
         input: json!({"command": "rm -rf build"}),
