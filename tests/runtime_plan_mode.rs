@@ -223,3 +223,54 @@ async fn ask3_answers_come_from_the_reply_and_ask4_the_model_reads_them() {
     );
     assert!(result.contains("Postgres"), "{result}");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn plan11_plan_file_is_reinjected_after_a_forced_compaction() {
+    let mut h = plan_session().await;
+    exit_plan_call(&h);
+    h.enqueue_text("starting");
+    h.input("plan the parser");
+    let request = h.permission_request().await;
+    h.reply(&request.request_id, PermissionReply::AllowOnce);
+    assert_eq!(h.turn_finished().await.0, TurnEnd::Completed);
+
+    // RUN-4: the summary request, then the turn's own request.
+    h.enqueue_text("SUMMARY: the user asked for a parser plan; it was approved.");
+    h.enqueue_text("continuing with step 1");
+    h.send(zcode::runtime::protocol::Op::Compact);
+    h.input("continue");
+    h.wait_for("ContextCompacted", |e| match e {
+        Event::ContextCompacted { kept_messages } => Some(*kept_messages),
+        _ => None,
+    })
+    .await;
+    assert_eq!(h.turn_finished().await.0, TurnEnd::Completed);
+
+    let summary_request = h.server.requests()[2].json();
+    assert!(
+        summary_request["tools"]
+            .as_array()
+            .is_none_or(|t| t.is_empty())
+    );
+    let users = h.user_texts(3);
+    assert!(
+        users[0].contains("SUMMARY: the user asked for a parser plan"),
+        "{users:?}"
+    );
+    assert!(
+        !users.iter().any(|u| u == "plan the parser"),
+        "old messages are summarised"
+    );
+    let reference = users
+        .iter()
+        .find(|u| u.contains("A plan file exists from plan mode at: "))
+        .expect("plan_file_reference");
+    assert!(reference.contains("1. Add the parser"), "{reference}");
+    assert!(users.iter().any(|u| u == "continue"), "{users:?}");
+    // Persisted: a resumed session rebuilds the compacted history.
+    let kinds: Vec<String> = h.entries().into_iter().map(|e| e.kind).collect();
+    assert!(
+        kinds.contains(&"compaction_summary".to_string()),
+        "{kinds:?}"
+    );
+}

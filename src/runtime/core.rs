@@ -38,6 +38,8 @@ pub struct SessionCore {
     pub permissions: Mutex<PermissionService>,
     pub history: Mutex<Vec<Message>>,
     pub reminders: Mutex<super::injection::ReminderTracker>,
+    /// `Op::Compact` was received: compact before the next request.
+    pub compact_requested: std::sync::atomic::AtomicBool,
     pub files: Arc<Mutex<FileStateTracker>>,
     pub usage: Mutex<Usage>,
     pub events: UnboundedSender<Event>,

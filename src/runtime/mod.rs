@@ -2,6 +2,7 @@
 //! model, runs tools through the approval pipeline and persists everything.
 //! Front ends talk to it only through `protocol::{Op, Event}`.
 
+pub mod compaction;
 pub mod core;
 pub mod injection;
 pub mod plan_file;
@@ -121,6 +122,7 @@ pub fn start(setup: RuntimeSetup, mut store: Store) -> Result<RuntimeHandle, Ses
         )),
         history: Mutex::new(opened.history),
         reminders: Mutex::new(opened.reminders),
+        compact_requested: Default::default(),
         files: Arc::new(Mutex::new(FileStateTracker::default())),
         usage: Mutex::new(Usage::default()),
         events: event_tx,

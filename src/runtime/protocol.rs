@@ -26,6 +26,8 @@ pub enum Op {
         request_id: String,
         reply: PermissionReply,
     },
+    /// Summarise older history before the next request (`/compact`).
+    Compact,
     /// End the runtime task.
     Shutdown,
 }
@@ -199,6 +201,10 @@ pub enum Event {
     },
     ToolCallDenied {
         denial: Denial,
+    },
+    /// Older history was summarised (RUN-4).
+    ContextCompacted {
+        kept_messages: usize,
     },
     SessionModeChanged {
         state: ExecutionState,

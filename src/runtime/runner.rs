@@ -36,6 +36,10 @@ pub async fn run(core: Arc<SessionCore>, mut ops: UnboundedReceiver<Op>) {
                             turn = Some(start_turn(&core, turn_counter, text, None));
                         }
                     }
+                    Op::Compact => {
+                        core.compact_requested.store(true, std::sync::atomic::Ordering::SeqCst);
+                        core.emit(Event::Notice { message: "the conversation will be compacted before the next request".into() });
+                    }
                     Op::Interrupt => {
                         if let Some(t) = &turn {
                             t.cancel.cancel();

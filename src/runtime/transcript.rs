@@ -79,6 +79,16 @@ pub fn messages_from_entries(entries: &[EntryRecord]) -> Vec<Message> {
                     messages.push(Message::User { content: text });
                 }
             }
+            // RUN-4: the summary replaces what came before the kept part.
+            entry_kind::COMPACTION_SUMMARY => {
+                close_open_calls(&mut messages, &mut open_calls);
+                let kept = p.get("keptMessages").and_then(Value::as_u64).unwrap_or(0) as usize;
+                let tail = messages.split_off(messages.len().saturating_sub(kept));
+                messages = vec![super::compaction::summary_message(&text_field(
+                    p, "summary",
+                ))];
+                messages.extend(tail);
+            }
             entry_kind::TOOL_RESULT => {
                 let call_id = text_field(p, "callId");
                 open_calls.retain(|id| *id != call_id);

@@ -2,6 +2,7 @@
 //! approval pipeline, feed the results back, until the model answers, a
 //! turn-control result stops it, or the user interrupts.
 
+use super::compaction;
 use super::core::{SessionCore, lock};
 use super::injection;
 use super::prompts::system_prompt;
@@ -126,6 +127,16 @@ fn record_assistant(core: &SessionCore, reply: &AssistantReply, complete: bool) 
 }
 
 async fn stream_reply(core: &SessionCore, cancel: &CancellationToken) -> StreamResult {
+    let forced = core
+        .compact_requested
+        .swap(false, std::sync::atomic::Ordering::SeqCst);
+    let estimate = compaction::estimate_tokens(
+        &system_prompt(&core.workspace, core.state()),
+        &lock(&core.history),
+    );
+    if forced || compaction::over_threshold(estimate, core.model.context_window) {
+        compaction::compact(core, cancel, forced).await;
+    }
     injection::before_request(core, false);
     let request = ModelRequest {
         model: core.model.model_id.clone(),

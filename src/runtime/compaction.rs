@@ -1,0 +1,205 @@
+//! Context compaction (RUN-4): when the conversation nears the model's
+//! window, older history is summarised through the model, recent turns are
+//! kept, and the plan file and todos are put back (PLAN-11).
+
+use super::core::{SessionCore, lock};
+use super::injection::{inject, reminder_kind};
+use super::plan_file::{plan_file_path, plan_file_reference, read_plan_file_for_reference};
+use super::protocol::Event;
+use super::transcript::new_entry_id;
+use crate::model::accumulate::collect_reply;
+use crate::model::{Message, ModelRequest};
+use crate::store::{NewEntry, entry_kind};
+use crate::tools::todo_reminder::reminder_text;
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+
+const INSTRUCTIONS: &str = include_str!("../../assets/prompts/compaction.md");
+
+/// Compact when the estimate passes this share of the window.
+pub const THRESHOLD_PERCENT: u64 = 80;
+/// The recent part kept verbatim is at most this share of the window.
+pub const KEEP_PERCENT: u64 = 25;
+
+const SUMMARY_PREFIX: &str = "This session continues an earlier conversation that was compacted to save context. Summary of the earlier part:";
+
+/// A rough token estimate (4 characters a token) of what a request sends.
+pub fn estimate_tokens(system: &str, messages: &[Message]) -> u64 {
+    let chars: usize = system.len() + messages.iter().map(message_chars).sum::<usize>();
+    (chars / 4) as u64
+}
+
+fn message_chars(m: &Message) -> usize {
+    match m {
+        Message::User { content } => content.len(),
+        Message::Assistant { text, tool_calls } => {
+            text.len()
+                + tool_calls
+                    .iter()
+                    .map(|c| c.name.len() + c.arguments.len())
+                    .sum::<usize>()
+        }
+        Message::Tool { content, .. } => content.len(),
+    }
+}
+
+pub fn over_threshold(tokens: u64, context_window: u64) -> bool {
+    context_window > 0 && tokens * 100 > context_window * THRESHOLD_PERCENT
+}
+
+/// Where the kept part starts: the earliest user message such that what
+/// follows fits `keep_tokens`, never cutting between a call and its result.
+/// `None` when nothing before it could be summarised.
+pub fn split_point(messages: &[Message], keep_tokens: u64) -> Option<usize> {
+    let mut kept = 0u64;
+    let mut split = None;
+    for (i, m) in messages.iter().enumerate().rev() {
+        kept += (message_chars(m) / 4) as u64;
+        if matches!(m, Message::User { .. }) {
+            if kept > keep_tokens && split.is_some() {
+                break;
+            }
+            split = Some(i);
+        }
+    }
+    split.filter(|&i| i > 0)
+}
+
+/// The history after a compaction: the summary, then the kept messages.
+pub fn summary_message(summary: &str) -> Message {
+    Message::User {
+        content: format!("{SUMMARY_PREFIX}\n\n{}", summary.trim()),
+    }
+}
+
+/// Summarises and replaces older history. Returns false when there was
+/// nothing to compact or the summary request failed (reported as a notice).
+/// `forced` (`/compact`) keeps only the latest user turn.
+pub async fn compact(core: &SessionCore, cancel: &CancellationToken, forced: bool) -> bool {
+    let history = lock(&core.history).clone();
+    let keep_tokens = if forced {
+        0
+    } else {
+        core.model.context_window * KEEP_PERCENT / 100
+    };
+    let Some(split) = split_point(&history, keep_tokens) else {
+        return false;
+    };
+    let mut old = history[..split].to_vec();
+    old.push(Message::User {
+        content: "Summarise the conversation above as instructed.".into(),
+    });
+    let request = ModelRequest {
+        model: core.model.model_id.clone(),
+        system: INSTRUCTIONS.to_string(),
+        messages: old,
+        tools: Vec::new(),
+        max_output_tokens: None,
+        reasoning: None,
+    };
+    let reply = tokio::select! {
+        biased;
+        _ = cancel.cancelled() => return false,
+        reply = async {
+            let stream = core.model.provider.stream(&request).await?;
+            collect_reply(stream).await
+        } => reply,
+    };
+    let summary = match reply {
+        Ok(r) if !r.text.trim().is_empty() => r.text,
+        Ok(_) => {
+            core.emit(Event::Notice {
+                message: "context compaction skipped: the model returned an empty summary".into(),
+            });
+            return false;
+        }
+        Err(e) => {
+            core.emit(Event::Notice {
+                message: format!("context compaction failed: {e}"),
+            });
+            return false;
+        }
+    };
+    let kept = history.len() - split;
+    let entry = NewEntry::new(
+        new_entry_id(),
+        entry_kind::COMPACTION_SUMMARY,
+        json!({ "summary": summary, "keptMessages": kept }),
+    );
+    if core.persist(entry).is_err() {
+        return false;
+    }
+    {
+        let mut h = lock(&core.history);
+        let tail = h.split_off(split);
+        *h = vec![summary_message(&summary)];
+        h.extend(tail);
+    }
+    reinject_state(core);
+    core.emit(Event::ContextCompacted {
+        kept_messages: kept,
+    });
+    true
+}
+
+/// PLAN-11: the plan file and the current todos go back into context.
+fn reinject_state(core: &SessionCore) {
+    let path = plan_file_path(&core.workspace, &core.session_id);
+    if let Some(content) = read_plan_file_for_reference(&path) {
+        inject(
+            core,
+            entry_kind::REMINDER,
+            reminder_kind::PLAN_FILE,
+            &plan_file_reference(&path, &content),
+        );
+    }
+    let todos = lock(&core.store)
+        .todos(&core.session_id)
+        .unwrap_or_default();
+    if !todos.is_empty() {
+        inject(
+            core,
+            entry_kind::REMINDER,
+            reminder_kind::TODOS_AFTER_COMPACTION,
+            &reminder_text(&todos),
+        );
+    }
+    // The next plan-mode reminder is the full text again.
+    lock(&core.reminders).reset_plan();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn user(n: usize) -> Message {
+        Message::User {
+            content: "u".repeat(n),
+        }
+    }
+    fn tool(n: usize) -> Message {
+        Message::Tool {
+            call_id: "c".into(),
+            content: "t".repeat(n),
+            is_error: false,
+        }
+    }
+
+    #[test]
+    fn run4_split_keeps_recent_turns_and_never_orphans_tool_results() {
+        let msgs = vec![user(400), tool(4000), user(400), tool(400), user(40)];
+        // Budget for ~150 tokens: the last two user turns fit (110 + 10).
+        assert_eq!(split_point(&msgs, 150), Some(2));
+        // A tiny budget still keeps the last user message.
+        assert_eq!(split_point(&msgs, 1), Some(4));
+        // Nothing before the only user message: nothing to compact.
+        assert_eq!(split_point(&[user(10), tool(10)], 1), None);
+    }
+
+    #[test]
+    fn run4_threshold() {
+        assert!(over_threshold(81, 100));
+        assert!(!over_threshold(80, 100));
+        assert!(!over_threshold(1000, 0));
+    }
+}
