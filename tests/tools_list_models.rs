@@ -43,6 +43,7 @@ fn ctx(home: &Path, model_ref: &str) -> ToolContext {
         store: Arc::new(Mutex::new(Store::open_in_memory().unwrap())),
         zcode_home: home.to_path_buf(),
         model_ref: model_ref.to_string(),
+        model: None,
     });
     ctx
 }

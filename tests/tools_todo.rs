@@ -37,6 +37,7 @@ fn fixture() -> Fixture {
         store: store.clone(),
         zcode_home: PathBuf::from("/nonexistent-zcode-home"),
         model_ref: "p/m".to_string(),
+        model: None,
     });
     Fixture { store, ctx }
 }
