@@ -19,6 +19,7 @@ pub mod list_models;
 pub mod paths;
 pub mod read;
 pub mod registry;
+pub mod session_digest;
 pub mod todo_read;
 pub mod todo_reminder;
 pub mod todo_write;
