@@ -1,8 +1,8 @@
 //! The tools offered to the model, by name, in a stable order.
 
 use super::{
-    BashTool, EditTool, GlobTool, GrepTool, ListModelsTool, ReadTool, TodoReadTool, TodoWriteTool,
-    Tool, WebFetchTool, WriteTool,
+    BashTool, EditTool, GlobTool, GrepTool, ListModelsTool, ReadSessionContextTool, ReadTool,
+    TodoReadTool, TodoWriteTool, Tool, WebFetchTool, WriteTool,
 };
 use crate::model::ToolSpec;
 use std::sync::Arc;
@@ -31,7 +31,7 @@ impl ToolRegistry {
     /// those named in `disallowed` (DIS-2: a disallowed tool is not offered
     /// to the model at all).
     pub fn builtin(disallowed: &[String]) -> ToolRegistry {
-        let all: [Arc<dyn Tool>; 10] = [
+        let all: [Arc<dyn Tool>; 11] = [
             Arc::new(ReadTool),
             Arc::new(GlobTool),
             Arc::new(GrepTool),
@@ -42,6 +42,7 @@ impl ToolRegistry {
             Arc::new(TodoReadTool),
             Arc::new(TodoWriteTool),
             Arc::new(ListModelsTool::new()),
+            Arc::new(ReadSessionContextTool::new()),
         ];
         let mut registry = Self::new();
         for tool in all {
