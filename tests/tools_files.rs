@@ -943,7 +943,8 @@ fn dis2_registry_has_the_builtin_tools_in_a_stable_order() {
             "WebFetch",
             "TodoRead",
             "TodoWrite",
-            "ListModels"
+            "ListModels",
+            "ReadSessionContext"
         ]
     );
     let specs = registry.specs();
@@ -970,7 +971,8 @@ fn dis2_disallowed_tools_are_not_registered() {
             "Edit",
             "TodoRead",
             "TodoWrite",
-            "ListModels"
+            "ListModels",
+            "ReadSessionContext"
         ]
     );
     assert!(registry.get("Bash").is_none());

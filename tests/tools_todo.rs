@@ -472,8 +472,8 @@ fn dis2_registry_offers_the_session_tools_unless_disallowed() {
     let registry = ToolRegistry::builtin(&[]);
     let names = registry.names();
     assert_eq!(
-        &names[names.len() - 3..],
-        ["TodoRead", "TodoWrite", "ListModels"]
+        &names[names.len() - 4..],
+        ["TodoRead", "TodoWrite", "ListModels", "ReadSessionContext"]
     );
     let registry = ToolRegistry::builtin(&["TodoWrite".to_string(), "ListModels".to_string()]);
     assert!(registry.get("TodoWrite").is_none());

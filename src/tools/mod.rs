@@ -1,4 +1,5 @@
-//! Workspace tools (TOOL-1..6), session-state tools (TODO-1..6, MODEL-2):
+//! Workspace tools (TOOL-1..6), session-state tools (TODO-1..6, MODEL-2,
+//! CTX-1..3):
 //! the `Tool` trait and the registry.
 
 use crate::permission::capability::Capability;
@@ -20,7 +21,9 @@ pub mod list_models;
 pub mod paths;
 pub mod plan_mode;
 pub mod read;
+pub mod read_session_context;
 pub mod registry;
+pub mod session_digest;
 pub mod todo_read;
 pub mod todo_reminder;
 pub mod todo_write;
@@ -36,6 +39,7 @@ pub use glob::GlobTool;
 pub use grep::GrepTool;
 pub use list_models::ListModelsTool;
 pub use read::ReadTool;
+pub use read_session_context::ReadSessionContextTool;
 pub use registry::ToolRegistry;
 pub use todo_read::TodoReadTool;
 pub use todo_write::TodoWriteTool;

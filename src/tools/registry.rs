@@ -3,8 +3,8 @@
 use super::ask_user_question::AskUserQuestionTool;
 use super::plan_mode::{EnterPlanModeTool, ExitPlanModeTool};
 use super::{
-    BashTool, EditTool, GlobTool, GrepTool, ListModelsTool, ReadTool, TodoReadTool, TodoWriteTool,
-    Tool, WebFetchTool, WriteTool,
+    BashTool, EditTool, GlobTool, GrepTool, ListModelsTool, ReadSessionContextTool, ReadTool,
+    TodoReadTool, TodoWriteTool, Tool, WebFetchTool, WriteTool,
 };
 use crate::model::ToolSpec;
 use std::sync::Arc;
@@ -33,7 +33,7 @@ impl ToolRegistry {
     /// those named in `disallowed` (DIS-2: a disallowed tool is not offered
     /// to the model at all).
     pub fn builtin(disallowed: &[String]) -> ToolRegistry {
-        let all: [Arc<dyn Tool>; 13] = [
+        let all: [Arc<dyn Tool>; 14] = [
             Arc::new(ReadTool),
             Arc::new(GlobTool),
             Arc::new(GrepTool),
@@ -44,6 +44,7 @@ impl ToolRegistry {
             Arc::new(TodoReadTool),
             Arc::new(TodoWriteTool),
             Arc::new(ListModelsTool::new()),
+            Arc::new(ReadSessionContextTool::new()),
             Arc::new(AskUserQuestionTool),
             Arc::new(EnterPlanModeTool),
             Arc::new(ExitPlanModeTool),
