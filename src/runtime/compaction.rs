@@ -188,8 +188,10 @@ mod tests {
     #[test]
     fn run4_split_keeps_recent_turns_and_never_orphans_tool_results() {
         let msgs = vec![user(400), tool(4000), user(400), tool(400), user(40)];
-        // Budget for ~150 tokens: the last two user turns fit (110 + 10).
-        assert_eq!(split_point(&msgs, 150), Some(2));
+        // 250 tokens hold the last two user turns (100 + 100 + 10), not
+        // the first with its 1000-token tool result.
+        assert_eq!(split_point(&msgs, 250), Some(2));
+        assert_eq!(split_point(&msgs, 150), Some(4));
         // A tiny budget still keeps the last user message.
         assert_eq!(split_point(&msgs, 1), Some(4));
         // Nothing before the only user message: nothing to compact.
