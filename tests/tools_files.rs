@@ -944,7 +944,10 @@ fn dis2_registry_has_the_builtin_tools_in_a_stable_order() {
             "TodoRead",
             "TodoWrite",
             "ListModels",
-            "ReadSessionContext"
+            "ReadSessionContext",
+            "AskUserQuestion",
+            "EnterPlanMode",
+            "ExitPlanMode"
         ]
     );
     let specs = registry.specs();
@@ -972,7 +975,10 @@ fn dis2_disallowed_tools_are_not_registered() {
             "TodoRead",
             "TodoWrite",
             "ListModels",
-            "ReadSessionContext"
+            "ReadSessionContext",
+            "AskUserQuestion",
+            "EnterPlanMode",
+            "ExitPlanMode"
         ]
     );
     assert!(registry.get("Bash").is_none());
