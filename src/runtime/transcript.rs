@@ -132,6 +132,45 @@ mod tests {
     }
 
     #[test]
+    fn run4_resume_after_compaction_keeps_the_summary_and_the_kept_tail() {
+        let entries = vec![
+            record("user_message", user_entry("old request").payload, 1),
+            record(
+                "assistant_message",
+                assistant_entry("old answer", "", &[]).payload,
+                2,
+            ),
+            record("user_message", user_entry("recent request").payload, 3),
+            record(
+                "compaction_summary",
+                json!({"summary": "S", "keptMessages": 1}),
+                4,
+            ),
+            record(
+                "reminder",
+                json!({"kind": "plan_file_reference", "text": "<system-reminder>\nP\n</system-reminder>"}),
+                5,
+            ),
+            record(
+                "assistant_message",
+                assistant_entry("new answer", "", &[]).payload,
+                6,
+            ),
+        ];
+        let messages = messages_from_entries(&entries);
+        assert_eq!(messages.len(), 4);
+        assert!(matches!(&messages[0], Message::User { content } if content.ends_with("\n\nS")));
+        assert_eq!(
+            messages[1],
+            Message::User {
+                content: "recent request".into()
+            }
+        );
+        assert!(matches!(&messages[2], Message::User { content } if content.contains("P")));
+        assert!(matches!(&messages[3], Message::Assistant { text, .. } if text == "new answer"));
+    }
+
+    #[test]
     fn run5_messages_round_trip_and_unanswered_calls_are_closed() {
         let call = ToolCall {
             id: "c1".into(),
