@@ -12,3 +12,4 @@ pub mod runtime;
 pub mod session;
 pub mod store;
 pub mod tools;
+pub mod tui;

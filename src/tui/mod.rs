@@ -1,0 +1,2 @@
+//! The terminal UI (TUI-1..6): an Elm-style app over the runtime's
+//! `Op`/`Event` protocol.
