@@ -48,10 +48,12 @@ pub async fn run(mut handle: RuntimeHandle, prompt: String, format: OutputFormat
         errors: Vec::new(),
     };
     let mut interrupts = 0u32;
+    // One listener for the whole run, so no Ctrl+C is missed between events.
+    let mut sigint = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt()).ok();
     loop {
         let event = tokio::select! {
             event = handle.events.recv() => event,
-            _ = tokio::signal::ctrl_c() => {
+            _ = next_interrupt(&mut sigint) => {
                 interrupts += 1;
                 if interrupts > 1 {
                     return exit_code::INTERRUPTED;
@@ -107,6 +109,15 @@ pub async fn run(mut handle: RuntimeHandle, prompt: String, format: OutputFormat
     let _ = handle.ops.send(Op::Shutdown);
     let _ = handle.task.await;
     finish(&handle.session_id, format, &outcome)
+}
+
+async fn next_interrupt(sigint: &mut Option<tokio::signal::unix::Signal>) {
+    match sigint {
+        Some(signal) => {
+            signal.recv().await;
+        }
+        None => std::future::pending().await,
+    }
 }
 
 fn finish(session_id: &str, format: OutputFormat, outcome: &Outcome) -> u8 {

@@ -464,3 +464,41 @@ fn perm13_memory_overlay() {
     );
     assert_eq!(d.behavior, Behavior::Deny);
 }
+
+#[test]
+fn perm13_memory_overlay_keeps_a_hook_ask_or_deny() {
+    let cap = write_cap();
+    let mem = TargetLocation {
+        inside_workspace: false,
+        memory_file: true,
+    };
+    // Build mode already asks; the hook's ask must survive the overlay.
+    let d = apply_overlays(
+        Decision::ask(rule_id::NEEDS_APPROVAL, "x"),
+        &cap,
+        "Write",
+        Some(&HookPermission::Ask),
+        mem,
+    );
+    assert_eq!((d.behavior, d.rule_id), (Behavior::Ask, rule_id::HOOK_ASK));
+    // Plan mode: the overlay lifts the plan deny, but not the hook's word.
+    let plan = Decision::deny(rule_id::PLAN_RESTRICTED, "x");
+    let d = apply_overlays(
+        plan.clone(),
+        &cap,
+        "Write",
+        Some(&HookPermission::Deny("no".into())),
+        mem,
+    );
+    assert_eq!(
+        (d.behavior, d.rule_id),
+        (Behavior::Deny, rule_id::HOOK_DENY)
+    );
+    let d = apply_overlays(plan.clone(), &cap, "Write", Some(&HookPermission::Ask), mem);
+    assert_eq!((d.behavior, d.rule_id), (Behavior::Ask, rule_id::HOOK_ASK));
+    let d = apply_overlays(plan, &cap, "Write", Some(&HookPermission::Allow), mem);
+    assert_eq!(
+        (d.behavior, d.rule_id),
+        (Behavior::Allow, rule_id::MEMORY_FILE)
+    );
+}

@@ -277,27 +277,23 @@ async fn grant1_always_allow_project_without_rules_saves_the_suggestions() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn grant2_always_allow_session_runs_without_saving_a_project_rule() {
+async fn appr6_a_session_grant_is_refused_where_only_the_project_option_was_offered() {
+    // Bash offers "Always allow in this project"; a reply choosing the
+    // session option (APPR-6, GRANT-2) was not offered, so it is refused.
     let mut h = build(Dialect::OpenAi).start().await;
     let request = ask_bash(&mut h, "call_1", "touch a.txt").await;
+    assert_eq!(
+        request.always,
+        zcode::runtime::protocol::AlwaysOption::Project
+    );
     h.reply(&request.request_id, PermissionReply::AlwaysAllowSession);
     assert_eq!(h.turn_finished().await.0, TurnEnd::Completed);
-    assert!(h.exists("a.txt"), "the call must run");
-    assert_eq!(
-        resolutions(&h),
-        vec![(request.request_id.clone(), ResolvedBy::User)]
-    );
+    assert!(!h.exists("a.txt"), "the call must not run");
+    let result = &h.tool_results(1)[0].content;
+    assert!(result.contains("does not fit"), "{result}");
     for kind in RuleKind::ALL {
         assert!(h.project_rules(kind).is_empty(), "{kind:?}");
     }
-
-    // Session grants only bypass alwaysAsk tools (PERM-3); Bash is not one,
-    // so the next call is asked again.
-    let again = ask_bash(&mut h, "call_2", "touch b.txt").await;
-    assert_ne!(again.request_id, request.request_id);
-    h.reply(&again.request_id, PermissionReply::Deny { feedback: None });
-    assert_eq!(h.turn_finished().await.0, TurnEnd::Completed);
-    assert!(!h.exists("b.txt"));
     h.shutdown().await;
 }
 

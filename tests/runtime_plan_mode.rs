@@ -252,6 +252,15 @@ async fn plan11_plan_file_is_reinjected_after_a_forced_compaction() {
             .as_array()
             .is_none_or(|t| t.is_empty())
     );
+    // The old part travels as one transcript text, never as tool blocks.
+    let sent = summary_request["messages"].as_array().unwrap();
+    assert!(
+        sent.iter()
+            .all(|m| m["role"] != "tool" && m.get("tool_calls").is_none()),
+        "{sent:?}"
+    );
+    let text = sent.last().unwrap()["content"].as_str().unwrap();
+    assert!(text.contains("[tool call ExitPlanMode]"), "{text}");
     let users = h.user_texts(3);
     assert!(
         users[0].contains("SUMMARY: the user asked for a parser plan"),

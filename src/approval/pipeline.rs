@@ -18,6 +18,7 @@ use crate::runtime::protocol::{
 };
 use crate::tools::Tool;
 use crate::tools::{ask_user_question, plan_mode};
+use futures_util::FutureExt;
 use serde_json::Value;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
@@ -235,27 +236,30 @@ fn permission_request(
     eval: &Evaluation,
     cancel: &CancellationToken,
 ) -> PermissionRequest {
+    let kind = match call.name.as_str() {
+        ask_user_question::NAME => RequestKind::Question,
+        plan_mode::EXIT_NAME => RequestKind::Plan,
+        _ => RequestKind::Tool,
+    };
     PermissionRequest {
         request_id,
-        kind: match call.name.as_str() {
-            ask_user_question::NAME => RequestKind::Question,
-            plan_mode::EXIT_NAME => RequestKind::Plan,
-            _ => RequestKind::Tool,
-        },
+        kind,
         call_id: call.id.clone(),
         tool: call.name.clone(),
         input: input.clone(),
         rule_id: eval.decision.rule_id.to_string(),
         reason: eval.decision.reason.to_string(),
         suggestions: eval.suggestions.clone(),
+        // Questions and plans are answered, not granted.
         always: match eval.capability.allow_always_option() {
+            _ if kind != RequestKind::Tool => AlwaysOption::None,
             AllowAlways::Project => AlwaysOption::Project,
             AllowAlways::Session => AlwaysOption::Session,
             AllowAlways::Never => AlwaysOption::None,
         },
         // FULL-1: the store supports it, no sub-agents exist, and the tool
         // declares no askOptions policy.
-        full_access_available: eval.capability.allow_always.is_none(),
+        full_access_available: kind == RequestKind::Tool && eval.capability.allow_always.is_none(),
         preview: tool.preview(input, &core.tool_context(cancel)),
     }
 }
@@ -341,6 +345,10 @@ async fn hooks_then_deny(
     request: &PermissionRequest,
     cancel: &CancellationToken,
 ) -> Answer {
+    // Stream consumers see every request, answered or not.
+    core.emit(Event::PermissionRequested {
+        request: request.clone(),
+    });
     if core
         .hooks
         .has_hooks(HookEvent::PermissionRequest, &request.tool)
@@ -415,6 +423,30 @@ fn interrupted() -> Approval {
     }
 }
 
+/// Only the options a request offered are accepted (APPR-6): questions are
+/// answered or rejected, plans approved, commented on or rejected.
+fn reply_fits(request: &PermissionRequest, reply: &PermissionReply) -> bool {
+    match (request.kind, reply) {
+        (_, PermissionReply::Deny { .. }) => true,
+        (RequestKind::Question, r) => matches!(r, PermissionReply::Answers { .. }),
+        (RequestKind::Plan, r) => {
+            matches!(
+                r,
+                PermissionReply::AllowOnce | PermissionReply::PlanFeedback { .. }
+            )
+        }
+        (RequestKind::Tool, PermissionReply::AllowOnce) => true,
+        (RequestKind::Tool, PermissionReply::AlwaysAllowProject { .. }) => {
+            request.always == AlwaysOption::Project
+        }
+        (RequestKind::Tool, PermissionReply::AlwaysAllowSession) => {
+            request.always == AlwaysOption::Session
+        }
+        (RequestKind::Tool, PermissionReply::FullAccess) => request.full_access_available,
+        (RequestKind::Tool, _) => false,
+    }
+}
+
 /// The user's answer, with its side effects (GRANT-1, GRANT-2, FULL-2).
 fn apply_reply(
     core: &SessionCore,
@@ -423,6 +455,14 @@ fn apply_reply(
     input: Value,
     reply: PermissionReply,
 ) -> Approval {
+    if !reply_fits(request, &reply) {
+        let reason = format!("The reply does not fit this {} request", call.name);
+        return Approval::Denied {
+            rule_id: "approval.invalidReply".into(),
+            text: deny_text::policy_denied(&call.name, &reason),
+            reason,
+        };
+    }
     match reply {
         PermissionReply::AllowOnce => Approval::Run(input),
         PermissionReply::Answers {
@@ -497,11 +537,16 @@ fn apply_reply(
 
 /// FULL-2/3: one transaction, then the memory state, then the event.
 fn grant_full_access(core: &SessionCore, request_id: &str) -> Result<(), String> {
-    let current = core.state();
-    let receipt = lock(&core.store)
-        .commit_full_access(&core.session_id, request_id, current)
-        .map_err(|e| format!("Full access could not be saved ({e})"))?;
-    lock(&core.execution).adopt_persisted(receipt.state);
+    // Store, then execution: the order every mode change takes.
+    let receipt = {
+        let mut store = lock(&core.store);
+        let mut execution = lock(&core.execution);
+        let receipt = store
+            .commit_full_access(&core.session_id, request_id, execution.state())
+            .map_err(|e| format!("Full access could not be saved ({e})"))?;
+        execution.adopt_persisted(receipt.state);
+        receipt
+    };
     core.emit(Event::SessionModeChanged {
         state: receipt.state,
     });
@@ -573,7 +618,17 @@ async fn run_tool(
     cancel: &CancellationToken,
 ) -> CallOutcome {
     let ctx = core.tool_context(cancel);
-    let output = tool.run(input.clone(), &ctx).await;
+    // A panicking tool is a failed call, not a broken session.
+    let output = match std::panic::AssertUnwindSafe(tool.run(input.clone(), &ctx))
+        .catch_unwind()
+        .await
+    {
+        Ok(output) => output,
+        Err(_) => crate::tools::ToolOutput::error(format!(
+            "{} failed unexpectedly (an internal error); the call may have done part of its work.",
+            call.name
+        )),
+    };
     if !output.is_error {
         after_run(core, call, &input);
     }

@@ -333,6 +333,19 @@ pub enum HookPermission {
     Deny(String),
 }
 
+fn hook_deny(message: &str) -> Decision {
+    let reason = if message.trim().is_empty() {
+        "Denied by PreToolUse hook".to_string()
+    } else {
+        message.to_string()
+    };
+    Decision::deny(rule_id::HOOK_DENY, reason)
+}
+
+fn hook_ask() -> Decision {
+    Decision::ask(rule_id::HOOK_ASK, "A PreToolUse hook asks for confirmation")
+}
+
 /// PERM-13: the hook overlay, then the memory-file overlay.
 pub fn apply_overlays(
     decision: Decision,
@@ -345,16 +358,16 @@ pub fn apply_overlays(
     let decision = match (hook, decision.behavior) {
         // A deny from check_permission stays deny whatever the hook says.
         (_, Behavior::Deny) | (None, _) => decision,
-        (Some(HookPermission::Deny(message)), _) => {
-            let reason = if message.trim().is_empty() {
-                "Denied by PreToolUse hook".to_string()
-            } else {
-                message.clone()
-            };
-            Decision::deny(rule_id::HOOK_DENY, reason)
-        }
-        (Some(HookPermission::Ask), Behavior::Allow) => {
-            Decision::ask(rule_id::HOOK_ASK, "A PreToolUse hook asks for confirmation")
+        (Some(HookPermission::Deny(message)), _) => hook_deny(message),
+        (Some(HookPermission::Ask), Behavior::Allow) => hook_ask(),
+        // Recorded as the hook's ask so that the memory overlay keeps it.
+        (Some(HookPermission::Ask), Behavior::Ask)
+            if !matches!(
+                decision.rule_id,
+                rule_id::ALWAYS_ASK | rule_id::PROJECT_ASK | rule_id::USER_INTERACTION
+            ) =>
+        {
+            hook_ask()
         }
         (Some(HookPermission::Allow), Behavior::Ask) if !sticky_ask => {
             Decision::allow(rule_id::HOOK_ALLOW, "Allowed by PreToolUse hook")
@@ -365,6 +378,15 @@ pub fn apply_overlays(
     let is_edit_tool = matches!(tool_name, "Write" | "Edit");
     if !is_edit_tool || !target.memory_file {
         return decision;
+    }
+    // A hook's deny or ask survives the memory overlay, even where the
+    // plan deny (which the overlay lifts) had kept the hook from speaking.
+    if decision.rule_id == rule_id::PLAN_RESTRICTED {
+        match hook {
+            Some(HookPermission::Deny(message)) => return hook_deny(message),
+            Some(HookPermission::Ask) => return hook_ask(),
+            _ => {}
+        }
     }
     let survives = match decision.behavior {
         Behavior::Allow => true,

@@ -65,6 +65,44 @@ pub fn split_point(messages: &[Message], keep_tokens: u64) -> Option<usize> {
     split.filter(|&i| i > 0)
 }
 
+/// Longest tool result quoted in the summary request.
+const MAX_QUOTED_RESULT: usize = 4000;
+
+/// The messages as plain text, tool calls and (shortened) results included.
+pub fn transcript_text(messages: &[Message]) -> String {
+    let mut out = String::new();
+    for m in messages {
+        match m {
+            Message::User { content } => out.push_str(&format!("[user]\n{content}\n\n")),
+            Message::Assistant { text, tool_calls } => {
+                if !text.is_empty() {
+                    out.push_str(&format!("[assistant]\n{text}\n\n"));
+                }
+                for call in tool_calls {
+                    out.push_str(&format!("[tool call {}] {}\n\n", call.name, call.arguments));
+                }
+            }
+            Message::Tool {
+                content, is_error, ..
+            } => {
+                let label = if *is_error {
+                    "tool error"
+                } else {
+                    "tool result"
+                };
+                let shown: String = content.chars().take(MAX_QUOTED_RESULT).collect();
+                let cut = if shown.len() < content.len() {
+                    " […]"
+                } else {
+                    ""
+                };
+                out.push_str(&format!("[{label}]\n{shown}{cut}\n\n"));
+            }
+        }
+    }
+    out
+}
+
 /// The history after a compaction: the summary, then the kept messages.
 pub fn summary_message(summary: &str) -> Message {
     Message::User {
@@ -85,14 +123,17 @@ pub async fn compact(core: &SessionCore, cancel: &CancellationToken, forced: boo
     let Some(split) = split_point(&history, keep_tokens) else {
         return false;
     };
-    let mut old = history[..split].to_vec();
-    old.push(Message::User {
-        content: "Summarise the conversation above as instructed.".into(),
-    });
+    // The old part goes as one transcript text: both dialects reject tool
+    // calls and results in a request that defines no tools.
+    let transcript = transcript_text(&history[..split]);
     let request = ModelRequest {
         model: core.model.model_id.clone(),
         system: INSTRUCTIONS.to_string(),
-        messages: old,
+        messages: vec![Message::User {
+            content: format!(
+                "<conversation>\n{transcript}</conversation>\n\nSummarise the conversation above as instructed."
+            ),
+        }],
         tools: Vec::new(),
         max_output_tokens: None,
         reasoning: None,
@@ -164,8 +205,11 @@ fn reinject_state(core: &SessionCore) {
             &reminder_text(&todos),
         );
     }
-    // The next plan-mode reminder is the full text again.
-    lock(&core.reminders).reset_plan();
+    // In plan mode the next reminder is the full text again; outside it the
+    // pending one-time exit reminder (PLAN-5) must not be lost.
+    if core.state().plan_enabled {
+        lock(&core.reminders).reset_plan();
+    }
 }
 
 #[cfg(test)]

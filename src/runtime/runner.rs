@@ -24,52 +24,64 @@ pub async fn run(core: Arc<SessionCore>, mut ops: UnboundedReceiver<Op>) {
     let mut turn_counter = 0u64;
     loop {
         tokio::select! {
-            op = ops.recv() => {
-                let Some(op) = op else { break };
-                match op {
-                    Op::Shutdown => break,
-                    Op::UserInput { text } => {
-                        if turn.is_some() {
-                            queue_input(&core, text);
-                        } else {
+                    op = ops.recv() => {
+                        let Some(op) = op else { break };
+                        match op {
+                            Op::Shutdown => break,
+                            Op::UserInput { text } => {
+                                if turn.is_some() {
+                                    queue_input(&core, text);
+                                } else {
+                                    // RUN-3: inputs queued earlier (by a previous
+                                    // process) start first, in order.
+                                    let (input_id, text) = match next_queued(&core) {
+                                        Some((id, older)) => {
+                                            queue_input(&core, text);
+                                            (Some(id), older)
+                                        }
+                                        None => (None, text),
+                                    };
+                                    turn_counter += 1;
+                                    turn = Some(start_turn(&core, turn_counter, text, input_id));
+                                }
+                            }
+                            Op::Compact => {
+                                core.compact_requested.store(true, std::sync::atomic::Ordering::SeqCst);
+                                core.emit(Event::Notice {
+                                    message: "the conversation will be compacted before the next request".into(),
+                                });
+                            }
+                            Op::Interrupt => {
+                                if let Some(t) = &turn {
+                                    t.cancel.cancel();
+                                }
+                            }
+                            Op::PermissionReply { request_id, reply } => {
+                                core.reply_permission(&request_id, reply);
+                            }
+                            Op::SetMode { choice } => {
+                                if let Err(e) = core.change_mode(choice) {
+                                    core.emit(Event::Error { message: e.to_string() });
+                                }
+                            }
+                        }
+                    }
+                    ended = wait_for(&mut turn) => {
+                        let finished = turn.take();
+        if let Err(e) = ended {
+                            core.emit(Event::Error { message: format!("the turn stopped unexpectedly: {e}") });
+                            super::turn::close_unanswered_calls(&core);
+                            core.finish_turn(TurnEnd::Failed, None);
+                        }
+                        if let Some(id) = finished.and_then(|t| t.input_id) {
+                            let _ = lock(&core.store).mark_input(&id, InputStatus::Done);
+                        }
+                        if let Some((id, text)) = next_queued(&core) {
                             turn_counter += 1;
-                            turn = Some(start_turn(&core, turn_counter, text, None));
-                        }
-                    }
-                    Op::Compact => {
-                        core.compact_requested.store(true, std::sync::atomic::Ordering::SeqCst);
-                        core.emit(Event::Notice { message: "the conversation will be compacted before the next request".into() });
-                    }
-                    Op::Interrupt => {
-                        if let Some(t) = &turn {
-                            t.cancel.cancel();
-                        }
-                    }
-                    Op::PermissionReply { request_id, reply } => {
-                        core.reply_permission(&request_id, reply);
-                    }
-                    Op::SetMode { choice } => {
-                        if let Err(e) = core.change_mode(choice) {
-                            core.emit(Event::Error { message: e.to_string() });
+                            turn = Some(start_turn(&core, turn_counter, text, Some(id)));
                         }
                     }
                 }
-            }
-            ended = wait_for(&mut turn) => {
-                let finished = turn.take();
-                if let Err(e) = ended {
-                    core.emit(Event::Error { message: format!("the turn stopped unexpectedly: {e}") });
-                    core.finish_turn(TurnEnd::Failed, None);
-                }
-                if let Some(id) = finished.and_then(|t| t.input_id) {
-                    let _ = lock(&core.store).mark_input(&id, InputStatus::Done);
-                }
-                if let Some((id, text)) = next_queued(&core) {
-                    turn_counter += 1;
-                    turn = Some(start_turn(&core, turn_counter, text, Some(id)));
-                }
-            }
-        }
     }
     if let Some(t) = turn {
         t.cancel.cancel();

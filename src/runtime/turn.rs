@@ -84,7 +84,15 @@ pub async fn run_turn(
             last_text = reply.text.clone();
         }
         if reply.tool_calls.is_empty() {
-            core.finish_turn(TurnEnd::Completed, Some(reply.text));
+            let answer = if reply.text.trim().is_empty() {
+                last_text
+            } else {
+                reply.text
+            };
+            core.finish_turn(
+                TurnEnd::Completed,
+                Some(answer).filter(|a| !a.trim().is_empty()),
+            );
             return TurnEnd::Completed;
         }
         if let Some(end) = run_tool_calls(core, &reply, &cancel).await {
@@ -233,4 +241,42 @@ async fn run_tool_calls(
         lock(&core.reminders).on_real_user_message();
     }
     end
+}
+
+/// After a turn task died (a panic), every call of the last reply gets a
+/// result, since both dialects reject a history with an unanswered call.
+pub fn close_unanswered_calls(core: &SessionCore) {
+    let missing: Vec<(String, String)> = {
+        let history = lock(&core.history);
+        let Some(at) = history
+            .iter()
+            .rposition(|m| matches!(m, Message::Assistant { .. }))
+        else {
+            return;
+        };
+        let Message::Assistant { tool_calls, .. } = &history[at] else {
+            return;
+        };
+        let answered: Vec<&str> = history[at + 1..]
+            .iter()
+            .filter_map(|m| match m {
+                Message::Tool { call_id, .. } => Some(call_id.as_str()),
+                _ => None,
+            })
+            .collect();
+        tool_calls
+            .iter()
+            .filter(|c| !answered.contains(&c.id.as_str()))
+            .map(|c| (c.id.clone(), c.name.clone()))
+            .collect()
+    };
+    for (call_id, tool) in missing {
+        let text = "The tool call was interrupted by an internal error; its effect is unknown.";
+        let _ = core.persist(tool_result_entry(&call_id, &tool, text, true));
+        lock(&core.history).push(Message::Tool {
+            call_id,
+            content: text.into(),
+            is_error: true,
+        });
+    }
 }
