@@ -4,7 +4,9 @@
 //! Keys: ↑/↓ or `j`/`k` move; `1`–`9` choose directly (in a multi-select
 //! question they toggle); space toggles in a multi-select question; `o`
 //! (or Enter on the Other row) types an Other answer in an inline field
-//! (Enter confirms, Esc leaves the field); `s` skips the question; Enter
+//! (Enter confirms, Esc leaves the field); `s` skips the question and
+//! moves to the next one (on the last question it stays, and Enter then
+//! goes on without answering; moving or choosing undoes the skip); Enter
 //! answers and moves to the next question, after the last one to the
 //! confirmation page, where Enter submits; ←/→ or Tab/Shift+Tab switch
 //! question (the confirmation page is the last stop); Esc rejects the
@@ -213,6 +215,13 @@ impl QuestionPanel {
             return;
         };
         let rows = q.options.len() + 1;
+        let choosing = matches!(
+            code,
+            KeyCode::Up | KeyCode::Down | KeyCode::Char('j' | 'k' | ' ' | 'o' | '1'..='9')
+        );
+        if choosing && state.answer == AnswerState::Skipped {
+            state.answer = AnswerState::Open;
+        }
         match code {
             KeyCode::Up | KeyCode::Char('k') => state.cursor = state.cursor.saturating_sub(1),
             KeyCode::Down | KeyCode::Char('j') => state.cursor = (state.cursor + 1).min(rows - 1),
@@ -245,10 +254,14 @@ impl QuestionPanel {
             }
             KeyCode::Char('s') => {
                 state.answer = AnswerState::Skipped;
-                self.advance(i);
+                if i + 1 < self.questions.len() {
+                    self.advance(i);
+                }
             }
             KeyCode::Enter => {
-                if state.cursor == q.options.len() && !q.multi_select {
+                if state.answer == AnswerState::Skipped {
+                    self.advance(i);
+                } else if state.cursor == q.options.len() && !q.multi_select {
                     self.open_other(i);
                 } else {
                     self.answer(i);
