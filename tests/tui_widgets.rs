@@ -116,7 +116,7 @@ fn buffer_of(lines: Vec<Line<'static>>, width: u16) -> Buffer {
 }
 
 fn panel_buffer(panel: &QuestionPanel, theme: &Theme) -> Buffer {
-    let mut buf = Buffer::empty(Rect::new(0, 0, 60, 22));
+    let mut buf = Buffer::empty(Rect::new(0, 0, 60, 24));
     panel.view(buf.area, &mut buf, theme);
     buf
 }

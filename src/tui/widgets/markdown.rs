@@ -215,6 +215,7 @@ impl<'t> Renderer<'t> {
             }
             Tag::BlockQuote(_) => {
                 self.flush_inline();
+                self.start_block();
                 self.quote_depth += 1;
                 self.push_style(self.theme.quote);
             }

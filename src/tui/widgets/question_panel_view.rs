@@ -92,14 +92,14 @@ impl QuestionPanel {
                 spans.push(Span::styled(if on { "[x] " } else { "[ ] " }, style));
             }
             let label_style = if focused { theme.accent } else { Style::new() };
-            spans.push(Span::styled(option.label.clone(), label_style));
+            let mut label = vec![Span::styled(option.label.clone(), label_style)];
             if !q.multi_select && answered == Some(option.label.as_str()) {
-                spans.push(Span::styled(" ✓", theme.selected));
+                label.push(Span::styled(" ✓", theme.selected));
             }
-            out.extend(wrap_spans(spans, width, Vec::new(), indent(5)));
+            let pad = if q.multi_select { 9 } else { 5 };
+            out.extend(wrap_spans(label, width, spans, indent(pad)));
             if !option.description.is_empty() {
                 let desc = vec![Span::styled(option.description.clone(), theme.dim)];
-                let pad = if q.multi_select { 9 } else { 5 };
                 out.extend(wrap_spans(desc, width, indent(pad), indent(pad)));
             }
         }
