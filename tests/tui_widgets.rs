@@ -1,0 +1,540 @@
+//! The pure TUI widgets: Markdown, highlighting, diffs and the ASK-6
+//! question panel (state machine and snapshots).
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Modifier};
+use ratatui::text::Line;
+use ratatui::widgets::{Paragraph, Widget};
+use serde_json::{Map, Value, json};
+use zcode::runtime::protocol::PermissionReply;
+use zcode::tools::ask_user_question::{Question, QuestionOption};
+use zcode::tui::widgets::Theme;
+use zcode::tui::widgets::diff::render_diff;
+use zcode::tui::widgets::highlight::highlight_code;
+use zcode::tui::widgets::markdown::{committed_len, render_markdown, render_streaming};
+use zcode::tui::widgets::question_panel::{Page, PanelOutcome, QuestionPanel};
+
+fn key(code: KeyCode) -> KeyEvent {
+    KeyEvent::new(code, KeyModifiers::NONE)
+}
+
+fn ch(c: char) -> KeyEvent {
+    key(KeyCode::Char(c))
+}
+
+fn option(label: &str, description: &str) -> QuestionOption {
+    QuestionOption {
+        label: label.to_string(),
+        description: description.to_string(),
+        preview: None,
+    }
+}
+
+fn question(text: &str, header: &str, labels: &[&str], multi: bool) -> Question {
+    Question {
+        question: text.to_string(),
+        header: header.to_string(),
+        options: labels
+            .iter()
+            .map(|l| option(l, &format!("About {l}")))
+            .collect(),
+        multi_select: multi,
+    }
+}
+
+fn multi() -> Question {
+    question(
+        "Which features?",
+        "Features",
+        &["Alpha", "Beta", "Gamma", "Delta"],
+        true,
+    )
+}
+
+fn single() -> Question {
+    question(
+        "Which database?",
+        "Database",
+        &["Postgres", "SQLite", "MySQL"],
+        false,
+    )
+}
+
+/// Feeds keys; returns the first outcome (and checks none follows).
+fn press(panel: &mut QuestionPanel, keys: &[KeyEvent]) -> Option<PanelOutcome> {
+    let mut outcome = None;
+    for k in keys {
+        let o = panel.handle_key(*k);
+        if outcome.is_none() {
+            outcome = o;
+        } else {
+            assert!(o.is_none(), "a second outcome");
+        }
+    }
+    outcome
+}
+
+fn answers(pairs: &[(&str, &str)]) -> PanelOutcome {
+    let mut map = Map::new();
+    for (q, a) in pairs {
+        map.insert(q.to_string(), Value::String(a.to_string()));
+    }
+    PanelOutcome::Submit(PermissionReply::Answers {
+        answers: map,
+        annotations: None,
+    })
+}
+
+fn enter() -> KeyEvent {
+    key(KeyCode::Enter)
+}
+
+fn esc() -> KeyEvent {
+    key(KeyCode::Esc)
+}
+
+fn text_of(lines: &[Line<'_>]) -> String {
+    lines
+        .iter()
+        .map(|l| {
+            l.spans
+                .iter()
+                .map(|s| s.content.as_ref())
+                .collect::<String>()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn buffer_of(lines: Vec<Line<'static>>, width: u16) -> Buffer {
+    let height = u16::try_from(lines.len().max(1)).unwrap_or(u16::MAX);
+    let mut buf = Buffer::empty(Rect::new(0, 0, width, height));
+    Paragraph::new(lines).render(buf.area, &mut buf);
+    buf
+}
+
+fn panel_buffer(panel: &QuestionPanel, theme: &Theme) -> Buffer {
+    let mut buf = Buffer::empty(Rect::new(0, 0, 60, 24));
+    panel.view(buf.area, &mut buf, theme);
+    buf
+}
+
+fn snapshot(name: &str, value: String) {
+    insta::with_settings!({snapshot_path => "../snapshots", prepend_module_to_snapshot => false}, {
+        insta::assert_snapshot!(name, value);
+    });
+}
+
+// ---- question panel: keys -------------------------------------------------
+
+#[test]
+fn multi_select_space_toggles_chosen_labels_in_option_order() {
+    let mut panel = QuestionPanel::new(vec![multi()]);
+    let keys = [
+        ch('j'),
+        ch('j'),
+        ch(' '),
+        ch('k'),
+        ch(' '),
+        enter(),
+        enter(),
+    ];
+    let outcome = press(&mut panel, &keys);
+    assert_eq!(
+        outcome,
+        Some(answers(&[("Which features?", "Beta, Gamma")]))
+    );
+}
+
+#[test]
+fn skip_on_last_question_stays_until_enter() {
+    let mut panel = QuestionPanel::new(vec![single()]);
+    assert_eq!(press(&mut panel, &[ch('s')]), None);
+    assert_eq!(panel.page(), Page::Question(0));
+    assert_eq!(press(&mut panel, &[enter()]), None);
+    assert_eq!(panel.page(), Page::Confirm);
+    let outcome = press(&mut panel, &[enter()]);
+    assert_eq!(outcome, Some(answers(&[])));
+}
+
+#[test]
+fn skip_enter_enter_on_single_question_yields_empty_map() {
+    let mut panel = QuestionPanel::new(vec![single()]);
+    let outcome = press(&mut panel, &[ch('s'), enter(), enter()]);
+    assert_eq!(outcome, Some(answers(&[])));
+}
+
+#[test]
+fn enter_answers_highlighted_single_option() {
+    let mut panel = QuestionPanel::new(vec![single()]);
+    let outcome = press(&mut panel, &[key(KeyCode::Down), enter(), enter()]);
+    assert_eq!(outcome, Some(answers(&[("Which database?", "SQLite")])));
+}
+
+#[test]
+fn digit_chooses_single_option_directly() {
+    let mut panel = QuestionPanel::new(vec![single()]);
+    assert_eq!(press(&mut panel, &[ch('3')]), None);
+    assert_eq!(panel.page(), Page::Confirm);
+    let outcome = press(&mut panel, &[enter()]);
+    assert_eq!(outcome, Some(answers(&[("Which database?", "MySQL")])));
+}
+
+#[test]
+fn digits_toggle_multi_select_options() {
+    let mut panel = QuestionPanel::new(vec![multi()]);
+    let outcome = press(
+        &mut panel,
+        &[ch('4'), ch('1'), ch('2'), ch('2'), enter(), enter()],
+    );
+    assert_eq!(
+        outcome,
+        Some(answers(&[("Which features?", "Alpha, Delta")]))
+    );
+}
+
+#[test]
+fn digit_out_of_range_is_ignored() {
+    let mut panel = QuestionPanel::new(vec![single()]);
+    assert_eq!(press(&mut panel, &[ch('9')]), None);
+    assert_eq!(panel.page(), Page::Question(0));
+    assert_eq!(panel.editing(), None);
+}
+
+#[test]
+fn other_typed_answer_is_the_single_select_answer() {
+    let mut panel = QuestionPanel::new(vec![single()]);
+    let mut keys = vec![ch('o')];
+    keys.extend("Redis x".chars().map(ch));
+    keys.push(key(KeyCode::Backspace));
+    keys.push(key(KeyCode::Backspace));
+    keys.push(enter());
+    assert_eq!(press(&mut panel, &keys), None);
+    assert_eq!(panel.page(), Page::Confirm);
+    let outcome = press(&mut panel, &[enter()]);
+    assert_eq!(outcome, Some(answers(&[("Which database?", "Redis")])));
+}
+
+#[test]
+fn other_text_in_multi_select_comes_last() {
+    let mut panel = QuestionPanel::new(vec![multi()]);
+    let mut keys = vec![ch('o')];
+    keys.extend("Zeta".chars().map(ch));
+    keys.extend([enter(), ch('2'), enter(), enter()]);
+    let outcome = press(&mut panel, &keys);
+    assert_eq!(outcome, Some(answers(&[("Which features?", "Beta, Zeta")])));
+}
+
+#[test]
+fn typing_letters_in_other_field_is_not_a_command() {
+    let mut panel = QuestionPanel::new(vec![single()]);
+    let mut keys = vec![ch('o')];
+    keys.extend("jks o".chars().map(ch));
+    assert_eq!(press(&mut panel, &keys), None);
+    assert_eq!(panel.editing(), Some("jks o"));
+    assert_eq!(panel.page(), Page::Question(0));
+}
+
+#[test]
+fn esc_rejects_the_questionnaire() {
+    let mut panel = QuestionPanel::new(vec![single(), multi()]);
+    assert_eq!(
+        press(&mut panel, &[ch('1'), esc()]),
+        Some(PanelOutcome::Reject)
+    );
+    assert_eq!(
+        PanelOutcome::Reject.into_reply(),
+        PermissionReply::Deny { feedback: None }
+    );
+}
+
+#[test]
+fn esc_while_typing_other_only_leaves_the_field() {
+    let mut panel = QuestionPanel::new(vec![single()]);
+    assert_eq!(press(&mut panel, &[ch('o'), ch('x'), esc()]), None);
+    assert_eq!(panel.editing(), None);
+    assert_eq!(panel.page(), Page::Question(0));
+    assert_eq!(panel.states()[0].other, None);
+    assert_eq!(press(&mut panel, &[esc()]), Some(PanelOutcome::Reject));
+}
+
+#[test]
+fn esc_on_confirmation_page_rejects() {
+    let mut panel = QuestionPanel::new(vec![single()]);
+    assert_eq!(
+        press(&mut panel, &[ch('1'), esc()]),
+        Some(PanelOutcome::Reject)
+    );
+}
+
+#[test]
+fn tab_and_arrows_switch_questions() {
+    let mut panel = QuestionPanel::new(vec![single(), multi()]);
+    press(&mut panel, &[key(KeyCode::Tab)]);
+    assert_eq!(panel.page(), Page::Question(1));
+    press(&mut panel, &[key(KeyCode::Tab)]);
+    assert_eq!(panel.page(), Page::Confirm);
+    press(&mut panel, &[key(KeyCode::Right)]);
+    assert_eq!(panel.page(), Page::Confirm);
+    press(&mut panel, &[key(KeyCode::Left)]);
+    assert_eq!(panel.page(), Page::Question(1));
+    press(&mut panel, &[key(KeyCode::Left), key(KeyCode::Left)]);
+    assert_eq!(panel.page(), Page::Question(0));
+    press(&mut panel, &[key(KeyCode::Right)]);
+    assert_eq!(panel.page(), Page::Question(1));
+    press(&mut panel, &[key(KeyCode::BackTab)]);
+    assert_eq!(panel.page(), Page::Question(0));
+}
+
+#[test]
+fn answering_moves_to_the_next_question_then_confirmation() {
+    let mut panel = QuestionPanel::new(vec![single(), multi()]);
+    press(&mut panel, &[ch('2')]);
+    assert_eq!(panel.page(), Page::Question(1));
+    press(&mut panel, &[ch('s')]);
+    assert_eq!(panel.page(), Page::Question(1));
+    press(&mut panel, &[enter()]);
+    assert_eq!(panel.page(), Page::Confirm);
+    let outcome = press(&mut panel, &[enter()]);
+    assert_eq!(outcome, Some(answers(&[("Which database?", "SQLite")])));
+}
+
+#[test]
+fn skip_moves_to_next_question_and_choosing_undoes_it() {
+    let mut panel = QuestionPanel::new(vec![single(), multi()]);
+    press(&mut panel, &[ch('s')]);
+    assert_eq!(panel.page(), Page::Question(1));
+    press(&mut panel, &[key(KeyCode::Left), ch('j'), enter()]);
+    assert_eq!(panel.page(), Page::Question(1));
+    let outcome = press(&mut panel, &[ch('s'), enter(), enter()]);
+    assert_eq!(outcome, Some(answers(&[("Which database?", "SQLite")])));
+}
+
+#[test]
+fn changing_checkboxes_after_answering_updates_the_answer() {
+    let mut panel = QuestionPanel::new(vec![multi()]);
+    press(&mut panel, &[ch('1'), enter(), key(KeyCode::Left), ch('3')]);
+    let outcome = press(&mut panel, &[key(KeyCode::Tab), enter()]);
+    assert_eq!(
+        outcome,
+        Some(answers(&[("Which features?", "Alpha, Gamma")]))
+    );
+}
+
+#[test]
+fn confirmation_page_lists_answers_and_skips() {
+    let mut panel = QuestionPanel::new(vec![single(), multi()]);
+    press(&mut panel, &[ch('1'), ch('s'), enter()]);
+    let text = text_of(&panel.lines(60, &Theme::colored()));
+    assert!(text.contains("Review your answers"), "{text}");
+    assert!(text.contains("[Database] Which database?"), "{text}");
+    assert!(text.contains("→ Postgres"), "{text}");
+    assert!(text.contains("[Features] Which features?"), "{text}");
+    assert!(text.contains("→ (skipped)"), "{text}");
+}
+
+#[test]
+fn reply_serializes_as_answers_choice() {
+    let mut panel = QuestionPanel::new(vec![single()]);
+    let Some(PanelOutcome::Submit(reply)) = press(&mut panel, &[ch('1'), enter()]) else {
+        panic!("no submit");
+    };
+    let value = serde_json::to_value(reply).unwrap_or_default();
+    assert_eq!(
+        value,
+        json!({"choice": "answers", "answers": {"Which database?": "Postgres"}})
+    );
+}
+
+// ---- question panel: snapshots --------------------------------------------
+
+fn with_preview() -> Question {
+    let mut q = single();
+    q.options[0].preview =
+        Some("## Postgres\n\n- robust\n- `jsonb`\n\n```sql\nSELECT 1;\n```".into());
+    q
+}
+
+#[test]
+fn snapshot_panel_single_with_preview() {
+    let panel = QuestionPanel::new(vec![with_preview(), multi()]);
+    snapshot(
+        "question_panel_single",
+        format!("{:?}", panel_buffer(&panel, &Theme::colored())),
+    );
+}
+
+#[test]
+fn snapshot_panel_multi() {
+    let mut panel = QuestionPanel::new(vec![multi()]);
+    press(&mut panel, &[ch('j'), ch(' '), ch('j'), ch('j'), ch(' ')]);
+    snapshot(
+        "question_panel_multi",
+        format!("{:?}", panel_buffer(&panel, &Theme::colored())),
+    );
+}
+
+#[test]
+fn snapshot_panel_other_typing() {
+    let mut panel = QuestionPanel::new(vec![single()]);
+    let mut keys = vec![ch('o')];
+    keys.extend("CockroachDB".chars().map(ch));
+    press(&mut panel, &keys);
+    snapshot(
+        "question_panel_other_typing",
+        format!("{:?}", panel_buffer(&panel, &Theme::colored())),
+    );
+}
+
+#[test]
+fn snapshot_panel_skipped_monochrome() {
+    let mut panel = QuestionPanel::new(vec![single(), multi()]);
+    press(&mut panel, &[ch('s')]);
+    snapshot(
+        "question_panel_skipped_monochrome",
+        format!("{:?}", panel_buffer(&panel, &Theme::monochrome())),
+    );
+}
+
+#[test]
+fn snapshot_panel_confirmation() {
+    let long = question(
+        "A question with a rather long header chip?",
+        "Very long header text",
+        &["Yes", "No"],
+        false,
+    );
+    let mut panel = QuestionPanel::new(vec![single(), multi(), long]);
+    press(
+        &mut panel,
+        &[ch('2'), ch('1'), ch('3'), enter(), ch('s'), enter()],
+    );
+    assert_eq!(panel.page(), Page::Confirm);
+    snapshot(
+        "question_panel_confirmation",
+        format!("{:?}", panel_buffer(&panel, &Theme::colored())),
+    );
+}
+
+// ---- markdown ----------------------------------------------------------------
+
+const SAMPLE: &str = "# Title\n\nSome *emphasis*, **strong** and `code` in a paragraph that is long enough to wrap.\n\n## Lists\n\n- one\n- two\n  - nested\n\n1. first\n2. second\n\n> quoted text\n\nA [link](https://example.com).\n\n---\n\n```rust\nfn main() {}\n```\n";
+
+#[test]
+fn snapshot_markdown_colored() {
+    let lines = render_markdown(SAMPLE, 40, &Theme::colored());
+    snapshot("markdown_colored", format!("{:?}", buffer_of(lines, 40)));
+}
+
+#[test]
+fn snapshot_markdown_monochrome() {
+    let lines = render_markdown(SAMPLE, 40, &Theme::monochrome());
+    snapshot("markdown_monochrome", format!("{:?}", buffer_of(lines, 40)));
+}
+
+#[test]
+fn markdown_text_layout() {
+    let lines = render_markdown(SAMPLE, 40, &Theme::colored());
+    let text = text_of(&lines);
+    assert!(
+        text.starts_with("Title\n\nSome emphasis, strong and code in a\n"),
+        "{text}"
+    );
+    assert!(text.contains("\n• one\n• two\n  • nested\n"), "{text}");
+    assert!(text.contains("\n1. first\n2. second\n"), "{text}");
+    assert!(text.contains("│ quoted text"), "{text}");
+    assert!(text.contains("A link (https://example.com)."), "{text}");
+    assert!(text.contains(&"─".repeat(40)), "{text}");
+    assert!(text.contains("  fn main() {}"), "{text}");
+    for line in &lines {
+        assert!(line.width() <= 40, "{line:?}");
+    }
+}
+
+#[test]
+fn markdown_heading_is_bold_and_coloured() {
+    let lines = render_markdown("# Hi", 20, &Theme::colored());
+    let span = &lines[0].spans[0];
+    assert_eq!(span.content, "Hi");
+    assert!(span.style.add_modifier.contains(Modifier::BOLD));
+    assert!(span.style.fg.is_some());
+}
+
+#[test]
+fn monochrome_markdown_has_no_colours() {
+    let lines = render_markdown(SAMPLE, 40, &Theme::monochrome());
+    for span in lines.iter().flat_map(|l| &l.spans) {
+        assert_eq!(span.style.fg, None, "{span:?}");
+        assert_eq!(span.style.bg, None, "{span:?}");
+    }
+    let text = text_of(&lines);
+    assert!(text.contains("# Title"), "{text}");
+    assert!(text.contains("`code`"), "{text}");
+    assert!(text.contains("```rust"), "{text}");
+}
+
+#[test]
+fn code_block_is_highlighted_with_colours() {
+    let lines = highlight_code("fn main() { let x = 1; }\n", "rust", &Theme::colored());
+    assert_eq!(lines.len(), 1);
+    let colours: Vec<_> = lines[0].spans.iter().filter_map(|s| s.style.fg).collect();
+    assert!(colours.len() > 1, "{lines:?}");
+    assert!(colours.iter().all(|c| matches!(c, Color::Rgb(..))));
+}
+
+#[test]
+fn unknown_language_is_plain() {
+    let theme = Theme::colored();
+    let lines = highlight_code("a\nb\n", "no-such-language", &theme);
+    assert_eq!(text_of(&lines), "a\nb");
+    for span in lines.iter().flat_map(|l| &l.spans) {
+        assert_eq!(span.style, theme.code_block);
+    }
+}
+
+#[test]
+fn long_words_are_split_to_width() {
+    let lines = render_markdown(&"x".repeat(25), 10, &Theme::colored());
+    assert_eq!(text_of(&lines), "xxxxxxxxxx\nxxxxxxxxxx\nxxxxx");
+}
+
+#[test]
+fn streaming_commits_only_complete_blocks() {
+    assert_eq!(committed_len("Hello wor"), 0);
+    assert_eq!(committed_len("Hello\n\nWorld"), 7);
+    assert_eq!(committed_len("```\ncode\n\nmore"), 0);
+    assert_eq!(committed_len("```\ncode\n\n```\nx"), 14);
+    let theme = Theme::colored();
+    let (done, tail) = render_streaming("# Head\n\npara still gro", 30, &theme);
+    assert_eq!(text_of(&done), "Head");
+    assert_eq!(tail, "para still gro");
+    // The committed part never changes as text grows.
+    let full = "# Head\n\npara still growing\n\nnext";
+    let (later, _) = render_streaming(full, 30, &theme);
+    assert_eq!(&later[..done.len()], &done[..]);
+}
+
+// ---- diff ------------------------------------------------------------------
+
+#[test]
+fn diff_lines_are_coloured_by_kind() {
+    let diff = "--- a/x.rs\n+++ b/x.rs\n@@ -1,2 +1,2 @@\n keep\n-old\n+new\n";
+    let theme = Theme::colored();
+    let lines = render_diff(diff, &theme);
+    let styles: Vec<_> = lines.iter().map(|l| l.spans[0].style).collect();
+    assert_eq!(styles[0], theme.diff_header);
+    assert_eq!(styles[1], theme.diff_header);
+    assert_eq!(styles[2].fg, Some(Color::Cyan));
+    assert_eq!(styles[3].fg, None);
+    assert_eq!(styles[4].fg, Some(Color::Red));
+    assert_eq!(styles[5].fg, Some(Color::Green));
+    assert!(styles[0].add_modifier.contains(Modifier::DIM));
+    let mono = render_diff(diff, &Theme::monochrome());
+    assert!(
+        mono.iter()
+            .all(|l| l.spans.iter().all(|s| s.style.fg.is_none()))
+    );
+    assert_eq!(text_of(&mono), diff.trim_end());
+}
