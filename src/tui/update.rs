@@ -385,7 +385,7 @@ fn on_event(model: &mut Model, event: Event) {
             } else {
                 ToolStatus::Done
             };
-            let line = output.lines().next().unwrap_or_default().to_string();
+            let line = first_line(&output);
             set_tool(model, &call_id, status, line);
         }
         Event::ToolCallDenied { denial } => {
@@ -461,4 +461,19 @@ fn set_tool(model: &mut Model, id: &str, new_status: ToolStatus, new_detail: Str
         }
     }
     false
+}
+
+/// The first non-empty line of a tool's output, tabs and control
+/// characters made printable, outer whitespace trimmed.
+fn first_line(output: &str) -> String {
+    let line = output
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or_default();
+    line.replace('\t', "  ")
+        .chars()
+        .filter(|c| !c.is_control())
+        .collect::<String>()
+        .trim()
+        .to_string()
 }

@@ -31,7 +31,9 @@ pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
     let text_width = usize::from(inner.width.saturating_sub(2)).max(1);
     let mut lines: Vec<Line> = Vec::new();
     if model.composer.is_empty() {
-        let hint = if model.busy {
+        let hint = if !model.approvals.is_empty() {
+            "Answer the request above first"
+        } else if model.busy {
             "Type to queue a message for after this turn"
         } else {
             "Ask zcode to do something"

@@ -30,21 +30,31 @@ pub fn render_status(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect
             .fg(mode_color(label))
             .add_modifier(ratatui::style::Modifier::BOLD | ratatui::style::Modifier::REVERSED),
     )];
-    let mut right = String::new();
-    if model.busy {
+    // The mode description is exact text (EXEC-2): the session id, then the
+    // model, give way before it is cut.
+    let spinner = if model.busy {
         let secs = model.elapsed().map_or(0, |d| d.as_secs());
-        let frame_glyph = SPINNER[model.spinner % SPINNER.len()];
-        right.push_str(&format!("{frame_glyph} {secs}s · "));
-    }
-    if !model.model_label.is_empty() {
-        right.push_str(&model.model_label);
-    }
-    if !model.session_id.is_empty() {
-        right.push_str(&format!(" · {}", model.short_session()));
-    }
+        format!("{} {secs}s", SPINNER[model.spinner % SPINNER.len()])
+    } else {
+        String::new()
+    };
+    let session = model.short_session();
+    let candidates = [
+        join(&[&spinner, &model.model_label, session]),
+        join(&[&spinner, &model.model_label]),
+        join(&[&spinner]),
+    ];
+    let fixed = label.chars().count() + 2 + 1;
+    let full = model.state.description().chars().count();
+    let fits = |right: &String| fixed + full + 1 + right.chars().count() + 1 <= width;
+    let right = candidates
+        .iter()
+        .find(|r| fits(r))
+        .or(candidates.last())
+        .cloned()
+        .unwrap_or_default();
     let right = format!("{right} ");
-    let used = label.chars().count() + 2 + 1 + right.chars().count();
-    let room = width.saturating_sub(used);
+    let room = width.saturating_sub(fixed + right.chars().count());
     let description = truncate(model.state.description(), room);
     let pad = room.saturating_sub(description.chars().count());
     spans.push(Span::raw(" "));
@@ -83,4 +93,14 @@ pub fn render_footer(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect
         spans.push(Span::styled(format!(" {what}"), theme.dim()));
     }
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+/// Joins the non-empty parts with " · ".
+fn join(parts: &[&str]) -> String {
+    parts
+        .iter()
+        .filter(|p| !p.is_empty())
+        .copied()
+        .collect::<Vec<_>>()
+        .join(" · ")
 }

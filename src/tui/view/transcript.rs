@@ -16,7 +16,14 @@ pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
     let scroll = usize::from(model.scroll).min(max_scroll);
     let end = lines.len() - scroll;
     let start = end.saturating_sub(height);
-    let visible: Vec<Line> = lines[start..end].to_vec();
+    let mut visible: Vec<Line> = lines[start..end].to_vec();
+    if scroll > 0 && !visible.is_empty() {
+        let last = visible.len() - 1;
+        visible[last] = Line::from(Span::styled(
+            format!("↓ {scroll} more lines · End returns to the bottom"),
+            theme.dim(),
+        ));
+    }
     frame.render_widget(Paragraph::new(visible), area);
 }
 
