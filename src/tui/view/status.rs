@@ -46,7 +46,7 @@ pub fn render_status(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect
     ];
     let fixed = label.chars().count() + 2 + 1;
     let full = model.state.description().chars().count();
-    let fits = |right: &String| fixed + full + 1 + right.chars().count() + 1 <= width;
+    let fits = |right: &String| fixed + full + 1 + right.chars().count() < width;
     let right = candidates
         .iter()
         .find(|r| fits(r))
