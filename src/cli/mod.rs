@@ -7,6 +7,7 @@ mod models_cmd;
 mod permission_cmd;
 mod sessions_cmd;
 pub mod tool_list_args;
+mod tui_cmd;
 
 use args::{Cli, Command};
 use clap::Parser;
@@ -70,14 +71,6 @@ fn run_inner(args: Vec<OsString>) -> anyhow::Result<ExitCode> {
         Some(Command::Permission(cmd)) => permission_cmd::run(cmd, cli.mode, &tool_lists),
         Some(Command::Sessions(cmd)) => sessions_cmd::run(cmd),
         Some(Command::Models) => models_cmd::run(cli.model.as_deref()),
-        Some(Command::Tui) | None => {
-            println!(
-                "zcode {}: the interactive terminal UI is not part of this build yet.\n\
-                 Run a task headless with `zcode -p \"your task\"`; manage permissions with\n\
-                 `zcode permission check|list|add|remove`. See `zcode --help`.",
-                env!("CARGO_PKG_VERSION")
-            );
-            Ok(ExitCode::SUCCESS)
-        }
+        Some(Command::Tui) | None => tui_cmd::run(&cli, &tool_lists),
     }
 }

@@ -1,0 +1,110 @@
+//! The loop: `tokio::select!` over terminal input, runtime events and a
+//! tick; `update` decides, the loop executes the `Cmd`s and draws only when
+//! the model is dirty, at most once per frame (coalescing stream deltas).
+
+use super::model::Model;
+use super::msg::{Cmd, Msg};
+use super::terminal::{TuiTerminal, no_color};
+use super::update::update;
+use super::view::view;
+use crate::runtime::RuntimeHandle;
+use crate::runtime::protocol::Op;
+use crossterm::event::{Event as TermEvent, EventStream, MouseEventKind};
+use futures_util::StreamExt;
+use std::time::{Duration, Instant};
+
+/// One frame: draws are at most this often.
+const FRAME: Duration = Duration::from_millis(16);
+/// The spinner and elapsed-time clock.
+const TICK: Duration = Duration::from_millis(100);
+/// How long the runtime gets to finish writing after Shutdown.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(3);
+
+/// Translates a terminal event; `None` for what the app ignores.
+pub fn term_msg(event: TermEvent) -> Option<Msg> {
+    match event {
+        TermEvent::Key(key) => Some(Msg::Key(key)),
+        TermEvent::Paste(text) => Some(Msg::Paste(text)),
+        TermEvent::Resize(w, h) => Some(Msg::Resize(w, h)),
+        TermEvent::Mouse(m) => match m.kind {
+            MouseEventKind::ScrollUp => Some(Msg::Scroll(3)),
+            MouseEventKind::ScrollDown => Some(Msg::Scroll(-3)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Runs the TUI until the user quits or the runtime ends.
+pub async fn run(handle: RuntimeHandle) -> anyhow::Result<()> {
+    let RuntimeHandle {
+        ops,
+        mut events,
+        session_id,
+        task,
+    } = handle;
+    let mut term = TuiTerminal::enter()?;
+    let size = term.terminal.size()?;
+    let mut model = Model::new(size.width, size.height);
+    model.session_id = session_id;
+    model.monochrome = no_color();
+    model.now = Some(Instant::now());
+    let mut input = EventStream::new();
+    let mut tick = tokio::time::interval(TICK);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    let mut last_draw: Option<Instant> = None;
+    let result: anyhow::Result<()> = 'outer: loop {
+        if model.dirty {
+            let due = last_draw.is_none_or(|t| t.elapsed() >= FRAME);
+            if due {
+                if let Err(e) = term.terminal.draw(|f| view(&model, f)) {
+                    break Err(e.into());
+                }
+                model.dirty = false;
+                last_draw = Some(Instant::now());
+            }
+        }
+        let next_frame = last_draw.map_or_else(Instant::now, |t| t + FRAME);
+        let mut msgs = Vec::new();
+        tokio::select! {
+            ev = input.next() => match ev {
+                Some(Ok(ev)) => msgs.extend(term_msg(ev)),
+                Some(Err(e)) => break Err(anyhow::anyhow!("cannot read the terminal: {e}")),
+                None => break Ok(()),
+            },
+            ev = events.recv() => match ev {
+                Some(ev) => {
+                    msgs.push(Msg::Runtime(ev));
+                    // Take the whole burst: one draw for many deltas.
+                    while let Ok(ev) = events.try_recv() {
+                        msgs.push(Msg::Runtime(ev));
+                    }
+                }
+                None => break Ok(()),
+            },
+            now = tick.tick() => msgs.push(Msg::Tick(now.into_std())),
+            _ = tokio::time::sleep_until(next_frame.into()), if model.dirty => {}
+        }
+        for msg in msgs {
+            for cmd in update(&mut model, msg) {
+                match cmd {
+                    Cmd::Send(op) => {
+                        if ops.send(op).is_err() {
+                            break 'outer Err(anyhow::anyhow!("the agent runtime stopped"));
+                        }
+                    }
+                    Cmd::Quit => break 'outer Ok(()),
+                    Cmd::Suspend => {
+                        term.suspend()?;
+                        model.dirty = true;
+                    }
+                }
+            }
+        }
+    };
+    drop(term);
+    let _ = ops.send(Op::Shutdown);
+    drop(ops);
+    let _ = tokio::time::timeout(SHUTDOWN_GRACE, task).await;
+    result
+}

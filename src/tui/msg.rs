@@ -1,0 +1,30 @@
+//! What goes into `update` and what comes out of it.
+
+use crate::runtime::protocol::{Event, Op};
+use crossterm::event::KeyEvent;
+use std::time::Instant;
+
+/// Everything that can change the model. Messages live only for one
+/// `update` call, so the size of `Runtime` does not matter.
+#[derive(Debug, Clone, PartialEq)]
+#[allow(clippy::large_enum_variant)]
+pub enum Msg {
+    Key(KeyEvent),
+    /// Bracketed paste: the whole pasted text at once.
+    Paste(String),
+    /// New terminal size (columns, rows).
+    Resize(u16, u16),
+    /// The clock, passed in so `view` never reads it.
+    Tick(Instant),
+    /// Mouse wheel: positive scrolls back (up), negative forward.
+    Scroll(i16),
+    Runtime(Event),
+}
+
+/// What the loop must do after an `update`: plain data.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Cmd {
+    Send(Op),
+    Quit,
+    Suspend,
+}

@@ -1,0 +1,127 @@
+//! Terminal setup and restore (TUI-5): raw mode, alternate screen,
+//! bracketed paste, mouse capture, and the keyboard protocol that tells
+//! Shift+Enter from Enter. Restored on every exit path: `Drop` covers
+//! returns and errors, the panic hook covers panics.
+
+use crossterm::event::{
+    DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
+    KeyboardEnhancementFlags, PopKeyboardEnhancementFlags, PushKeyboardEnhancementFlags,
+};
+use crossterm::execute;
+use crossterm::terminal::{
+    EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
+    supports_keyboard_enhancement,
+};
+use ratatui::Terminal;
+use ratatui::backend::CrosstermBackend;
+use std::io::{self, Stdout};
+use std::sync::Once;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+pub type Backend = CrosstermBackend<Stdout>;
+
+/// Whether the keyboard enhancement flags were pushed (and must be popped).
+static ENHANCED: AtomicBool = AtomicBool::new(false);
+/// Whether the terminal is currently in TUI state.
+static ACTIVE: AtomicBool = AtomicBool::new(false);
+static HOOK: Once = Once::new();
+
+/// `NO_COLOR` set to anything non-empty (no-color.org).
+pub fn no_color() -> bool {
+    std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())
+}
+
+/// The terminal in TUI state; restores it when dropped.
+pub struct TuiTerminal {
+    pub terminal: Terminal<Backend>,
+}
+
+impl TuiTerminal {
+    pub fn enter() -> io::Result<Self> {
+        install_panic_hook();
+        enter_modes()?;
+        let terminal = match Terminal::new(CrosstermBackend::new(io::stdout())) {
+            Ok(t) => t,
+            Err(e) => {
+                restore();
+                return Err(e);
+            }
+        };
+        Ok(Self { terminal })
+    }
+
+    /// Gives the terminal back (for Ctrl+Z), then takes it again.
+    pub fn suspend(&mut self) -> io::Result<()> {
+        restore();
+        #[cfg(unix)]
+        // SAFETY: raising a signal on the current process has no memory
+        // effects; SIGTSTP stops it until the shell continues it.
+        unsafe {
+            libc::raise(libc::SIGTSTP);
+        }
+        enter_modes()?;
+        self.terminal.clear()
+    }
+}
+
+impl Drop for TuiTerminal {
+    fn drop(&mut self) {
+        let _ = self.terminal.show_cursor();
+        restore();
+    }
+}
+
+fn enter_modes() -> io::Result<()> {
+    enable_raw_mode()?;
+    ACTIVE.store(true, Ordering::SeqCst);
+    let mut out = io::stdout();
+    let result = execute!(
+        out,
+        EnterAlternateScreen,
+        EnableBracketedPaste,
+        EnableMouseCapture
+    );
+    if let Err(e) = result {
+        restore();
+        return Err(e);
+    }
+    if supports_keyboard_enhancement().unwrap_or(false) {
+        let pushed = execute!(
+            out,
+            PushKeyboardEnhancementFlags(KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES)
+        );
+        ENHANCED.store(pushed.is_ok(), Ordering::SeqCst);
+    }
+    Ok(())
+}
+
+/// Puts the terminal back as it was. Safe to call more than once.
+pub fn restore() {
+    if !ACTIVE.swap(false, Ordering::SeqCst) {
+        return;
+    }
+    let mut out = io::stdout();
+    if ENHANCED.swap(false, Ordering::SeqCst) {
+        let _ = execute!(out, PopKeyboardEnhancementFlags);
+    }
+    let _ = execute!(
+        out,
+        DisableMouseCapture,
+        DisableBracketedPaste,
+        LeaveAlternateScreen,
+        crossterm::cursor::Show
+    );
+    let _ = disable_raw_mode();
+}
+
+/// Restores the terminal before the previous hook prints the panic, so the
+/// message lands on a sane screen.
+fn install_panic_hook() {
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            restore();
+            previous(info);
+        }));
+    });
+}

@@ -1,0 +1,479 @@
+//! The pure state transition: `update(&mut Model, Msg) -> Vec<Cmd>` (TUI-1).
+
+use super::keys::{Action, action};
+use super::model::{ApprovalOption, Cell, Model, ToolStatus, approval_options, input_summary};
+use super::msg::{Cmd, Msg};
+use crate::permission::mode::ModeChoice;
+use crate::runtime::protocol::{Event, Op, PermissionReply, TurnEnd};
+use crossterm::event::KeyEvent;
+
+/// Applies `msg` to `model` and returns what the loop must do.
+pub fn update(model: &mut Model, msg: Msg) -> Vec<Cmd> {
+    match msg {
+        Msg::Key(key) => on_key(model, key),
+        Msg::Paste(text) => {
+            if model.approvals.is_empty() {
+                // Terminals send CR for line breaks inside a paste.
+                let text = text.replace("\r\n", "\n").replace('\r', "\n");
+                model.composer.insert_str(&text);
+                model.history_pos = None;
+                model.quit_armed = false;
+                model.dirty = true;
+            }
+            Vec::new()
+        }
+        Msg::Resize(w, h) => {
+            model.width = w;
+            model.height = h;
+            model.dirty = true;
+            Vec::new()
+        }
+        Msg::Tick(now) => {
+            model.now = Some(now);
+            if model.busy {
+                model.spinner = model.spinner.wrapping_add(1);
+                model.dirty = true;
+            }
+            Vec::new()
+        }
+        Msg::Scroll(delta) => {
+            scroll_by(model, i32::from(delta));
+            Vec::new()
+        }
+        Msg::Runtime(event) => {
+            on_event(model, event);
+            Vec::new()
+        }
+    }
+}
+
+fn page(model: &Model) -> i32 {
+    i32::from(model.height.saturating_sub(6)).max(1)
+}
+
+fn scroll_by(model: &mut Model, delta: i32) {
+    let next = (i32::from(model.scroll) + delta).clamp(0, i32::from(u16::MAX));
+    model.scroll = u16::try_from(next).unwrap_or(u16::MAX);
+    model.dirty = true;
+}
+
+fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Cmd> {
+    let act = action(key);
+    if act == Action::Ignore {
+        return Vec::new();
+    }
+    model.dirty = true;
+    if act != Action::Interrupt {
+        model.quit_armed = false;
+    }
+    if !model.approvals.is_empty() {
+        return on_approval_key(model, act);
+    }
+    match act {
+        Action::Submit => submit(model),
+        Action::Newline => {
+            model.composer.insert_char('\n');
+            Vec::new()
+        }
+        Action::CycleMode => {
+            let current = if model.state.plan_enabled {
+                ModeChoice::Plan
+            } else {
+                ModeChoice::Mode(model.state.mode)
+            };
+            let at = ModeChoice::CYCLE.iter().position(|c| *c == current);
+            let next = match at {
+                Some(i) => ModeChoice::CYCLE[(i + 1) % ModeChoice::CYCLE.len()],
+                None => ModeChoice::CYCLE[0],
+            };
+            // Shown at once; the runtime confirms with `SessionModeChanged`.
+            model.state = model.state.apply(next);
+            vec![Cmd::Send(Op::SetMode { choice: next })]
+        }
+        Action::Cancel => {
+            if model.busy {
+                vec![Cmd::Send(Op::Interrupt)]
+            } else {
+                Vec::new()
+            }
+        }
+        Action::Interrupt => {
+            if model.busy {
+                model.quit_armed = false;
+                vec![Cmd::Send(Op::Interrupt)]
+            } else if !model.composer.is_empty() {
+                model.composer.take();
+                model.history_pos = None;
+                model.quit_armed = false;
+                Vec::new()
+            } else if model.quit_armed {
+                vec![Cmd::Quit]
+            } else {
+                model.quit_armed = true;
+                Vec::new()
+            }
+        }
+        Action::Suspend => vec![Cmd::Suspend],
+        Action::PageUp => {
+            scroll_by(model, page(model));
+            Vec::new()
+        }
+        Action::PageDown => {
+            scroll_by(model, -page(model));
+            Vec::new()
+        }
+        Action::Top => {
+            model.scroll = u16::MAX;
+            Vec::new()
+        }
+        Action::Bottom => {
+            model.scroll = 0;
+            Vec::new()
+        }
+        Action::Up => {
+            recall(model, true);
+            Vec::new()
+        }
+        Action::Down => {
+            recall(model, false);
+            Vec::new()
+        }
+        Action::Left => {
+            model.composer.left();
+            Vec::new()
+        }
+        Action::Right => {
+            model.composer.right();
+            Vec::new()
+        }
+        Action::LineStart => {
+            model.composer.line_start();
+            Vec::new()
+        }
+        Action::LineEnd => {
+            model.composer.line_end();
+            Vec::new()
+        }
+        Action::Backspace => {
+            model.composer.backspace();
+            Vec::new()
+        }
+        Action::Delete => {
+            model.composer.delete();
+            Vec::new()
+        }
+        Action::KillLine => {
+            model.composer.kill_line_start();
+            Vec::new()
+        }
+        Action::Char(c) => {
+            model.composer.insert_char(c);
+            model.history_pos = None;
+            Vec::new()
+        }
+        Action::Ignore => Vec::new(),
+    }
+}
+
+fn submit(model: &mut Model) -> Vec<Cmd> {
+    if model.composer.text().trim().is_empty() {
+        return Vec::new();
+    }
+    let text = model.composer.take();
+    model.history_pos = None;
+    if model.history.last() != Some(&text) {
+        model.history.push(text.clone());
+    }
+    model.scroll = 0;
+    if !model.busy {
+        // The runtime starts a turn at once; `TurnStarted` confirms it.
+        model.busy = true;
+        model.turn_started = model.now;
+    }
+    vec![Cmd::Send(Op::UserInput { text })]
+}
+
+/// ↑/↓ recall history while the composer is empty or showing a recalled
+/// entry; otherwise they do nothing.
+fn recall(model: &mut Model, back: bool) {
+    if model.history.is_empty() {
+        return;
+    }
+    let recalling = model.history_pos.is_some();
+    if !recalling && !model.composer.is_empty() {
+        return;
+    }
+    let last = model.history.len() - 1;
+    let next = match (model.history_pos, back) {
+        (None, true) => Some(last),
+        (None, false) => None,
+        (Some(i), true) => Some(i.saturating_sub(1)),
+        (Some(i), false) if i >= last => None,
+        (Some(i), false) => Some(i + 1),
+    };
+    model.history_pos = next;
+    match next.and_then(|i| model.history.get(i)) {
+        Some(text) => {
+            let text = text.clone();
+            model.composer.set(&text);
+        }
+        None => {
+            model.composer.take();
+        }
+    }
+}
+
+fn on_approval_key(model: &mut Model, act: Action) -> Vec<Cmd> {
+    let Some(request) = model.approvals.front() else {
+        return Vec::new();
+    };
+    let options = approval_options(request);
+    match act {
+        Action::Up => {
+            model.approval_selected = model.approval_selected.saturating_sub(1);
+            Vec::new()
+        }
+        Action::Down => {
+            if model.approval_selected + 1 < options.len() {
+                model.approval_selected += 1;
+            }
+            Vec::new()
+        }
+        Action::Submit => match options.get(model.approval_selected) {
+            Some(opt) => answer(model, *opt),
+            None => Vec::new(),
+        },
+        Action::Char(c) => match c.to_digit(10).map(|d| d as usize) {
+            Some(d) if d >= 1 && d <= options.len() => answer(model, options[d - 1]),
+            _ => Vec::new(),
+        },
+        Action::Cancel => answer(model, ApprovalOption::Deny),
+        // Ctrl+C while a turn waits on an approval interrupts it.
+        Action::Interrupt => vec![Cmd::Send(Op::Interrupt)],
+        Action::PageUp => {
+            scroll_by(model, page(model));
+            Vec::new()
+        }
+        Action::PageDown => {
+            scroll_by(model, -page(model));
+            Vec::new()
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// Replies to the head request. The panel closes when the runtime reports
+/// `PermissionResolved`; it is popped here too so a fast user never answers
+/// the same request twice.
+fn answer(model: &mut Model, option: ApprovalOption) -> Vec<Cmd> {
+    let Some(request) = model.approvals.pop_front() else {
+        return Vec::new();
+    };
+    model.approval_selected = 0;
+    let reply = match option {
+        ApprovalOption::AllowOnce => PermissionReply::AllowOnce,
+        ApprovalOption::AlwaysProject => PermissionReply::AlwaysAllowProject {
+            rules: request.suggestions.clone(),
+        },
+        ApprovalOption::AlwaysSession => PermissionReply::AlwaysAllowSession,
+        ApprovalOption::FullAccess => PermissionReply::FullAccess,
+        ApprovalOption::Deny => PermissionReply::Deny { feedback: None },
+    };
+    vec![Cmd::Send(Op::PermissionReply {
+        request_id: request.request_id,
+        reply,
+    })]
+}
+
+fn on_event(model: &mut Model, event: Event) {
+    model.dirty = true;
+    match event {
+        Event::SessionStarted {
+            session_id,
+            workspace,
+            model: label,
+            offline_demo,
+            state,
+            resumed,
+            ..
+        } => {
+            model.session_id = session_id;
+            model.workspace = workspace;
+            model.model_label = label;
+            model.state = state;
+            if offline_demo {
+                push_notice(model, "offline demo: no API key found, answers are canned");
+            }
+            if resumed {
+                push_notice(model, "resumed session");
+            }
+        }
+        Event::TurnStarted { text, .. } => {
+            model.busy = true;
+            if model.turn_started.is_none() {
+                model.turn_started = model.now;
+            }
+            if let Some(i) = model.queued.iter().position(|q| *q == text) {
+                model.queued.remove(i);
+            }
+            model.cells.push(Cell::User { text });
+        }
+        Event::InputQueued { text, .. } => model.queued.push(text),
+        Event::AssistantDelta { text } => match model.cells.last_mut() {
+            Some(Cell::Assistant {
+                text: current,
+                streaming: true,
+            }) => current.push_str(&text),
+            _ => model.cells.push(Cell::Assistant {
+                text,
+                streaming: true,
+            }),
+        },
+        Event::ReasoningDelta { .. } | Event::Usage { .. } => model.dirty = false,
+        Event::AssistantMessage { text } => match model.cells.last_mut() {
+            Some(Cell::Assistant {
+                text: current,
+                streaming,
+            }) if *streaming => {
+                *current = text;
+                *streaming = false;
+            }
+            _ => {
+                if !text.is_empty() {
+                    model.cells.push(Cell::Assistant {
+                        text,
+                        streaming: false,
+                    });
+                }
+            }
+        },
+        Event::ToolCallStarted {
+            call_id,
+            tool,
+            input,
+        } => {
+            finish_streaming(model);
+            model.cells.push(Cell::Tool {
+                call_id,
+                tool,
+                summary: input_summary(&input),
+                status: ToolStatus::Running,
+                detail: String::new(),
+            });
+        }
+        Event::PermissionRequested { request } => model.approvals.push_back(request),
+        Event::PermissionResolved { request_id, .. } => {
+            if let Some(i) = model
+                .approvals
+                .iter()
+                .position(|r| r.request_id == request_id)
+            {
+                model.approvals.remove(i);
+                if i == 0 {
+                    model.approval_selected = 0;
+                }
+            }
+        }
+        Event::ToolCallFinished {
+            call_id,
+            output,
+            is_error,
+            ..
+        } => {
+            let status = if is_error {
+                ToolStatus::Failed
+            } else {
+                ToolStatus::Done
+            };
+            let line = first_line(&output);
+            set_tool(model, &call_id, status, line);
+        }
+        Event::ToolCallDenied { denial } => {
+            if !set_tool(
+                model,
+                &denial.call_id,
+                ToolStatus::Denied,
+                denial.reason.clone(),
+            ) {
+                model.cells.push(Cell::Tool {
+                    call_id: denial.call_id,
+                    tool: denial.tool,
+                    summary: input_summary(&denial.input),
+                    status: ToolStatus::Denied,
+                    detail: denial.reason,
+                });
+            }
+        }
+        Event::ContextCompacted { kept_messages } => push_notice(
+            model,
+            &format!("older history was summarised ({kept_messages} messages kept)"),
+        ),
+        Event::SessionModeChanged { state } => model.state = state,
+        Event::Notice { message } => push_notice(model, &message),
+        Event::Error { message } => model.cells.push(Cell::Error { text: message }),
+        Event::TurnFinished { end, .. } => {
+            finish_streaming(model);
+            match end {
+                TurnEnd::Interrupted => push_notice(model, "interrupted"),
+                TurnEnd::RoundLimit => push_notice(model, "stopped: tool-call round limit reached"),
+                TurnEnd::Completed | TurnEnd::Stopped | TurnEnd::Failed => {}
+            }
+            // A tool still "running" when its turn ends was cut off.
+            for cell in &mut model.cells {
+                if let Cell::Tool { status, .. } = cell
+                    && *status == ToolStatus::Running
+                {
+                    *status = ToolStatus::Failed;
+                }
+            }
+            model.busy = false;
+            model.turn_started = None;
+        }
+    }
+}
+
+fn push_notice(model: &mut Model, text: &str) {
+    model.cells.push(Cell::Notice {
+        text: text.to_string(),
+    });
+}
+
+fn finish_streaming(model: &mut Model) {
+    if let Some(Cell::Assistant { streaming, .. }) = model.cells.last_mut() {
+        *streaming = false;
+    }
+}
+
+/// Updates the tool cell of `call_id`; false when there is none.
+fn set_tool(model: &mut Model, id: &str, new_status: ToolStatus, new_detail: String) -> bool {
+    for cell in model.cells.iter_mut().rev() {
+        if let Cell::Tool {
+            call_id,
+            status,
+            detail,
+            ..
+        } = cell
+            && call_id == id
+        {
+            *status = new_status;
+            *detail = new_detail;
+            return true;
+        }
+    }
+    false
+}
+
+/// The first non-empty line of a tool's output, tabs and control
+/// characters made printable, outer whitespace trimmed.
+fn first_line(output: &str) -> String {
+    let line = output
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or_default();
+    line.replace('\t', "  ")
+        .chars()
+        .filter(|c| !c.is_control())
+        .collect::<String>()
+        .trim()
+        .to_string()
+}

@@ -1,0 +1,547 @@
+//! `update` without a terminal: key sequences and runtime events in, the
+//! right `Cmd`s and model changes out (TUI-1).
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use serde_json::json;
+use zcode::permission::mode::{ExecutionState, Mode, ModeChoice};
+use zcode::permission::rules::Rule;
+use zcode::runtime::protocol::{
+    AlwaysOption, Event, Op, PermissionReply, PermissionRequest, RequestKind, ResolvedBy, TurnEnd,
+};
+use zcode::tui::model::{Cell, ToolStatus};
+use zcode::tui::{Cmd, Model, Msg, update};
+
+fn key(code: KeyCode) -> Msg {
+    Msg::Key(KeyEvent::new(code, KeyModifiers::NONE))
+}
+
+fn key_mod(code: KeyCode, modifiers: KeyModifiers) -> Msg {
+    Msg::Key(KeyEvent::new(code, modifiers))
+}
+
+fn ctrl(c: char) -> Msg {
+    key_mod(KeyCode::Char(c), KeyModifiers::CONTROL)
+}
+
+fn type_text(model: &mut Model, text: &str) {
+    for c in text.chars() {
+        assert!(update(model, key(KeyCode::Char(c))).is_empty());
+    }
+}
+
+fn bash_request(id: &str, always: AlwaysOption, full: bool) -> PermissionRequest {
+    PermissionRequest {
+        request_id: id.to_string(),
+        kind: RequestKind::Tool,
+        call_id: format!("call_{id}"),
+        tool: "Bash".into(),
+        input: json!({"command": "cargo test"}),
+        rule_id: "ask.default".into(),
+        reason: "Bash asks before running commands".into(),
+        suggestions: vec![Rule {
+            tool_name: "Bash".into(),
+            rule_content: Some("cargo test:*".into()),
+        }],
+        always,
+        full_access_available: full,
+        preview: None,
+    }
+}
+
+fn busy_model() -> Model {
+    let mut m = Model::new(80, 24);
+    update(
+        &mut m,
+        Msg::Runtime(Event::TurnStarted {
+            turn: 1,
+            text: "hi".into(),
+        }),
+    );
+    m
+}
+
+#[test]
+fn enter_sends_the_composer_text_and_clears_it() {
+    let mut m = Model::new(80, 24);
+    type_text(&mut m, "fix the bug");
+    let cmds = update(&mut m, key(KeyCode::Enter));
+    assert_eq!(
+        cmds,
+        vec![Cmd::Send(Op::UserInput {
+            text: "fix the bug".into()
+        })]
+    );
+    assert!(m.composer.is_empty());
+    assert!(m.busy);
+    assert_eq!(m.history, vec!["fix the bug".to_string()]);
+}
+
+#[test]
+fn enter_on_an_empty_composer_sends_nothing() {
+    let mut m = Model::new(80, 24);
+    type_text(&mut m, "   ");
+    assert!(update(&mut m, key(KeyCode::Enter)).is_empty());
+}
+
+#[test]
+fn shift_enter_ctrl_j_and_alt_enter_insert_newlines() {
+    let mut m = Model::new(80, 24);
+    type_text(&mut m, "a");
+    assert!(update(&mut m, key_mod(KeyCode::Enter, KeyModifiers::SHIFT)).is_empty());
+    type_text(&mut m, "b");
+    assert!(update(&mut m, ctrl('j')).is_empty());
+    type_text(&mut m, "c");
+    assert!(update(&mut m, key_mod(KeyCode::Enter, KeyModifiers::ALT)).is_empty());
+    type_text(&mut m, "d");
+    assert_eq!(m.composer.text(), "a\nb\nc\nd");
+    assert_eq!(
+        update(&mut m, key(KeyCode::Enter)),
+        vec![Cmd::Send(Op::UserInput {
+            text: "a\nb\nc\nd".into()
+        })]
+    );
+}
+
+#[test]
+fn enter_while_busy_still_sends_and_the_queue_shows_it() {
+    let mut m = busy_model();
+    type_text(&mut m, "next");
+    assert_eq!(
+        update(&mut m, key(KeyCode::Enter)),
+        vec![Cmd::Send(Op::UserInput {
+            text: "next".into()
+        })]
+    );
+    update(
+        &mut m,
+        Msg::Runtime(Event::InputQueued {
+            id: "in_1".into(),
+            text: "next".into(),
+        }),
+    );
+    assert_eq!(m.queued, vec!["next".to_string()]);
+    update(
+        &mut m,
+        Msg::Runtime(Event::TurnFinished {
+            end: TurnEnd::Completed,
+            answer: None,
+        }),
+    );
+    update(
+        &mut m,
+        Msg::Runtime(Event::TurnStarted {
+            turn: 2,
+            text: "next".into(),
+        }),
+    );
+    assert!(m.queued.is_empty());
+    assert!(matches!(m.cells.last(), Some(Cell::User { text }) if text == "next"));
+}
+
+#[test]
+fn shift_tab_four_times_cycles_every_mode_and_back() {
+    let mut m = Model::new(80, 24);
+    m.state = ExecutionState::new(Mode::Build, false);
+    let mut sent = Vec::new();
+    for _ in 0..4 {
+        for cmd in update(&mut m, key(KeyCode::BackTab)) {
+            match cmd {
+                Cmd::Send(Op::SetMode { choice }) => sent.push(choice),
+                other => panic!("unexpected {other:?}"),
+            }
+        }
+    }
+    assert_eq!(
+        sent,
+        vec![
+            ModeChoice::Mode(Mode::Edit),
+            ModeChoice::Mode(Mode::Yolo),
+            ModeChoice::Plan,
+            ModeChoice::Mode(Mode::Build),
+        ]
+    );
+    assert_eq!(m.state, ExecutionState::new(Mode::Build, false));
+}
+
+#[test]
+fn tab_with_shift_also_cycles_modes() {
+    let mut m = Model::new(80, 24);
+    let cmds = update(&mut m, key_mod(KeyCode::Tab, KeyModifiers::SHIFT));
+    assert_eq!(
+        cmds,
+        vec![Cmd::Send(Op::SetMode {
+            choice: ModeChoice::Mode(Mode::Edit)
+        })]
+    );
+}
+
+#[test]
+fn session_mode_changed_sets_the_shown_state() {
+    let mut m = Model::new(80, 24);
+    let state = ExecutionState::new(Mode::Yolo, true);
+    update(&mut m, Msg::Runtime(Event::SessionModeChanged { state }));
+    assert_eq!(m.state, state);
+}
+
+#[test]
+fn esc_while_busy_interrupts() {
+    let mut m = busy_model();
+    assert_eq!(
+        update(&mut m, key(KeyCode::Esc)),
+        vec![Cmd::Send(Op::Interrupt)]
+    );
+}
+
+#[test]
+fn ctrl_c_while_busy_interrupts_and_never_quits() {
+    let mut m = busy_model();
+    assert_eq!(update(&mut m, ctrl('c')), vec![Cmd::Send(Op::Interrupt)]);
+    assert_eq!(update(&mut m, ctrl('c')), vec![Cmd::Send(Op::Interrupt)]);
+}
+
+#[test]
+fn esc_while_idle_does_nothing() {
+    let mut m = Model::new(80, 24);
+    assert!(update(&mut m, key(KeyCode::Esc)).is_empty());
+}
+
+#[test]
+fn ctrl_c_twice_on_an_empty_idle_composer_quits() {
+    let mut m = Model::new(80, 24);
+    assert!(update(&mut m, ctrl('c')).is_empty());
+    assert!(m.quit_armed);
+    assert_eq!(update(&mut m, ctrl('c')), vec![Cmd::Quit]);
+}
+
+#[test]
+fn ctrl_c_clears_a_non_empty_composer_first() {
+    let mut m = Model::new(80, 24);
+    type_text(&mut m, "draft");
+    assert!(update(&mut m, ctrl('c')).is_empty());
+    assert!(m.composer.is_empty());
+    assert!(!m.quit_armed);
+    assert!(update(&mut m, ctrl('c')).is_empty());
+    assert_eq!(update(&mut m, ctrl('c')), vec![Cmd::Quit]);
+}
+
+#[test]
+fn another_key_between_ctrl_c_presses_disarms_quit() {
+    let mut m = Model::new(80, 24);
+    update(&mut m, ctrl('c'));
+    update(&mut m, key(KeyCode::Left));
+    assert!(update(&mut m, ctrl('c')).is_empty());
+}
+
+#[test]
+fn up_and_down_recall_history_on_an_empty_composer() {
+    let mut m = Model::new(80, 24);
+    for text in ["one", "two"] {
+        type_text(&mut m, text);
+        update(&mut m, key(KeyCode::Enter));
+    }
+    update(&mut m, key(KeyCode::Up));
+    assert_eq!(m.composer.text(), "two");
+    update(&mut m, key(KeyCode::Up));
+    assert_eq!(m.composer.text(), "one");
+    update(&mut m, key(KeyCode::Down));
+    assert_eq!(m.composer.text(), "two");
+    update(&mut m, key(KeyCode::Down));
+    assert_eq!(m.composer.text(), "");
+}
+
+#[test]
+fn up_on_a_typed_composer_does_not_replace_it() {
+    let mut m = Model::new(80, 24);
+    type_text(&mut m, "one");
+    update(&mut m, key(KeyCode::Enter));
+    type_text(&mut m, "draft");
+    update(&mut m, key(KeyCode::Up));
+    assert_eq!(m.composer.text(), "draft");
+}
+
+#[test]
+fn paste_inserts_text_with_normalised_newlines() {
+    let mut m = Model::new(80, 24);
+    update(&mut m, Msg::Paste("a\r\nb\rc".into()));
+    assert_eq!(m.composer.text(), "a\nb\nc");
+}
+
+#[test]
+fn page_keys_scroll_and_end_returns_to_the_bottom() {
+    let mut m = Model::new(80, 24);
+    update(&mut m, key(KeyCode::PageUp));
+    assert!(m.scroll > 0);
+    update(&mut m, key(KeyCode::End));
+    assert_eq!(m.scroll, 0);
+    update(&mut m, key(KeyCode::Home));
+    assert_eq!(m.scroll, u16::MAX);
+    update(&mut m, key(KeyCode::PageDown));
+    assert!(m.scroll < u16::MAX);
+}
+
+#[test]
+fn deltas_accumulate_and_the_message_finalises_the_cell() {
+    let mut m = busy_model();
+    for part in ["Hel", "lo"] {
+        update(
+            &mut m,
+            Msg::Runtime(Event::AssistantDelta { text: part.into() }),
+        );
+    }
+    assert_eq!(
+        m.cells.last(),
+        Some(&Cell::Assistant {
+            text: "Hello".into(),
+            streaming: true
+        })
+    );
+    update(
+        &mut m,
+        Msg::Runtime(Event::AssistantMessage {
+            text: "Hello!".into(),
+        }),
+    );
+    assert_eq!(
+        m.cells.last(),
+        Some(&Cell::Assistant {
+            text: "Hello!".into(),
+            streaming: false
+        })
+    );
+}
+
+#[test]
+fn tool_cells_follow_started_finished_and_denied() {
+    let mut m = busy_model();
+    for id in ["a", "b", "c"] {
+        update(
+            &mut m,
+            Msg::Runtime(Event::ToolCallStarted {
+                call_id: id.into(),
+                tool: "Bash".into(),
+                input: json!({"command": "ls"}),
+            }),
+        );
+    }
+    update(
+        &mut m,
+        Msg::Runtime(Event::ToolCallFinished {
+            call_id: "a".into(),
+            tool: "Bash".into(),
+            output: "ok\nmore".into(),
+            is_error: false,
+            diff: None,
+        }),
+    );
+    update(
+        &mut m,
+        Msg::Runtime(Event::ToolCallFinished {
+            call_id: "b".into(),
+            tool: "Bash".into(),
+            output: "boom".into(),
+            is_error: true,
+            diff: None,
+        }),
+    );
+    update(
+        &mut m,
+        Msg::Runtime(Event::ToolCallDenied {
+            denial: zcode::runtime::protocol::Denial {
+                call_id: "c".into(),
+                tool: "Bash".into(),
+                input: json!({"command": "ls"}),
+                rule_id: "user".into(),
+                reason: "Denied in TUI".into(),
+            },
+        }),
+    );
+    let statuses: Vec<(ToolStatus, String)> = m
+        .cells
+        .iter()
+        .filter_map(|c| match c {
+            Cell::Tool { status, detail, .. } => Some((*status, detail.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        statuses,
+        vec![
+            (ToolStatus::Done, "ok".into()),
+            (ToolStatus::Failed, "boom".into()),
+            (ToolStatus::Denied, "Denied in TUI".into()),
+        ]
+    );
+}
+
+#[test]
+fn turn_finished_clears_busy() {
+    let mut m = busy_model();
+    update(
+        &mut m,
+        Msg::Runtime(Event::TurnFinished {
+            end: TurnEnd::Completed,
+            answer: None,
+        }),
+    );
+    assert!(!m.busy);
+    assert!(m.turn_started.is_none());
+}
+
+fn with_requests(requests: Vec<PermissionRequest>) -> Model {
+    let mut m = busy_model();
+    for request in requests {
+        update(&mut m, Msg::Runtime(Event::PermissionRequested { request }));
+    }
+    m
+}
+
+fn reply_for(m: &mut Model, msg: Msg) -> (String, PermissionReply) {
+    match update(m, msg).as_slice() {
+        [Cmd::Send(Op::PermissionReply { request_id, reply })] => {
+            (request_id.clone(), reply.clone())
+        }
+        other => panic!("expected one reply, got {other:?}"),
+    }
+}
+
+#[test]
+fn number_keys_choose_the_matching_option() {
+    let cases = [
+        ('1', AlwaysOption::Project, true, "AllowOnce"),
+        ('2', AlwaysOption::Project, true, "AlwaysAllowProject"),
+        ('2', AlwaysOption::Session, true, "AlwaysAllowSession"),
+        ('3', AlwaysOption::Project, true, "FullAccess"),
+        ('4', AlwaysOption::Project, true, "Deny"),
+        ('2', AlwaysOption::None, true, "FullAccess"),
+        ('2', AlwaysOption::None, false, "Deny"),
+    ];
+    for (digit, always, full, expected) in cases {
+        let mut m = with_requests(vec![bash_request("perm_1", always, full)]);
+        let (id, reply) = reply_for(&mut m, key(KeyCode::Char(digit)));
+        assert_eq!(id, "perm_1");
+        let name = match &reply {
+            PermissionReply::AllowOnce => "AllowOnce",
+            PermissionReply::AlwaysAllowProject { rules } => {
+                assert_eq!(rules, &bash_request("x", always, full).suggestions);
+                "AlwaysAllowProject"
+            }
+            PermissionReply::AlwaysAllowSession => "AlwaysAllowSession",
+            PermissionReply::FullAccess => "FullAccess",
+            PermissionReply::Deny { feedback: None } => "Deny",
+            other => panic!("unexpected {other:?}"),
+        };
+        assert_eq!(name, expected, "key {digit} with {always:?}/{full}");
+    }
+}
+
+#[test]
+fn a_number_without_an_option_does_nothing() {
+    let mut m = with_requests(vec![bash_request("perm_1", AlwaysOption::None, false)]);
+    assert!(update(&mut m, key(KeyCode::Char('3'))).is_empty());
+    assert_eq!(m.approvals.len(), 1);
+}
+
+#[test]
+fn arrows_and_enter_choose_an_option() {
+    let mut m = with_requests(vec![bash_request("perm_1", AlwaysOption::Project, false)]);
+    update(&mut m, key(KeyCode::Down));
+    assert_eq!(m.approval_selected, 1);
+    let (_, reply) = reply_for(&mut m, key(KeyCode::Enter));
+    assert!(matches!(reply, PermissionReply::AlwaysAllowProject { .. }));
+}
+
+#[test]
+fn keys_on_an_approval_do_not_reach_the_composer() {
+    let mut m = with_requests(vec![bash_request("perm_1", AlwaysOption::Project, false)]);
+    update(&mut m, key(KeyCode::Char('x')));
+    assert!(m.composer.is_empty());
+}
+
+#[test]
+fn esc_on_an_approval_denies_it() {
+    let mut m = with_requests(vec![bash_request("perm_1", AlwaysOption::Project, true)]);
+    let (id, reply) = reply_for(&mut m, key(KeyCode::Esc));
+    assert_eq!(id, "perm_1");
+    assert_eq!(reply, PermissionReply::Deny { feedback: None });
+}
+
+#[test]
+fn answering_moves_to_the_next_request() {
+    let mut m = with_requests(vec![
+        bash_request("perm_1", AlwaysOption::Project, true),
+        bash_request("perm_2", AlwaysOption::Project, true),
+    ]);
+    let (first, _) = reply_for(&mut m, key(KeyCode::Char('1')));
+    let (second, _) = reply_for(&mut m, key(KeyCode::Char('1')));
+    assert_eq!((first.as_str(), second.as_str()), ("perm_1", "perm_2"));
+    assert!(m.approvals.is_empty());
+}
+
+#[test]
+fn permission_resolved_pops_the_queue() {
+    let mut m = with_requests(vec![
+        bash_request("perm_1", AlwaysOption::Project, true),
+        bash_request("perm_2", AlwaysOption::Project, true),
+    ]);
+    update(
+        &mut m,
+        Msg::Runtime(Event::PermissionResolved {
+            request_id: "perm_1".into(),
+            by: ResolvedBy::Hook,
+        }),
+    );
+    assert_eq!(m.approvals.len(), 1);
+    assert_eq!(m.approvals[0].request_id, "perm_2");
+    update(
+        &mut m,
+        Msg::Runtime(Event::PermissionResolved {
+            request_id: "perm_unknown".into(),
+            by: ResolvedBy::Cancelled,
+        }),
+    );
+    assert_eq!(m.approvals.len(), 1);
+}
+
+#[test]
+fn plan_approval_offers_approve_and_deny() {
+    let mut request = bash_request("perm_p", AlwaysOption::None, false);
+    request.kind = RequestKind::Plan;
+    request.tool = "ExitPlanMode".into();
+    request.input = json!({"plan": "1. do it"});
+    let mut m = with_requests(vec![request.clone()]);
+    let (_, reply) = reply_for(&mut m, key(KeyCode::Char('1')));
+    assert_eq!(reply, PermissionReply::AllowOnce);
+    let mut m = with_requests(vec![request]);
+    let (_, reply) = reply_for(&mut m, key(KeyCode::Char('2')));
+    assert_eq!(reply, PermissionReply::Deny { feedback: None });
+}
+
+#[test]
+fn esc_on_a_question_denies_it() {
+    let mut request = bash_request("perm_q", AlwaysOption::None, false);
+    request.kind = RequestKind::Question;
+    let mut m = with_requests(vec![request]);
+    let (_, reply) = reply_for(&mut m, key(KeyCode::Esc));
+    assert_eq!(reply, PermissionReply::Deny { feedback: None });
+}
+
+#[test]
+fn ctrl_z_suspends() {
+    let mut m = Model::new(80, 24);
+    assert_eq!(update(&mut m, ctrl('z')), vec![Cmd::Suspend]);
+}
+
+#[test]
+fn updates_mark_the_model_dirty_and_ticks_only_when_busy() {
+    let mut m = Model::new(80, 24);
+    m.dirty = false;
+    update(&mut m, Msg::Tick(std::time::Instant::now()));
+    assert!(!m.dirty);
+    update(&mut m, Msg::Resize(100, 30));
+    assert!(m.dirty);
+    assert_eq!((m.width, m.height), (100, 30));
+    let mut m = busy_model();
+    m.dirty = false;
+    update(&mut m, Msg::Tick(std::time::Instant::now()));
+    assert!(m.dirty);
+}

@@ -1,0 +1,398 @@
+//! `view` snapshots through ratatui's `TestBackend` (TUI-6). Snapshots live
+//! in the top-level `snapshots/` directory.
+
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::style::Color;
+use serde_json::json;
+use std::time::{Duration, Instant};
+use zcode::permission::mode::{ExecutionState, Mode};
+use zcode::permission::rules::Rule;
+use zcode::runtime::protocol::{AlwaysOption, Event, PermissionRequest, RequestKind, TurnEnd};
+use zcode::tui::{Model, Msg, update, view};
+
+fn render(model: &Model, width: u16, height: u16) -> Terminal<TestBackend> {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("test backend");
+    terminal.draw(|f| view(model, f)).expect("draw");
+    terminal
+}
+
+fn screen(model: &Model, width: u16, height: u16) -> String {
+    render(model, width, height).backend().to_string()
+}
+
+macro_rules! snap {
+    ($name:expr, $value:expr) => {
+        insta::with_settings!({
+            snapshot_path => "../snapshots",
+            prepend_module_to_snapshot => false,
+        }, {
+            insta::assert_snapshot!($name, $value);
+        })
+    };
+}
+
+fn event(model: &mut Model, event: Event) {
+    update(model, Msg::Runtime(event));
+}
+
+fn session(width: u16, height: u16) -> Model {
+    let mut m = Model::new(width, height);
+    event(
+        &mut m,
+        Event::SessionStarted {
+            session_id: "sess_0123456789abcdef".into(),
+            workspace: "/home/dev/project".into(),
+            model: "anthropic/claude-sonnet-4-5".into(),
+            provider: "Anthropic".into(),
+            offline_demo: false,
+            state: ExecutionState::new(Mode::Build, false),
+            resumed: false,
+        },
+    );
+    m
+}
+
+/// A running turn, started 7 seconds before the last tick.
+fn busy(width: u16, height: u16, text: &str) -> Model {
+    let mut m = session(width, height);
+    let start = Instant::now();
+    update(&mut m, Msg::Tick(start));
+    event(
+        &mut m,
+        Event::TurnStarted {
+            turn: 1,
+            text: text.into(),
+        },
+    );
+    update(&mut m, Msg::Tick(start + Duration::from_secs(7)));
+    m.spinner = 0;
+    m
+}
+
+fn bash_request(id: &str) -> PermissionRequest {
+    PermissionRequest {
+        request_id: id.into(),
+        kind: RequestKind::Tool,
+        call_id: format!("call_{id}"),
+        tool: "Bash".into(),
+        input: json!({"command": "cargo test --workspace", "description": "Run the tests"}),
+        rule_id: "ask.default".into(),
+        reason: "Bash asks before running commands in build mode".into(),
+        suggestions: vec![Rule {
+            tool_name: "Bash".into(),
+            rule_content: Some("cargo test:*".into()),
+        }],
+        always: AlwaysOption::Project,
+        full_access_available: true,
+        preview: None,
+    }
+}
+
+#[test]
+fn empty_session_80() {
+    snap!("empty_session_80", screen(&session(80, 16), 80, 16));
+}
+
+#[test]
+fn empty_session_60() {
+    snap!("empty_session_60", screen(&session(60, 12), 60, 12));
+}
+
+#[test]
+fn empty_session_160() {
+    snap!("empty_session_160", screen(&session(160, 12), 160, 12));
+}
+
+fn streamed() -> Model {
+    let mut m = busy(80, 16, "Explain the permission system");
+    for part in [
+        "Every tool call goes through ",
+        "`check_permission`: deny rules first, then ask, then allow, ",
+        "then the mode.",
+    ] {
+        event(&mut m, Event::AssistantDelta { text: part.into() });
+    }
+    m
+}
+
+#[test]
+fn streaming_reply() {
+    snap!("streaming_reply", screen(&streamed(), 80, 16));
+}
+
+#[test]
+fn finished_reply() {
+    let mut m = streamed();
+    event(
+        &mut m,
+        Event::AssistantMessage {
+            text: "Every tool call goes through `check_permission`: deny rules first, then ask, then allow, then the mode.".into(),
+        },
+    );
+    event(
+        &mut m,
+        Event::TurnFinished {
+            end: TurnEnd::Completed,
+            answer: None,
+        },
+    );
+    snap!("finished_reply", screen(&m, 80, 16));
+}
+
+fn with_tools(width: u16) -> Model {
+    let mut m = busy(width, 18, "Run the tests and fix what fails");
+    let calls = [
+        ("c1", "Read", json!({"file_path": "src/lib.rs"})),
+        ("c2", "Bash", json!({"command": "cargo test"})),
+        (
+            "c3",
+            "Edit",
+            json!({"file_path": "src/main.rs", "old_string": "a", "new_string": "b"}),
+        ),
+        ("c4", "Bash", json!({"command": "rm -rf target"})),
+    ];
+    for (id, tool, input) in calls {
+        event(
+            &mut m,
+            Event::ToolCallStarted {
+                call_id: id.into(),
+                tool: tool.into(),
+                input,
+            },
+        );
+    }
+    event(
+        &mut m,
+        Event::ToolCallFinished {
+            call_id: "c1".into(),
+            tool: "Read".into(),
+            output: "     1\t//! zcode\n     2\tpub mod cli;".into(),
+            is_error: false,
+            diff: None,
+        },
+    );
+    event(
+        &mut m,
+        Event::ToolCallFinished {
+            call_id: "c2".into(),
+            tool: "Bash".into(),
+            output: "error[E0425]: cannot find value `x` in this scope".into(),
+            is_error: true,
+            diff: None,
+        },
+    );
+    event(
+        &mut m,
+        Event::ToolCallDenied {
+            denial: zcode::runtime::protocol::Denial {
+                call_id: "c4".into(),
+                tool: "Bash".into(),
+                input: json!({"command": "rm -rf target"}),
+                rule_id: "deny.user".into(),
+                reason: "Denied in TUI".into(),
+            },
+        },
+    );
+    m
+}
+
+#[test]
+fn tool_cells_running_done_failed_denied() {
+    snap!("tool_cells", screen(&with_tools(80), 80, 18));
+}
+
+#[test]
+fn tool_cells_60() {
+    snap!("tool_cells_60", screen(&with_tools(60), 60, 18));
+}
+
+#[test]
+fn tool_cells_160() {
+    snap!("tool_cells_160", screen(&with_tools(160), 160, 18));
+}
+
+fn bash_approval(width: u16) -> Model {
+    let mut m = busy(width, 24, "Run the tests");
+    event(
+        &mut m,
+        Event::ToolCallStarted {
+            call_id: "call_perm_1".into(),
+            tool: "Bash".into(),
+            input: json!({"command": "cargo test --workspace"}),
+        },
+    );
+    for id in ["perm_1", "perm_2", "perm_3"] {
+        event(
+            &mut m,
+            Event::PermissionRequested {
+                request: bash_request(id),
+            },
+        );
+    }
+    m
+}
+
+#[test]
+fn bash_approval_with_queue_count() {
+    snap!("approval_bash", screen(&bash_approval(80), 80, 24));
+}
+
+#[test]
+fn bash_approval_60() {
+    snap!("approval_bash_60", screen(&bash_approval(60), 60, 24));
+}
+
+#[test]
+fn bash_approval_160() {
+    snap!("approval_bash_160", screen(&bash_approval(160), 160, 24));
+}
+
+#[test]
+fn approval_second_option_selected() {
+    let mut m = bash_approval(80);
+    update(
+        &mut m,
+        Msg::Key(crossterm::event::KeyEvent::new(
+            crossterm::event::KeyCode::Down,
+            crossterm::event::KeyModifiers::NONE,
+        )),
+    );
+    snap!("approval_bash_selected", screen(&m, 80, 24));
+}
+
+#[test]
+fn edit_approval_with_diff_session_option_no_full_access() {
+    let mut m = busy(80, 24, "Rename the function");
+    let mut request = bash_request("perm_e");
+    request.tool = "Edit".into();
+    request.input =
+        json!({"file_path": "src/lib.rs", "old_string": "fn a()", "new_string": "fn b()"});
+    request.reason = "Edit asks before changing files in build mode".into();
+    request.always = AlwaysOption::Session;
+    request.full_access_available = false;
+    request.preview = Some(
+        "--- src/lib.rs\n+++ src/lib.rs\n@@ -1,3 +1,3 @@\n //! lib\n-fn a() {}\n+fn b() {}\n"
+            .into(),
+    );
+    event(&mut m, Event::PermissionRequested { request });
+    snap!("approval_edit_diff", screen(&m, 80, 24));
+}
+
+#[test]
+fn plan_approval_panel() {
+    let mut m = busy(80, 24, "Plan the refactor");
+    m.state = ExecutionState::new(Mode::Build, true);
+    let mut request = bash_request("perm_p");
+    request.kind = RequestKind::Plan;
+    request.tool = "ExitPlanMode".into();
+    request.input = json!({"plan": "# Plan\n\n1. Split `update` into modules.\n2. Add tests for each.\n3. Remove the old file."});
+    request.always = AlwaysOption::None;
+    request.full_access_available = false;
+    event(&mut m, Event::PermissionRequested { request });
+    snap!("approval_plan", screen(&m, 80, 24));
+}
+
+#[test]
+fn question_panel_minimal() {
+    let mut m = busy(80, 20, "Set up CI");
+    let mut request = bash_request("perm_q");
+    request.kind = RequestKind::Question;
+    request.tool = "AskUserQuestion".into();
+    request.input = json!({"questions": [{"question": "Which CI provider?", "header": "CI", "options": [{"label": "GitHub Actions", "description": ""}, {"label": "GitLab CI", "description": ""}], "multiSelect": false}]});
+    request.always = AlwaysOption::None;
+    request.full_access_available = false;
+    event(&mut m, Event::PermissionRequested { request });
+    snap!("approval_question", screen(&m, 80, 20));
+}
+
+#[test]
+fn status_line_in_each_mode() {
+    let states = [
+        ("plan", ExecutionState::new(Mode::Build, true)),
+        ("build", ExecutionState::new(Mode::Build, false)),
+        ("edit", ExecutionState::new(Mode::Edit, false)),
+        ("yolo", ExecutionState::new(Mode::Yolo, false)),
+    ];
+    let mut all = String::new();
+    for (label, state) in states {
+        for width in [60u16, 160] {
+            let mut m = session(width, 6);
+            m.state = state;
+            let shown = screen(&m, width, 6);
+            let status = shown.lines().nth(4).unwrap_or_default();
+            all.push_str(&format!("{label} @{width}:\n{status}\n"));
+            assert!(status.contains(label), "{label} missing at {width}");
+        }
+    }
+    snap!("status_modes", all);
+}
+
+#[test]
+fn busy_status_shows_spinner_and_elapsed_seconds() {
+    let m = busy(80, 8, "go");
+    let shown = screen(&m, 80, 8);
+    assert!(shown.contains("7s"), "{shown}");
+    snap!("status_busy", shown);
+}
+
+#[test]
+fn queued_input_is_shown() {
+    let mut m = busy(80, 14, "first task");
+    event(
+        &mut m,
+        Event::InputQueued {
+            id: "in_1".into(),
+            text: "then update the README".into(),
+        },
+    );
+    snap!("queued_input", screen(&m, 80, 14));
+}
+
+#[test]
+fn multi_line_composer() {
+    let mut m = session(80, 14);
+    update(&mut m, Msg::Paste("first line\nsecond line\nthird".into()));
+    snap!("composer_multi_line", screen(&m, 80, 14));
+}
+
+#[test]
+fn quit_hint_after_one_ctrl_c() {
+    let mut m = session(80, 10);
+    update(
+        &mut m,
+        Msg::Key(crossterm::event::KeyEvent::new(
+            crossterm::event::KeyCode::Char('c'),
+            crossterm::event::KeyModifiers::CONTROL,
+        )),
+    );
+    let shown = screen(&m, 80, 10);
+    assert!(shown.contains("again to quit"), "{shown}");
+}
+
+#[test]
+fn scrolled_back_transcript() {
+    let mut m = session(60, 12);
+    for i in 0..12 {
+        event(
+            &mut m,
+            Event::Notice {
+                message: format!("notice {i}"),
+            },
+        );
+    }
+    m.scroll = 5;
+    snap!("transcript_scrolled", screen(&m, 60, 12));
+}
+
+#[test]
+fn no_color_renders_without_colours() {
+    let mut m = bash_approval(80);
+    m.monochrome = true;
+    let terminal = render(&m, 80, 24);
+    let buffer = terminal.backend().buffer();
+    for cell in buffer.content() {
+        assert_eq!(cell.fg, Color::Reset, "coloured cell {cell:?}");
+        assert_eq!(cell.bg, Color::Reset, "coloured cell {cell:?}");
+    }
+}
