@@ -545,3 +545,73 @@ fn updates_mark_the_model_dirty_and_ticks_only_when_busy() {
     update(&mut m, Msg::Tick(std::time::Instant::now()));
     assert!(m.dirty);
 }
+
+fn question_request(multi: bool) -> PermissionRequest {
+    let mut request = bash_request("perm_q", AlwaysOption::None, false);
+    request.kind = RequestKind::Question;
+    request.tool = "AskUserQuestion".into();
+    request.input = serde_json::json!({"questions": [{
+        "question": "Which features?",
+        "header": "Features",
+        "multiSelect": multi,
+        "options": [
+            {"label": "Alpha", "description": "a"},
+            {"label": "Beta", "description": "b"},
+            {"label": "Gamma", "description": "c"},
+            {"label": "Delta", "description": "d"}
+        ]
+    }]});
+    request
+}
+
+fn answers(reply: &PermissionReply) -> serde_json::Value {
+    match reply {
+        PermissionReply::Answers { answers, .. } => serde_json::Value::Object(answers.clone()),
+        other => panic!("expected answers, got {other:?}"),
+    }
+}
+
+#[test]
+fn ask6_multi_select_keys_through_update_yield_the_chosen_labels() {
+    let mut m = with_requests(vec![question_request(true)]);
+    for k in [
+        KeyCode::Char('j'),
+        KeyCode::Char('j'),
+        KeyCode::Char(' '),
+        KeyCode::Char('k'),
+        KeyCode::Char(' '),
+        KeyCode::Enter,
+    ] {
+        assert!(update(&mut m, key(k)).is_empty(), "{k:?}");
+    }
+    let (id, reply) = reply_for(&mut m, key(KeyCode::Enter));
+    assert_eq!(id, "perm_q");
+    assert_eq!(
+        answers(&reply),
+        serde_json::json!({"Which features?": "Beta, Gamma"})
+    );
+    assert!(m.approvals.is_empty() && m.question.is_none());
+}
+
+#[test]
+fn ask6_skip_then_enter_enter_yields_no_answers() {
+    let mut m = with_requests(vec![question_request(false)]);
+    assert!(update(&mut m, key(KeyCode::Char('s'))).is_empty());
+    assert!(update(&mut m, key(KeyCode::Enter)).is_empty());
+    let (_, reply) = reply_for(&mut m, key(KeyCode::Enter));
+    assert_eq!(answers(&reply), serde_json::json!({}));
+}
+
+#[test]
+fn ask6_digit_chooses_and_esc_rejects() {
+    let mut m = with_requests(vec![question_request(false)]);
+    assert!(update(&mut m, key(KeyCode::Char('2'))).is_empty());
+    let (_, reply) = reply_for(&mut m, key(KeyCode::Enter));
+    assert_eq!(
+        answers(&reply),
+        serde_json::json!({"Which features?": "Beta"})
+    );
+    let mut m = with_requests(vec![question_request(false)]);
+    let (_, reply) = reply_for(&mut m, key(KeyCode::Esc));
+    assert_eq!(reply, PermissionReply::Deny { feedback: None });
+}

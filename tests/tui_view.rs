@@ -396,3 +396,16 @@ fn no_color_renders_without_colours() {
         assert_eq!(cell.bg, Color::Reset, "coloured cell {cell:?}");
     }
 }
+
+#[test]
+fn ask6_question_panel_in_the_app() {
+    let mut m = busy(80, 24, "Set up CI");
+    let mut request = bash_request("perm_q");
+    request.kind = RequestKind::Question;
+    request.tool = "AskUserQuestion".into();
+    request.input = json!({"questions": [{"question": "Which CI provider?", "header": "CI", "options": [{"label": "GitHub Actions (Recommended)", "description": "hosted runners"}, {"label": "GitLab CI", "description": "self-hosted"}], "multiSelect": false}]});
+    request.always = AlwaysOption::None;
+    request.full_access_available = false;
+    event(&mut m, Event::PermissionRequested { request });
+    snap!("approval_question_panel", screen(&m, 80, 24));
+}

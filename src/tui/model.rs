@@ -221,6 +221,9 @@ pub struct Model {
     /// Index into `history` while recalling.
     pub history_pos: Option<usize>,
     pub approvals: VecDeque<PermissionRequest>,
+    /// The ASK-6 panel of the head request when it is a question, with the
+    /// id of the request it belongs to.
+    pub question: Option<(String, crate::tui::widgets::question_panel::QuestionPanel)>,
     /// The highlighted option of the head request.
     pub approval_selected: usize,
     pub state: ExecutionState,
@@ -255,6 +258,7 @@ impl Model {
             history: Vec::new(),
             history_pos: None,
             approvals: VecDeque::new(),
+            question: None,
             approval_selected: 0,
             state: ExecutionState::default(),
             session_id: String::new(),

@@ -3,12 +3,21 @@
 use super::keys::{Action, action};
 use super::model::{ApprovalOption, Cell, Model, ToolStatus, approval_options, input_summary};
 use super::msg::{Cmd, Msg};
+use super::widgets::question_panel::QuestionPanel;
 use crate::permission::mode::ModeChoice;
-use crate::runtime::protocol::{Event, Op, PermissionReply, TurnEnd};
+use crate::runtime::protocol::{Event, Op, PermissionReply, RequestKind, TurnEnd};
+use crate::tools::ask_user_question::AskUserQuestionInput;
 use crossterm::event::KeyEvent;
 
 /// Applies `msg` to `model` and returns what the loop must do.
 pub fn update(model: &mut Model, msg: Msg) -> Vec<Cmd> {
+    let cmds = apply(model, msg);
+    // The head request's question panel exists as soon as it is shown.
+    ensure_question_panel(model);
+    cmds
+}
+
+fn apply(model: &mut Model, msg: Msg) -> Vec<Cmd> {
     match msg {
         Msg::Key(key) => on_key(model, key),
         Msg::Paste(text) => {
@@ -58,6 +67,9 @@ fn scroll_by(model: &mut Model, delta: i32) {
 }
 
 fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Cmd> {
+    if ensure_question_panel(model) {
+        return on_question_key(model, key);
+    }
     let act = action(key);
     if act == Action::Ignore {
         return Vec::new();
@@ -221,6 +233,59 @@ fn recall(model: &mut Model, back: bool) {
             model.composer.take();
         }
     }
+}
+
+/// Makes sure a question at the head of the queue has its panel (ASK-6);
+/// false when the head is not a question (or its input cannot be read, in
+/// which case the plain approval panel lets the user reject it).
+fn ensure_question_panel(model: &mut Model) -> bool {
+    let Some(request) = model.approvals.front() else {
+        model.question = None;
+        return false;
+    };
+    if request.kind != RequestKind::Question {
+        return false;
+    }
+    if model
+        .question
+        .as_ref()
+        .is_some_and(|(id, _)| *id == request.request_id)
+    {
+        return true;
+    }
+    match AskUserQuestionInput::parse(request.input.clone()) {
+        Ok(input) => {
+            model.question = Some((
+                request.request_id.clone(),
+                QuestionPanel::new(input.questions),
+            ));
+            true
+        }
+        Err(_) => false,
+    }
+}
+
+fn on_question_key(model: &mut Model, key: KeyEvent) -> Vec<Cmd> {
+    model.dirty = true;
+    // Ctrl+C still interrupts the turn that waits on the question.
+    if action(key) == Action::Interrupt {
+        return vec![Cmd::Send(Op::Interrupt)];
+    }
+    let Some((_, panel)) = model.question.as_mut() else {
+        return Vec::new();
+    };
+    let Some(outcome) = panel.handle_key(key) else {
+        return Vec::new();
+    };
+    model.question = None;
+    let Some(request) = model.approvals.pop_front() else {
+        return Vec::new();
+    };
+    model.approval_selected = 0;
+    vec![Cmd::Send(Op::PermissionReply {
+        request_id: request.request_id,
+        reply: outcome.into_reply(),
+    })]
 }
 
 fn on_approval_key(model: &mut Model, act: Action) -> Vec<Cmd> {

@@ -79,6 +79,17 @@ fn body(
     width: usize,
 ) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
+    if let Some((id, panel)) = &model.question
+        && *id == request.request_id
+    {
+        // The ASK-6 panel draws its own options, help and confirmation page.
+        let widget_theme = if model.monochrome {
+            crate::tui::widgets::Theme::monochrome()
+        } else {
+            crate::tui::widgets::Theme::colored()
+        };
+        return panel.lines(width as u16, &widget_theme);
+    }
     match request.kind {
         RequestKind::Tool => tool_body(request, theme, width, &mut lines),
         RequestKind::Plan => plan_body(request, theme, width, &mut lines),
@@ -220,7 +231,7 @@ fn question_body(
         }
     }
     lines.push(Line::from(Span::styled(
-        "Answering questions here is not available yet.",
+        "These questions cannot be answered here (invalid input).",
         theme.dim().add_modifier(Modifier::ITALIC),
     )));
 }
