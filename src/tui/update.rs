@@ -367,7 +367,12 @@ fn on_event(model: &mut Model, event: Event) {
             model.model_label = label;
             model.state = state;
             if offline_demo {
-                push_notice(model, "offline demo: no API key found, answers are canned");
+                push_notice(
+                    model,
+                    "offline demo provider (scripted replies): no model is configured. Set OPENAI_BASE_URL \
+                     (e.g. http://127.0.0.1:8080/v1) or OPENAI_API_KEY or ANTHROPIC_API_KEY, or add a provider \
+                     to $ZCODE_HOME/config.json; see the README.",
+                );
             }
             if resumed {
                 push_notice(model, "resumed session");
