@@ -1,7 +1,12 @@
 //! What the subcommands share: the zcode home, the config, the store and
 //! the project a directory belongs to.
 
+use super::args::Cli;
 use crate::config::{Config, project_id, zcode_home};
+use crate::model::select::select_model;
+use crate::permission::settings::PermissionSettings;
+use crate::runtime::session::SessionStart;
+use crate::runtime::{BrokerChoice, RuntimeSetup};
 use crate::store::{Store, default_db_path};
 use anyhow::Context;
 use std::path::{Path, PathBuf};
@@ -31,6 +36,56 @@ impl Environment {
 
     pub fn open_store(&self) -> anyhow::Result<Store> {
         Ok(Store::open(default_db_path(&self.home))?)
+    }
+
+    /// The config's permission section plus this process's tool lists.
+    pub fn permission_settings(&self, lists: &ToolLists) -> PermissionSettings {
+        let mut settings = self.config.permission_settings();
+        settings
+            .disallowed_tools
+            .extend(lists.disallowed.iter().cloned());
+        settings.allowed_tools.extend(lists.allowed.iter().cloned());
+        settings
+    }
+
+    /// A runtime for the current directory as the flags describe it; a
+    /// headless one answers approvals with the deny broker (APPR-5), an
+    /// interactive one through the UI.
+    pub fn runtime_setup(
+        &self,
+        cli: &Cli,
+        lists: &ToolLists,
+        headless: bool,
+    ) -> anyhow::Result<RuntimeSetup> {
+        let project = Project::resolve(None)?;
+        let model = select_model(
+            &self.config,
+            |k| std::env::var(k).ok(),
+            cli.model.as_deref(),
+        )?;
+        let start = match (&cli.resume, cli.continue_latest) {
+            (Some(id), _) if !id.is_empty() => SessionStart::Resume(id.clone()),
+            (Some(_), _) | (None, true) => SessionStart::Latest,
+            (None, false) => SessionStart::New,
+        };
+        Ok(RuntimeSetup {
+            workspace: project.workspace,
+            project_id: project.id,
+            zcode_home: self.home.clone(),
+            model,
+            settings: self.permission_settings(lists),
+            hooks: self.config.hooks.clone(),
+            disallowed_tools: lists.disallowed.clone(),
+            start,
+            explicit_mode: cli.mode,
+            config_mode: self.config.permission_mode(),
+            headless,
+            broker: if headless {
+                BrokerChoice::Deny
+            } else {
+                BrokerChoice::Channel
+            },
+        })
     }
 }
 

@@ -126,11 +126,7 @@ fn check(
     if plan {
         state.plan_enabled = true;
     }
-    let mut settings = env.config.permission_settings();
-    settings
-        .disallowed_tools
-        .extend(lists.disallowed.iter().cloned());
-    settings.allowed_tools.extend(lists.allowed.iter().cloned());
+    let settings = env.permission_settings(lists);
     let memory_dir = project.memory_dir(&env.home);
     let service = PermissionService::new(settings, &project.workspace, Some(&memory_dir));
     let eval = service.evaluate(tool, None, &input, state, &project_rules, None);

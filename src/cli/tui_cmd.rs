@@ -4,10 +4,7 @@
 //! else build.
 
 use super::args::Cli;
-use super::environment::{Environment, Project, ToolLists};
-use crate::model::select::select_model;
-use crate::runtime::session::SessionStart;
-use crate::runtime::{BrokerChoice, RuntimeSetup};
+use super::environment::{Environment, ToolLists};
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
@@ -18,32 +15,7 @@ pub fn run(cli: &Cli, lists: &ToolLists) -> anyhow::Result<ExitCode> {
         );
     }
     let env = Environment::load()?;
-    let project = Project::resolve(None)?;
-    let model = select_model(&env.config, |k| std::env::var(k).ok(), cli.model.as_deref())?;
-    let mut settings = env.config.permission_settings();
-    settings
-        .disallowed_tools
-        .extend(lists.disallowed.iter().cloned());
-    settings.allowed_tools.extend(lists.allowed.iter().cloned());
-    let start = match (&cli.resume, cli.continue_latest) {
-        (Some(id), _) if !id.is_empty() => SessionStart::Resume(id.clone()),
-        (Some(_), _) | (None, true) => SessionStart::Latest,
-        (None, false) => SessionStart::New,
-    };
-    let setup = RuntimeSetup {
-        workspace: project.workspace.clone(),
-        project_id: project.id.clone(),
-        zcode_home: env.home.clone(),
-        model,
-        settings,
-        hooks: env.config.hooks.clone(),
-        disallowed_tools: lists.disallowed.clone(),
-        start,
-        explicit_mode: cli.mode,
-        config_mode: env.config.permission_mode(),
-        headless: false,
-        broker: BrokerChoice::Channel,
-    };
+    let setup = env.runtime_setup(cli, lists, false)?;
     let store = env.open_store()?;
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
