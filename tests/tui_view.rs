@@ -409,3 +409,39 @@ fn ask6_question_panel_in_the_app() {
     event(&mut m, Event::PermissionRequested { request });
     snap!("approval_question_panel", screen(&m, 80, 24));
 }
+
+#[test]
+fn tui2_markdown_reply_with_a_code_block() {
+    let mut m = streamed();
+    let reply = "## Plan\n\n1. Parse the **config**\n2. Run `cargo test`\n\n```rust\nfn main() {\n    println!(\"hi\");\n}\n```\n\nDone.";
+    event(&mut m, Event::AssistantMessage { text: reply.into() });
+    event(
+        &mut m,
+        Event::TurnFinished {
+            end: TurnEnd::Completed,
+            answer: None,
+        },
+    );
+    snap!("markdown_reply", screen(&m, 60, 20));
+    // Colour carries meaning here: the code block is highlighted.
+    let terminal = render(&m, 60, 20);
+    let buffer = terminal.backend().buffer();
+    let colored = buffer
+        .content()
+        .iter()
+        .filter(|c| c.symbol() == "p" && c.fg != ratatui::style::Color::Reset)
+        .count();
+    assert!(colored > 0, "println! is highlighted");
+}
+
+#[test]
+fn tui2_streaming_markdown_commits_finished_blocks_only() {
+    let mut m = busy(60, 12, "explain");
+    event(
+        &mut m,
+        Event::AssistantDelta {
+            text: "First paragraph.\n\nSecond **unfinished".into(),
+        },
+    );
+    snap!("markdown_streaming", screen(&m, 60, 12));
+}

@@ -53,6 +53,15 @@ impl Theme {
         Self { monochrome }
     }
 
+    /// The matching theme of the Markdown and diff widgets.
+    pub fn widgets(&self) -> crate::tui::widgets::Theme {
+        if self.monochrome {
+            crate::tui::widgets::Theme::monochrome()
+        } else {
+            crate::tui::widgets::Theme::colored()
+        }
+    }
+
     pub fn fg(&self, color: Color) -> Style {
         if self.monochrome {
             Style::default()

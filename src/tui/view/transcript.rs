@@ -2,6 +2,7 @@
 
 use super::{Theme, truncate, wrap};
 use crate::tui::model::{Cell, Model, ToolStatus};
+use crate::tui::widgets::markdown::{render_markdown, render_streaming};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
@@ -67,19 +68,29 @@ fn cell_lines(cell: &Cell, theme: &Theme, width: usize, out: &mut Vec<Line<'stat
     match cell {
         Cell::User { text } => push_prefixed(out, text, "› ", theme.accent(), theme.bold(), width),
         Cell::Assistant { text, streaming } => {
-            let shown = if *streaming {
-                format!("{text}▌")
+            // Markdown, with only finished blocks rendered while streaming so
+            // that a growing reply does not reflow (TUI-2).
+            let md_width = u16::try_from(width.saturating_sub(2)).unwrap_or(u16::MAX);
+            let widgets = theme.widgets();
+            let (mut rows, tail) = if *streaming {
+                render_streaming(text, md_width, &widgets)
             } else {
-                text.clone()
+                (render_markdown(text, md_width, &widgets), "")
             };
-            push_prefixed(
-                out,
-                &shown,
-                "● ",
-                theme.fg(Color::White),
-                Style::default(),
-                width,
-            );
+            if *streaming {
+                let tail = format!("{tail}▌");
+                rows.extend(
+                    wrap(&tail, width.saturating_sub(2))
+                        .into_iter()
+                        .map(Line::from),
+                );
+            }
+            for (i, row) in rows.into_iter().enumerate() {
+                let lead = if i == 0 { "● " } else { "  " };
+                let mut spans = vec![Span::styled(lead, theme.fg(Color::White))];
+                spans.extend(row.spans);
+                out.push(Line::from(spans));
+            }
         }
         Cell::Tool {
             tool,
