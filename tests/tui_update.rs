@@ -411,9 +411,9 @@ fn number_keys_choose_the_matching_option() {
         ('2', AlwaysOption::Project, true, "AlwaysAllowProject"),
         ('2', AlwaysOption::Session, true, "AlwaysAllowSession"),
         ('3', AlwaysOption::Project, true, "FullAccess"),
-        ('4', AlwaysOption::Project, true, "Deny"),
+        ('5', AlwaysOption::Project, true, "Deny"),
         ('2', AlwaysOption::None, true, "FullAccess"),
-        ('2', AlwaysOption::None, false, "Deny"),
+        ('3', AlwaysOption::None, false, "Deny"),
     ];
     for (digit, always, full, expected) in cases {
         let mut m = with_requests(vec![bash_request("perm_1", always, full)]);
@@ -437,7 +437,7 @@ fn number_keys_choose_the_matching_option() {
 #[test]
 fn a_number_without_an_option_does_nothing() {
     let mut m = with_requests(vec![bash_request("perm_1", AlwaysOption::None, false)]);
-    assert!(update(&mut m, key(KeyCode::Char('3'))).is_empty());
+    assert!(update(&mut m, key(KeyCode::Char('4'))).is_empty());
     assert_eq!(m.approvals.len(), 1);
 }
 
@@ -511,9 +511,40 @@ fn plan_approval_offers_approve_and_deny() {
     let mut m = with_requests(vec![request.clone()]);
     let (_, reply) = reply_for(&mut m, key(KeyCode::Char('1')));
     assert_eq!(reply, PermissionReply::AllowOnce);
-    let mut m = with_requests(vec![request]);
-    let (_, reply) = reply_for(&mut m, key(KeyCode::Char('2')));
+    let mut m = with_requests(vec![request.clone()]);
+    let (_, reply) = reply_for(&mut m, key(KeyCode::Char('3')));
     assert_eq!(reply, PermissionReply::Deny { feedback: None });
+    // PLAN-10: "Give feedback" opens a field; Enter sends it as feedback.
+    let mut m = with_requests(vec![request]);
+    assert!(update(&mut m, key(KeyCode::Char('2'))).is_empty());
+    type_text(&mut m, "use sqlite");
+    let (_, reply) = reply_for(&mut m, key(KeyCode::Enter));
+    assert_eq!(
+        reply,
+        PermissionReply::PlanFeedback {
+            feedback: "use sqlite".into()
+        }
+    );
+}
+
+#[test]
+fn appr7_deny_with_feedback_from_the_tool_panel() {
+    let mut m = with_requests(vec![bash_request("perm_1", AlwaysOption::Project, false)]);
+    // Allow once, always, feedback, deny.
+    assert!(update(&mut m, key(KeyCode::Char('3'))).is_empty());
+    type_text(&mut m, "use nextest");
+    // Esc leaves the field without answering; the request is still there.
+    assert!(update(&mut m, key(KeyCode::Esc)).is_empty());
+    assert_eq!(m.approvals.len(), 1);
+    assert!(update(&mut m, key(KeyCode::Char('3'))).is_empty());
+    type_text(&mut m, "use nextest");
+    let (_, reply) = reply_for(&mut m, key(KeyCode::Enter));
+    assert_eq!(
+        reply,
+        PermissionReply::Deny {
+            feedback: Some("use nextest".into())
+        }
+    );
 }
 
 #[test]

@@ -445,3 +445,39 @@ fn tui2_streaming_markdown_commits_finished_blocks_only() {
     );
     snap!("markdown_streaming", screen(&m, 60, 12));
 }
+
+#[test]
+fn plan10_long_plan_scrolled_and_the_feedback_field() {
+    let mut m = busy(80, 30, "Plan the refactor");
+    m.state = ExecutionState::new(Mode::Build, true);
+    let mut request = bash_request("perm_p");
+    request.kind = RequestKind::Plan;
+    request.tool = "ExitPlanMode".into();
+    let steps: Vec<String> = (1..=40).map(|i| format!("{i}. Step number {i}")).collect();
+    request.input = json!({"plan": format!("# Plan\n\n{}", steps.join("\n"))});
+    request.always = AlwaysOption::None;
+    request.full_access_available = false;
+    event(&mut m, Event::PermissionRequested { request });
+    zcode::tui::update(
+        &mut m,
+        Msg::Key(crossterm::event::KeyEvent::new(
+            crossterm::event::KeyCode::PageDown,
+            crossterm::event::KeyModifiers::NONE,
+        )),
+    );
+    snap!("approval_plan_scrolled", screen(&m, 80, 30));
+    for code in [
+        crossterm::event::KeyCode::Char('2'),
+        crossterm::event::KeyCode::Char('n'),
+        crossterm::event::KeyCode::Char('o'),
+    ] {
+        zcode::tui::update(
+            &mut m,
+            Msg::Key(crossterm::event::KeyEvent::new(
+                code,
+                crossterm::event::KeyModifiers::NONE,
+            )),
+        );
+    }
+    snap!("approval_plan_feedback", screen(&m, 80, 30));
+}

@@ -46,6 +46,10 @@ impl CallOutcome {
     }
 }
 
+/// The recorded reason of a user's deny; the TUI is the one client that
+/// answers through the channel broker (APPR-7).
+const USER_DENIED_REASON: &str = "Denied in TUI";
+
 const INTERRUPTED_TEXT: &str =
     "Interrupted by the user before the tool call ran. The tool was NOT executed.";
 
@@ -527,8 +531,8 @@ fn apply_reply(
         PermissionReply::Deny { feedback } => Approval::Denied {
             rule_id: "approval.userDenied".into(),
             reason: match &feedback {
-                Some(f) if !f.trim().is_empty() => format!("Denied by the user: {}", f.trim()),
-                _ => "Denied by the user".into(),
+                Some(f) if !f.trim().is_empty() => format!("{USER_DENIED_REASON}: {}", f.trim()),
+                _ => USER_DENIED_REASON.into(),
             },
             text: deny_text::user_denied(&call.name, feedback.as_deref()),
         },

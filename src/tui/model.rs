@@ -152,6 +152,9 @@ pub enum ApprovalOption {
     AlwaysProject,
     AlwaysSession,
     FullAccess,
+    /// Opens a text field: plan feedback (PLAN-8), or a deny with feedback
+    /// the model receives (APPR-7).
+    Feedback,
     Deny,
 }
 
@@ -163,6 +166,8 @@ impl ApprovalOption {
             (ApprovalOption::AlwaysProject, _) => "Always allow in this project",
             (ApprovalOption::AlwaysSession, _) => "Always allow in this session",
             (ApprovalOption::FullAccess, _) => "Full access (switch to yolo)",
+            (ApprovalOption::Feedback, RequestKind::Plan) => "Give feedback (keep planning)",
+            (ApprovalOption::Feedback, _) => "Deny with feedback",
             (ApprovalOption::Deny, RequestKind::Question) => "Skip (deny)",
             (ApprovalOption::Deny, _) => "Deny",
         }
@@ -182,10 +187,15 @@ pub fn approval_options(request: &PermissionRequest) -> Vec<ApprovalOption> {
             if request.full_access_available {
                 options.push(ApprovalOption::FullAccess);
             }
+            options.push(ApprovalOption::Feedback);
             options.push(ApprovalOption::Deny);
             options
         }
-        RequestKind::Plan => vec![ApprovalOption::AllowOnce, ApprovalOption::Deny],
+        RequestKind::Plan => vec![
+            ApprovalOption::AllowOnce,
+            ApprovalOption::Feedback,
+            ApprovalOption::Deny,
+        ],
         RequestKind::Question => vec![ApprovalOption::Deny],
     }
 }
@@ -226,6 +236,10 @@ pub struct Model {
     pub question: Option<(String, crate::tui::widgets::question_panel::QuestionPanel)>,
     /// The highlighted option of the head request.
     pub approval_selected: usize,
+    /// The feedback being typed for the head request, when its field is open.
+    pub feedback: Option<String>,
+    /// How far the head request's body (a long plan) is scrolled.
+    pub approval_scroll: u16,
     pub state: ExecutionState,
     pub session_id: String,
     pub model_label: String,
@@ -260,6 +274,8 @@ impl Model {
             approvals: VecDeque::new(),
             question: None,
             approval_selected: 0,
+            feedback: None,
+            approval_scroll: 0,
             state: ExecutionState::default(),
             session_id: String::new(),
             model_label: String::new(),

@@ -288,7 +288,47 @@ fn on_question_key(model: &mut Model, key: KeyEvent) -> Vec<Cmd> {
     })]
 }
 
+fn on_feedback_key(model: &mut Model, act: Action) -> Vec<Cmd> {
+    let Some(text) = model.feedback.as_mut() else {
+        return Vec::new();
+    };
+    match act {
+        Action::Char(c) => text.push(c),
+        Action::Newline => text.push('\n'),
+        Action::Backspace => {
+            text.pop();
+        }
+        Action::Cancel => model.feedback = None,
+        Action::Interrupt => return vec![Cmd::Send(Op::Interrupt)],
+        Action::Submit if !text.trim().is_empty() => {
+            let feedback = text.trim().to_string();
+            model.feedback = None;
+            let Some(request) = model.approvals.pop_front() else {
+                return Vec::new();
+            };
+            model.approval_selected = 0;
+            model.approval_scroll = 0;
+            let reply = if request.kind == RequestKind::Plan {
+                PermissionReply::PlanFeedback { feedback }
+            } else {
+                PermissionReply::Deny {
+                    feedback: Some(feedback),
+                }
+            };
+            return vec![Cmd::Send(Op::PermissionReply {
+                request_id: request.request_id,
+                reply,
+            })];
+        }
+        _ => {}
+    }
+    Vec::new()
+}
+
 fn on_approval_key(model: &mut Model, act: Action) -> Vec<Cmd> {
+    if model.feedback.is_some() {
+        return on_feedback_key(model, act);
+    }
     let Some(request) = model.approvals.front() else {
         return Vec::new();
     };
@@ -315,6 +355,18 @@ fn on_approval_key(model: &mut Model, act: Action) -> Vec<Cmd> {
         Action::Cancel => answer(model, ApprovalOption::Deny),
         // Ctrl+C while a turn waits on an approval interrupts it.
         Action::Interrupt => vec![Cmd::Send(Op::Interrupt)],
+        Action::PageUp if request.kind == RequestKind::Plan => {
+            model.approval_scroll = model
+                .approval_scroll
+                .saturating_sub(u16::try_from(page(model).unsigned_abs()).unwrap_or(u16::MAX));
+            Vec::new()
+        }
+        Action::PageDown if request.kind == RequestKind::Plan => {
+            model.approval_scroll = model
+                .approval_scroll
+                .saturating_add(u16::try_from(page(model).unsigned_abs()).unwrap_or(u16::MAX));
+            Vec::new()
+        }
         Action::PageUp => {
             scroll_by(model, page(model));
             Vec::new()
@@ -331,11 +383,17 @@ fn on_approval_key(model: &mut Model, act: Action) -> Vec<Cmd> {
 /// `PermissionResolved`; it is popped here too so a fast user never answers
 /// the same request twice.
 fn answer(model: &mut Model, option: ApprovalOption) -> Vec<Cmd> {
+    if option == ApprovalOption::Feedback {
+        model.feedback = Some(String::new());
+        return Vec::new();
+    }
     let Some(request) = model.approvals.pop_front() else {
         return Vec::new();
     };
     model.approval_selected = 0;
+    model.approval_scroll = 0;
     let reply = match option {
+        ApprovalOption::Feedback => PermissionReply::Deny { feedback: None },
         ApprovalOption::AllowOnce => PermissionReply::AllowOnce,
         ApprovalOption::AlwaysProject => PermissionReply::AlwaysAllowProject {
             rules: request.suggestions.clone(),

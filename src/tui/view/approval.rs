@@ -5,6 +5,7 @@
 use super::{Theme, truncate, wrap};
 use crate::runtime::protocol::{PermissionRequest, RequestKind};
 use crate::tui::model::{Model, approval_options, input_summary};
+use crate::tui::widgets::markdown::render_markdown;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier};
@@ -58,12 +59,15 @@ pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let mut lines = body(request, model, theme, usize::from(inner.width));
-    // Keep the options visible when the panel is cut: drop body rows above.
+    // Keep the options (and an open feedback field) visible when the panel
+    // is cut: drop body rows above them.
     let options = approval_options(request).len();
+    let feedback_rows = feedback_field(request, model, theme, usize::from(inner.width)).len();
+    let tail_len = options + feedback_rows;
     let height = usize::from(inner.height);
-    if lines.len() > height && height > options {
-        let keep_top = height - options - 1;
-        let tail = lines.split_off(lines.len() - options);
+    if lines.len() > height && height > tail_len {
+        let keep_top = height - tail_len - 1;
+        let tail = lines.split_off(lines.len() - tail_len);
         lines.truncate(keep_top);
         lines.push(Line::from(Span::styled("  …", theme.dim())));
         lines.extend(tail);
@@ -92,7 +96,7 @@ fn body(
     }
     match request.kind {
         RequestKind::Tool => tool_body(request, theme, width, &mut lines),
-        RequestKind::Plan => plan_body(request, theme, width, &mut lines),
+        RequestKind::Plan => plan_body(request, model, theme, width, &mut lines),
         RequestKind::Question => question_body(request, theme, width, &mut lines),
     }
     lines.push(Line::default());
@@ -110,6 +114,36 @@ fn body(
             ratatui::style::Style::default()
         };
         lines.push(Line::from(Span::styled(text, style)));
+    }
+    lines.extend(feedback_field(request, model, theme, width));
+    lines
+}
+
+/// The open feedback field under the options (PLAN-8, APPR-7), if any.
+fn feedback_field(
+    request: &PermissionRequest,
+    model: &Model,
+    theme: &Theme,
+    width: usize,
+) -> Vec<Line<'static>> {
+    let Some(feedback) = &model.feedback else {
+        return Vec::new();
+    };
+    let label = if request.kind == RequestKind::Plan {
+        "What should change? (Enter sends, Esc goes back)"
+    } else {
+        "Why not? The model reads this. (Enter sends, Esc goes back)"
+    };
+    let mut lines = vec![Line::from(Span::styled(label, theme.dim()))];
+    for (i, row) in wrap(&format!("{feedback}▌"), width.saturating_sub(2))
+        .into_iter()
+        .enumerate()
+    {
+        let lead = if i == 0 { "› " } else { "  " };
+        lines.push(Line::from(vec![
+            Span::styled(lead, theme.accent()),
+            Span::raw(row),
+        ]));
     }
     lines
 }
@@ -170,6 +204,7 @@ fn tool_body(
 
 fn plan_body(
     request: &PermissionRequest,
+    model: &Model,
     theme: &Theme,
     width: usize,
     lines: &mut Vec<Line<'static>>,
@@ -184,13 +219,22 @@ fn plan_body(
         .get("plan")
         .and_then(Value::as_str)
         .unwrap_or_default();
-    let rows = wrap(plan, width);
-    for row in rows.iter().take(MAX_PLAN) {
-        lines.push(Line::from(row.clone()));
-    }
-    if rows.len() > MAX_PLAN {
+    // PLAN-10: the plan as Markdown, scrolled with PgUp/PgDn.
+    let md_width = u16::try_from(width).unwrap_or(u16::MAX);
+    let rows = render_markdown(plan, md_width, &theme.widgets());
+    let last_start = rows.len().saturating_sub(MAX_PLAN);
+    let start = usize::from(model.approval_scroll).min(last_start);
+    if start > 0 {
         lines.push(Line::from(Span::styled(
-            format!("… {} more lines", rows.len() - MAX_PLAN),
+            format!("↑ {start} lines above"),
+            theme.dim(),
+        )));
+    }
+    lines.extend(rows.iter().skip(start).take(MAX_PLAN).cloned());
+    let below = rows.len().saturating_sub(start + MAX_PLAN);
+    if below > 0 {
+        lines.push(Line::from(Span::styled(
+            format!("↓ {below} more lines (PgDn)"),
             theme.dim(),
         )));
     }
