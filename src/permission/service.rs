@@ -5,7 +5,8 @@
 use super::bash::{self, BashAnalysis};
 use super::capability::{Capability, RiskLevel, SideEffectScope, builtin_capability};
 use super::check::{
-    CheckContext, Decision, HookPermission, TargetLocation, apply_overlays, check_permission,
+    Behavior, CheckContext, Decision, HookPermission, TargetLocation, apply_overlays,
+    check_permission,
 };
 use super::mode::ExecutionState;
 use super::paths::{ResolvedDir, locate_target};
@@ -37,7 +38,8 @@ pub struct Evaluation {
     pub capability: Capability,
     pub bash: Option<BashAnalysis>,
     pub target: TargetLocation,
-    /// What "always allow" would save (SUG-1, SUG-2).
+    /// What "always allow" would save (SUG-1, SUG-2); empty for a non-Bash
+    /// call that is not asked about.
     pub suggestions: Vec<Rule>,
 }
 
@@ -126,7 +128,13 @@ impl PermissionService {
             Some(b) if b.read_only => Capability::bash_read_only(),
             _ => static_cap,
         };
-        let suggestions = suggested_rules(tool_name, input, bash.as_ref());
+        // Only a question offers "always allow"; Bash keeps its suggestions
+        // for `zcode permission check`, which shows them with the analysis.
+        let suggestions = if decision.behavior == Behavior::Ask || bash.is_some() {
+            suggested_rules(tool_name, input, bash.as_ref())
+        } else {
+            Vec::new()
+        };
         Evaluation {
             decision,
             capability,

@@ -70,23 +70,30 @@ impl SessionCore {
 
     /// EXEC-4: persisted first, then applied, then announced.
     pub fn change_mode(&self, choice: ModeChoice) -> Result<ModeChange, ModeChangeError> {
-        let entry_id = super::transcript::new_entry_id();
-        let change = {
-            let mut store = lock(&self.store);
-            lock(&self.execution).choose(&mut store, choice, &entry_id)?
-        };
-        self.emit(Event::SessionModeChanged {
-            state: change.current,
-        });
-        Ok(change)
+        self.apply_mode_change(|execution, store, entry_id| {
+            execution.choose(store, choice, entry_id)
+        })
     }
 
     /// Turns plan off, back to the mode underneath (EXEC-3, PLAN-7).
     pub fn exit_plan(&self) -> Result<ModeChange, ModeChangeError> {
+        self.apply_mode_change(|execution, store, entry_id| execution.exit_plan(store, entry_id))
+    }
+
+    /// Store, then execution (the lock order of every mode change); the
+    /// event goes out only after the change was saved.
+    fn apply_mode_change(
+        &self,
+        change: impl FnOnce(
+            &mut SessionExecution,
+            &mut Store,
+            &str,
+        ) -> Result<ModeChange, ModeChangeError>,
+    ) -> Result<ModeChange, ModeChangeError> {
         let entry_id = super::transcript::new_entry_id();
         let change = {
             let mut store = lock(&self.store);
-            lock(&self.execution).exit_plan(&mut store, &entry_id)?
+            change(&mut lock(&self.execution), &mut store, &entry_id)?
         };
         self.emit(Event::SessionModeChanged {
             state: change.current,

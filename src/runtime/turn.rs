@@ -138,17 +138,15 @@ async fn stream_reply(core: &SessionCore, cancel: &CancellationToken) -> StreamR
     let forced = core
         .compact_requested
         .swap(false, std::sync::atomic::Ordering::SeqCst);
-    let estimate = compaction::estimate_tokens(
-        &system_prompt(&core.workspace, core.state()),
-        &lock(&core.history),
-    );
+    let system = system_prompt(&core.workspace, core.state());
+    let estimate = compaction::estimate_tokens(&system, &lock(&core.history));
     if forced || compaction::over_threshold(estimate, core.model.context_window) {
         compaction::compact(core, cancel, forced).await;
     }
     injection::before_request(core, false);
     let request = ModelRequest {
         model: core.model.model_id.clone(),
-        system: system_prompt(&core.workspace, core.state()),
+        system,
         messages: lock(&core.history).clone(),
         tools: core.registry.specs(),
         max_output_tokens: None,

@@ -29,6 +29,7 @@ pub use answers::{
 };
 
 use super::input::invalid;
+use super::input::kind;
 use super::{Tool, ToolContext, ToolOutput, declared_capability};
 use crate::permission::capability::Capability;
 use futures_util::future::BoxFuture;
@@ -385,15 +386,4 @@ fn reject_unknown(map: &Map<String, Value>, path: &str, allowed: &[&str]) -> Res
 /// Question texts and labels are compared trimmed and case-insensitively.
 fn same_text(a: &str, b: &str) -> bool {
     a.trim().to_lowercase() == b.trim().to_lowercase()
-}
-
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }

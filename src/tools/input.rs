@@ -7,7 +7,7 @@
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 
 /// The prefix every validation error carries.
 pub fn invalid(tool: &str, message: impl std::fmt::Display) -> String {
@@ -162,7 +162,8 @@ fn friendly_expected(expected: &str) -> &str {
     }
 }
 
-fn kind(value: &Value) -> &'static str {
+/// How error messages name the JSON type of a value.
+pub(crate) fn kind(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",
@@ -171,6 +172,34 @@ fn kind(value: &Value) -> &'static str {
         Value::Array(_) => "an array",
         Value::Object(_) => "an object",
     }
+}
+
+/// Checks the input of a tool that takes no parameters: an empty object
+/// (`null` counts as one). Returns the normalized `{}`.
+pub(crate) fn no_parameters(tool: &str, input: Value) -> Result<Value, String> {
+    match input {
+        Value::Null => Ok(json!({})),
+        Value::Object(map) => match map.keys().next() {
+            None => Ok(json!({})),
+            Some(key) => Err(invalid(
+                tool,
+                format!("unknown field \"{key}\"; {tool} takes no parameters (pass {{}})"),
+            )),
+        },
+        other => Err(invalid(
+            tool,
+            format!("expected a JSON object, got {}", kind(&other)),
+        )),
+    }
+}
+
+/// The schema of a tool without parameters.
+pub(crate) fn no_parameters_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {},
+        "additionalProperties": false
+    })
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 //!
 //! [`model_listing`] is shared with `zcode models` (CLI-3).
 
-use super::todo_read::{no_parameters, no_parameters_schema};
+use super::input::{no_parameters, no_parameters_schema};
 use super::{Tool, ToolContext, ToolOutput, blocking, declared_capability};
 use crate::config::{Catalog, Config, Model, Provider};
 use crate::permission::capability::Capability;

@@ -8,6 +8,7 @@
 //! the runtime with [`PLAN_NOT_APPROVED`] and [`PLAN_DENIED`].
 
 use super::input::invalid;
+use super::input::kind;
 use super::{Tool, ToolContext, ToolOutput, declared_capability};
 use crate::permission::capability::Capability;
 use futures_util::future::BoxFuture;
@@ -310,16 +311,5 @@ fn exit_err(path: &str, message: impl std::fmt::Display) -> String {
         invalid(EXIT_NAME, message)
     } else {
         invalid(EXIT_NAME, format!("{path}: {message}"))
-    }
-}
-
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }

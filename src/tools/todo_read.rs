@@ -3,8 +3,8 @@
 //! Result: one human line, then one line of JSON `{"todos": [...],
 //! "summary": {...}}` with the items and summary of TodoWrite's result.
 
-use super::input;
-use super::todo_write::{kind, lock, session_store, summary, summary_line};
+use super::input::{no_parameters, no_parameters_schema};
+use super::todo_write::{lock, session_store, summary, summary_line};
 use super::{Tool, ToolContext, ToolOutput, blocking, declared_capability};
 use crate::permission::capability::Capability;
 use crate::store::TodoItem;
@@ -12,34 +12,6 @@ use futures_util::future::BoxFuture;
 use serde_json::{Value, json};
 
 pub const NAME: &str = "TodoRead";
-
-/// Checks the input of a tool that takes no parameters: an empty object
-/// (`null` counts as one). Returns the normalized `{}`.
-pub(crate) fn no_parameters(tool: &str, input: Value) -> Result<Value, String> {
-    match input {
-        Value::Null => Ok(json!({})),
-        Value::Object(map) => match map.keys().next() {
-            None => Ok(json!({})),
-            Some(key) => Err(input::invalid(
-                tool,
-                format!("unknown field \"{key}\"; {tool} takes no parameters (pass {{}})"),
-            )),
-        },
-        other => Err(input::invalid(
-            tool,
-            format!("expected a JSON object, got {}", kind(&other)),
-        )),
-    }
-}
-
-/// The schema of a tool without parameters.
-pub(crate) fn no_parameters_schema() -> Value {
-    json!({
-        "type": "object",
-        "properties": {},
-        "additionalProperties": false
-    })
-}
 
 /// TodoRead's result text: a human line, then the JSON on one line.
 pub fn result_text(todos: &[TodoItem]) -> String {

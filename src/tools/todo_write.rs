@@ -11,6 +11,7 @@
 //! model so; [`result_json`] builds the JSON for other readers (the UI).
 
 use super::input;
+use super::input::kind;
 use super::{Tool, ToolContext, ToolOutput, blocking, declared_capability};
 use crate::permission::capability::Capability;
 use crate::store::{Store, TodoItem, TodoPriority, TodoStatus};
@@ -306,17 +307,6 @@ impl Tool for TodoWriteTool {
             )
             .await
         })
-    }
-}
-
-pub(crate) fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 
