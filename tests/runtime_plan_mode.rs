@@ -283,3 +283,37 @@ async fn plan11_plan_file_is_reinjected_after_a_forced_compaction() {
         "{kinds:?}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn run4_compaction_starts_by_itself_near_the_context_window() {
+    let mut setup = Setup::new(Dialect::OpenAi, Mode::Build);
+    setup.context_window = 4_000;
+    let mut h = setup.start().await;
+    // Turn 1: a long answer (about 3,000 tokens) fills most of the window.
+    h.enqueue_text(&"long answer ".repeat(1_000));
+    h.input("first request");
+    assert_eq!(h.turn_finished().await.0, TurnEnd::Completed);
+    // Turn 2: past 80 % of the window, older history is summarised first.
+    h.enqueue_text("SUMMARY: the user asked a first question and got a long answer.");
+    h.enqueue_text("second answer");
+    h.input("second request");
+    h.wait_for("ContextCompacted", |e| match e {
+        Event::ContextCompacted { kept_messages } => Some(*kept_messages),
+        _ => None,
+    })
+    .await;
+    assert_eq!(h.turn_finished().await.0, TurnEnd::Completed);
+    assert_eq!(h.server.requests().len(), 3, "turn 1, the summary, turn 2");
+    let users = h.user_texts(2);
+    assert!(
+        users[0].contains("SUMMARY: the user asked a first question"),
+        "{users:?}"
+    );
+    assert!(!users.iter().any(|u| u == "first request"), "{users:?}");
+    assert!(users.iter().any(|u| u == "second request"), "{users:?}");
+    assert!(
+        h.assistant_texts(2)
+            .iter()
+            .all(|t| !t.contains("long answer"))
+    );
+}

@@ -77,6 +77,8 @@ pub struct Setup {
     pub rules: Vec<(RuleKind, Rule)>,
     /// DIS-2: tools left out of the registry.
     pub disallowed: Vec<String>,
+    /// The model's context window in tokens (RUN-4 compacts near it).
+    pub context_window: u64,
     dir: tempfile::TempDir,
 }
 
@@ -93,6 +95,7 @@ impl Setup {
             hooks: Hooks::default(),
             rules: Vec::new(),
             disallowed: Vec::new(),
+            context_window: 100_000,
             dir,
         }
     }
@@ -191,7 +194,7 @@ impl Setup {
                 provider_id: "fake".into(),
                 model_id: "fake-model".into(),
                 reasoning: None,
-                context_window: 100_000,
+                context_window: self.context_window,
             },
             settings: PermissionSettings::default(),
             hooks: self.hooks,
