@@ -3,8 +3,10 @@
 //! question requests get a minimal panel.
 
 use super::{Theme, truncate, wrap};
+use crate::permission::suggest::MAX_SHOWN_BASH_PREFIXES;
 use crate::runtime::protocol::{PermissionRequest, RequestKind};
-use crate::tui::model::{Model, approval_options, input_summary};
+use crate::tui::model::{ApprovalOption, Model, approval_options, input_summary};
+use crate::tui::widgets::highlight::highlight_code;
 use crate::tui::widgets::markdown::render_markdown;
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -12,9 +14,12 @@ use ratatui::style::{Color, Modifier};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 use serde_json::Value;
+use unicode_width::UnicodeWidthChar;
 
 /// Preview (diff) rows shown at most.
 const MAX_PREVIEW: usize = 12;
+/// Command (or summary) rows shown at most.
+const MAX_COMMAND: usize = 6;
 /// Plan rows shown at most.
 const MAX_PLAN: usize = 16;
 
@@ -102,12 +107,19 @@ fn body(
     lines.push(Line::default());
     for (i, option) in approval_options(request).into_iter().enumerate() {
         let selected = i == model.approval_selected;
-        let text = format!(
+        let mut text = format!(
             "{} {}. {}",
             if selected { "›" } else { " " },
             i + 1,
             option.label(request.kind)
         );
+        // The project option saves these rules; the session option grants
+        // the whole tool, so it lists nothing.
+        if option == ApprovalOption::AlwaysProject
+            && let Some(saved) = saved_rules(request)
+        {
+            text = truncate(&format!("{text}: {saved}"), width);
+        }
         let style = if selected {
             theme.selected()
         } else {
@@ -166,11 +178,33 @@ fn tool_body(
         Span::raw(format!(" wants to {verb}")),
     ]));
     let summary = input_summary(&request.input);
-    for row in wrap(&summary, width.saturating_sub(2)).into_iter().take(6) {
-        lines.push(Line::from(vec![
-            Span::styled("  ", theme.dim()),
-            Span::styled(row, theme.accent()),
-        ]));
+    let command = request
+        .input
+        .get("command")
+        .and_then(Value::as_str)
+        .filter(|_| request.tool == "Bash");
+    let rows: Vec<Line<'static>> = match command {
+        // The command as shell, highlighted, so a `rm` or a pipe stands out.
+        Some(command) => highlight_code(command, "bash", &theme.widgets())
+            .into_iter()
+            .flat_map(|line| break_line(line, width.saturating_sub(2)))
+            .collect(),
+        None => wrap(&summary, width.saturating_sub(2))
+            .into_iter()
+            .map(|row| Line::from(Span::styled(row, theme.accent())))
+            .collect(),
+    };
+    let total = rows.len();
+    for row in rows.into_iter().take(MAX_COMMAND) {
+        let mut spans = vec![Span::styled("  ", theme.dim())];
+        spans.extend(row.spans);
+        lines.push(Line::from(spans));
+    }
+    if total > MAX_COMMAND {
+        lines.push(Line::from(Span::styled(
+            format!("  … {} more lines", total - MAX_COMMAND),
+            theme.dim(),
+        )));
     }
     if !request.reason.is_empty() {
         lines.push(Line::from(Span::styled(
@@ -278,4 +312,55 @@ fn question_body(
         "These questions cannot be answered here (invalid input).",
         theme.dim().add_modifier(Modifier::ITALIC),
     )));
+}
+
+/// What "Always allow" will save, for the option's label (SUG-2): the rule
+/// contents, at most five Bash prefixes and a count of the rest.
+fn saved_rules(request: &PermissionRequest) -> Option<String> {
+    if request.suggestions.is_empty() {
+        return None;
+    }
+    let shown: Vec<String> = request
+        .suggestions
+        .iter()
+        .take(MAX_SHOWN_BASH_PREFIXES)
+        .map(|rule| match &rule.rule_content {
+            Some(content) if rule.tool_name == request.tool => content.clone(),
+            _ => rule.to_string(),
+        })
+        .collect();
+    let rest = request.suggestions.len() - shown.len();
+    let mut text = shown.join(", ");
+    if rest > 0 {
+        text.push_str(&format!(" (+{rest} more)"));
+    }
+    Some(text)
+}
+
+/// Breaks a styled line into rows of at most `width` columns.
+fn break_line(line: Line<'static>, width: usize) -> Vec<Line<'static>> {
+    let width = width.max(1);
+    let mut rows = Vec::new();
+    let mut row: Vec<Span<'static>> = Vec::new();
+    let mut used = 0usize;
+    for span in line.spans {
+        let mut piece = String::new();
+        for c in span.content.chars() {
+            let w = c.width().unwrap_or(0);
+            if used + w > width && used > 0 {
+                if !piece.is_empty() {
+                    row.push(Span::styled(std::mem::take(&mut piece), span.style));
+                }
+                rows.push(Line::from(std::mem::take(&mut row)));
+                used = 0;
+            }
+            piece.push(c);
+            used += w;
+        }
+        if !piece.is_empty() {
+            row.push(Span::styled(piece, span.style));
+        }
+    }
+    rows.push(Line::from(row));
+    rows
 }
