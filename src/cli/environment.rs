@@ -3,10 +3,11 @@
 
 use super::args::Cli;
 use crate::config::{Config, project_id, zcode_home};
-use crate::model::select::select_model;
+use crate::model::select::{select_model, switch_model};
+use crate::permission::mode::ModeChoice;
 use crate::permission::settings::PermissionSettings;
 use crate::runtime::session::SessionStart;
-use crate::runtime::{BrokerChoice, RuntimeSetup};
+use crate::runtime::{BrokerChoice, ModelResolver, RuntimeSetup};
 use crate::store::{Store, default_db_path};
 use anyhow::Context;
 use std::path::{Path, PathBuf};
@@ -57,17 +58,26 @@ impl Environment {
         lists: &ToolLists,
         headless: bool,
     ) -> anyhow::Result<RuntimeSetup> {
-        let project = Project::resolve(None)?;
-        let model = select_model(
-            &self.config,
-            |k| std::env::var(k).ok(),
-            cli.model.as_deref(),
-        )?;
         let start = match (&cli.resume, cli.continue_latest) {
             (Some(id), _) if !id.is_empty() => SessionStart::Resume(id.clone()),
             (Some(_), _) | (None, true) => SessionStart::Latest,
             (None, false) => SessionStart::New,
         };
+        self.session_setup(lists, cli.model.as_deref(), start, cli.mode, headless)
+    }
+
+    /// A runtime for the current directory: this model reference (else the
+    /// config's choice), this session, this explicit mode.
+    pub fn session_setup(
+        &self,
+        lists: &ToolLists,
+        model_ref: Option<&str>,
+        start: SessionStart,
+        explicit_mode: Option<ModeChoice>,
+        headless: bool,
+    ) -> anyhow::Result<RuntimeSetup> {
+        let project = Project::resolve(None)?;
+        let model = select_model(&self.config, |k| std::env::var(k).ok(), model_ref)?;
         Ok(RuntimeSetup {
             workspace: project.workspace,
             project_id: project.id,
@@ -77,7 +87,7 @@ impl Environment {
             hooks: self.config.hooks.clone(),
             disallowed_tools: lists.disallowed.clone(),
             start,
-            explicit_mode: cli.mode,
+            explicit_mode,
             config_mode: self.config.permission_mode(),
             headless,
             broker: if headless {
@@ -85,6 +95,21 @@ impl Environment {
             } else {
                 BrokerChoice::Channel
             },
+            model_resolver: Some(self.model_resolver()),
+        })
+    }
+
+    /// `/model` against this config's catalog (MODEL-3).
+    pub fn model_resolver(&self) -> ModelResolver {
+        let config = self.config.clone();
+        std::sync::Arc::new(move |reference, current| {
+            switch_model(
+                &config,
+                |k| std::env::var(k).ok(),
+                reference,
+                &current.provider_id,
+            )
+            .map_err(|e| format!("/model {}: {e}", reference.trim()))
         })
     }
 }

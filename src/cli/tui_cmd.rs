@@ -1,12 +1,20 @@
 //! `zcode` / `zcode tui`: sets up a runtime for the current directory with
 //! the channel broker and runs the terminal UI (CLI-1). The starting mode
 //! follows EXEC-6: `--mode`, else the project's last mode, else the config,
-//! else build.
+//! else build. The UI gets a launcher for the sessions `/new` and `/resume`
+//! switch to.
 
 use super::args::Cli;
-use super::environment::{Environment, ToolLists};
+use super::environment::{Environment, Project, ToolLists};
+use crate::runtime::RuntimeHandle;
+use crate::runtime::session::SessionStart;
+use crate::store::SessionFilter;
+use crate::tui::launcher::{Launcher, ModelChoice, SessionSummary};
 use std::io::IsTerminal;
 use std::process::ExitCode;
+
+/// How many sessions the `/resume` picker offers.
+const RESUME_LIMIT: usize = 30;
 
 pub fn run(cli: &Cli, lists: &ToolLists) -> anyhow::Result<ExitCode> {
     if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
@@ -17,13 +25,74 @@ pub fn run(cli: &Cli, lists: &ToolLists) -> anyhow::Result<ExitCode> {
     let env = Environment::load()?;
     let setup = env.runtime_setup(cli, lists, false)?;
     let store = env.open_store()?;
+    let launcher = EnvLauncher {
+        env,
+        lists: lists.clone(),
+    };
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .map_err(|e| anyhow::anyhow!("cannot start the async runtime: {e}"))?;
     rt.block_on(async move {
         let handle = crate::runtime::start(setup, store)?;
-        crate::tui::app::run(handle).await
+        crate::tui::app::run(handle, Box::new(launcher)).await
     })?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Starts sessions of the current directory from the loaded environment.
+struct EnvLauncher {
+    env: Environment,
+    lists: ToolLists,
+}
+
+impl Launcher for EnvLauncher {
+    fn start(&self, start: SessionStart, model: &str) -> anyhow::Result<RuntimeHandle> {
+        // The model in use carries over; should it no longer resolve, the
+        // configured default is used. The mode follows EXEC-6 (no flag).
+        let setup = self
+            .env
+            .session_setup(&self.lists, Some(model), start.clone(), None, false)
+            .or_else(|_| {
+                self.env
+                    .session_setup(&self.lists, None, start, None, false)
+            })?;
+        let store = self.env.open_store()?;
+        Ok(crate::runtime::start(setup, store)?)
+    }
+
+    fn sessions(&self) -> anyhow::Result<Vec<SessionSummary>> {
+        let project = Project::resolve(None)?;
+        let store = self.env.open_store()?;
+        let filter = SessionFilter {
+            project_id: Some(&project.id),
+            ..Default::default()
+        };
+        Ok(store
+            .list_sessions(&filter, RESUME_LIMIT)?
+            .into_iter()
+            .map(|s| SessionSummary {
+                mode: s.execution.label().to_string(),
+                id: s.id,
+                updated_at: s.updated_at,
+                title: s.title,
+            })
+            .collect())
+    }
+
+    fn models(&self) -> anyhow::Result<Vec<ModelChoice>> {
+        let catalog = self.env.config.catalog(|k| std::env::var(k).ok());
+        Ok(catalog
+            .providers
+            .iter()
+            .flat_map(|p| {
+                p.models.iter().map(move |m| ModelChoice {
+                    reference: format!("{}/{}", p.id, m.id),
+                    provider_name: p.name.clone(),
+                    context_window: m.context_window,
+                    disabled: m.disabled.clone(),
+                })
+            })
+            .collect())
+    }
 }

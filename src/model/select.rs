@@ -123,6 +123,38 @@ pub fn select_model(
     })
 }
 
+/// `/model REF` (MODEL-3): the model a running session switches to; the
+/// current provider breaks ties between providers offering the same id.
+/// The error is the resolution's own text.
+pub fn switch_model(
+    config: &Config,
+    env: impl Fn(&str) -> Option<String>,
+    reference: &str,
+    current_provider: &str,
+) -> Result<SelectedModel, ProviderError> {
+    let catalog = config.catalog(&env);
+    if catalog.providers.is_empty() {
+        return Err(ProviderError::Config(format!(
+            "no model provider is configured; {HOW_TO_CONFIGURE}"
+        )));
+    }
+    let resolved = resolve_model_reference(&catalog, reference, Some(current_provider))
+        .map_err(|e| ProviderError::Config(e.to_string()))?;
+    let provider = catalog.provider(&resolved.provider_id).ok_or_else(|| {
+        ProviderError::Config(format!("unknown provider {}", resolved.provider_id))
+    })?;
+    let context_window = provider
+        .model(&resolved.model_id)
+        .map_or(0, |m| m.context_window);
+    Ok(SelectedModel {
+        provider: build_provider(provider, &env, HttpSettings::default())?,
+        provider_id: provider.id.clone(),
+        model_id: resolved.model_id,
+        reasoning: resolved.reasoning,
+        context_window,
+    })
+}
+
 /// The HTTP provider for a catalog entry, with its API key from `env`.
 /// Nothing is connected or loaded until the first request.
 pub fn build_provider(

@@ -115,10 +115,11 @@ pub fn summary_message(summary: &str) -> Message {
 /// `forced` (`/compact`) keeps only the latest user turn.
 pub async fn compact(core: &SessionCore, cancel: &CancellationToken, forced: bool) -> bool {
     let history = lock(&core.history).clone();
+    let model = core.model();
     let keep_tokens = if forced {
         0
     } else {
-        core.model.context_window * KEEP_PERCENT / 100
+        model.context_window * KEEP_PERCENT / 100
     };
     let Some(split) = split_point(&history, keep_tokens) else {
         return false;
@@ -127,7 +128,7 @@ pub async fn compact(core: &SessionCore, cancel: &CancellationToken, forced: boo
     // calls and results in a request that defines no tools.
     let transcript = transcript_text(&history[..split]);
     let request = ModelRequest {
-        model: core.model.model_id.clone(),
+        model: model.model_id.clone(),
         system: INSTRUCTIONS.to_string(),
         messages: vec![Message::User {
             content: format!(
@@ -142,7 +143,7 @@ pub async fn compact(core: &SessionCore, cancel: &CancellationToken, forced: boo
         biased;
         _ = cancel.cancelled() => return false,
         reply = async {
-            let stream = core.model.provider.stream(&request).await?;
+            let stream = model.provider.stream(&request).await?;
             collect_reply(stream).await
         } => reply,
     };

@@ -26,7 +26,10 @@ pub struct SessionCore {
     pub session_id: String,
     pub workspace: PathBuf,
     pub project_id: String,
-    pub model: SelectedModel,
+    /// Swapped by `/model`; read once per request through [`Self::model`].
+    pub model: Mutex<SelectedModel>,
+    /// Resolves `/model` references; `None` where switching is not offered.
+    pub model_resolver: Option<super::ModelResolver>,
     pub registry: ToolRegistry,
     pub hooks: HookRunner,
     pub broker: ApprovalBroker,
@@ -53,6 +56,40 @@ impl SessionCore {
 
     pub fn state(&self) -> ExecutionState {
         lock(&self.execution).state()
+    }
+
+    /// The model the next request goes to.
+    pub fn model(&self) -> SelectedModel {
+        lock(&self.model).clone()
+    }
+
+    /// `/model REF` (MODEL-3): resolves, records the session's model label,
+    /// then swaps; a reference that does not resolve changes nothing.
+    pub fn switch_model(&self, reference: &str) {
+        let current = self.model();
+        let resolved = match &self.model_resolver {
+            Some(resolve) => resolve(reference, &current),
+            None => Err("this session cannot switch models".to_string()),
+        };
+        let next = match resolved {
+            Ok(next) => next,
+            Err(message) => {
+                self.emit(Event::Error { message });
+                return;
+            }
+        };
+        let label = format!("{}/{}", next.provider_id, next.model_id);
+        if let Err(e) = lock(&self.store).set_session_model(&self.session_id, &label) {
+            self.emit(Event::Error {
+                message: format!("could not save the session's model: {e}"),
+            });
+        }
+        let provider = next.provider.label().to_string();
+        *lock(&self.model) = next;
+        self.emit(Event::ModelChanged {
+            model: label,
+            provider,
+        });
     }
 
     /// Persists an entry; on failure the user is told (nothing else stops).
@@ -102,6 +139,7 @@ impl SessionCore {
     }
 
     pub fn tool_context(&self, cancel: &CancellationToken) -> ToolContext {
+        let model = self.model();
         ToolContext {
             workspace: self.workspace.clone(),
             session_id: self.session_id.clone(),
@@ -110,8 +148,8 @@ impl SessionCore {
             session: Some(SessionServices {
                 store: self.store.clone(),
                 zcode_home: self.zcode_home.clone(),
-                model_ref: format!("{}/{}", self.model.provider_id, self.model.model_id),
-                model: Some(self.model.clone()),
+                model_ref: format!("{}/{}", model.provider_id, model.model_id),
+                model: Some(model),
             }),
         }
     }

@@ -34,6 +34,11 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 use tokio::task::JoinHandle;
 
+/// Resolves a `/model` reference (MODEL-3) against the catalog, given the
+/// current model (whose provider breaks ties); the error is the text shown.
+pub type ModelResolver =
+    Arc<dyn Fn(&str, &SelectedModel) -> Result<SelectedModel, String> + Send + Sync>;
+
 /// How the approval requests of this runtime are answered (APPR-5).
 pub enum BrokerChoice {
     /// Headless: anything that needs a person is denied.
@@ -58,6 +63,8 @@ pub struct RuntimeSetup {
     pub config_mode: Option<ExecutionState>,
     pub headless: bool,
     pub broker: BrokerChoice,
+    /// What `/model` switches with; `None`: switching is refused.
+    pub model_resolver: Option<ModelResolver>,
 }
 
 /// The front end's side of a running runtime.
@@ -126,17 +133,23 @@ pub fn start(setup: RuntimeSetup, mut store: Store) -> Result<RuntimeHandle, Ses
         files: Arc::new(Mutex::new(FileStateTracker::default())),
         usage: Mutex::new(Usage::default()),
         events: event_tx,
-        model: setup.model,
+        model: Mutex::new(setup.model.clone()),
+        model_resolver: setup.model_resolver,
     });
     core.emit(Event::SessionStarted {
         session_id: session_id.clone(),
         workspace: workspace.to_string_lossy().into_owned(),
         model: model_label,
-        provider: core.model.provider.label().to_string(),
-        offline_demo: core.model.provider.is_offline_demo(),
+        provider: setup.model.provider.label().to_string(),
+        offline_demo: setup.model.provider.is_offline_demo(),
         state: opened.state,
         resumed: opened.resumed,
     });
+    if opened.resumed {
+        core.emit(Event::History {
+            items: opened.replay,
+        });
+    }
     let task = tokio::spawn(runner::run(core, op_rx));
     Ok(RuntimeHandle {
         ops: op_tx,

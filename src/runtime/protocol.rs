@@ -4,7 +4,7 @@
 
 use crate::model::Usage;
 use crate::permission::mode::{ExecutionState, ModeChoice};
-use crate::permission::rules::Rule;
+use crate::permission::rules::{Rule, RuleKind};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -28,6 +28,16 @@ pub enum Op {
     },
     /// Summarise older history before the next request (`/compact`).
     Compact,
+    /// `/model REF`: resolve the reference (MODEL-3) and use that model from
+    /// the next request on; answered by `ModelChanged` or an `Error`.
+    SetModel { reference: String },
+    /// `/permissions`: answered by `ProjectRules` (GRANT-4).
+    ListProjectRules,
+    /// `/permissions` delete: removes a saved project rule (GRANT-4); the
+    /// next permission check already goes without it.
+    RemoveProjectRule { kind: RuleKind, rule: Rule },
+    /// `/todos`: answered by a `Notice` listing the session's todo list.
+    ShowTodos,
     /// End the runtime task.
     Shutdown,
 }
@@ -147,6 +157,34 @@ pub struct Denial {
     pub reason: String,
 }
 
+/// A saved project rule with its kind (GRANT-4).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SavedRule {
+    pub kind: RuleKind,
+    pub rule: Rule,
+}
+
+/// One entry of a resumed conversation, as a UI replays it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum HistoryItem {
+    User {
+        text: String,
+    },
+    Assistant {
+        text: String,
+    },
+    Tool {
+        call_id: String,
+        tool: String,
+        input: Value,
+        output: String,
+        is_error: bool,
+    },
+    /// Older history was summarised here (RUN-4).
+    Summary,
+}
+
 /// Runtime → UI.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -208,6 +246,22 @@ pub enum Event {
     },
     SessionModeChanged {
         state: ExecutionState,
+    },
+    /// The conversation of a resumed session, sent right after
+    /// `SessionStarted { resumed: true }`.
+    History {
+        items: Vec<HistoryItem>,
+    },
+    /// `Op::SetModel` took effect: the next request uses this model
+    /// (`provider/model`).
+    ModelChanged {
+        model: String,
+        provider: String,
+    },
+    /// The project's saved rules, answering `ListProjectRules` or after a
+    /// removal (GRANT-4).
+    ProjectRules {
+        rules: Vec<SavedRule>,
     },
     Usage {
         usage: Usage,

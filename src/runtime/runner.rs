@@ -2,9 +2,10 @@
 //! that arrive meanwhile (RUN-3) and starts them in order.
 
 use super::core::{SessionCore, lock};
-use super::protocol::{Event, Op, TurnEnd};
+use super::protocol::{Event, Op, SavedRule, TurnEnd};
 use super::turn::run_turn;
-use crate::store::InputStatus;
+use crate::permission::rules::{Rule, RuleKind};
+use crate::store::{InputStatus, TodoStatus};
 use std::sync::Arc;
 use tokio::sync::mpsc::UnboundedReceiver;
 use tokio::task::JoinHandle;
@@ -64,6 +65,10 @@ pub async fn run(core: Arc<SessionCore>, mut ops: UnboundedReceiver<Op>) {
                                     core.emit(Event::Error { message: e.to_string() });
                                 }
                             }
+                            Op::SetModel { reference } => core.switch_model(&reference),
+                            Op::ListProjectRules => send_project_rules(&core),
+                            Op::RemoveProjectRule { kind, rule } => remove_project_rule(&core, kind, &rule),
+                            Op::ShowTodos => show_todos(&core),
                         }
                     }
                     ended = wait_for(&mut turn) => {
@@ -86,6 +91,75 @@ pub async fn run(core: Arc<SessionCore>, mut ops: UnboundedReceiver<Op>) {
     if let Some(t) = turn {
         t.cancel.cancel();
         let _ = t.handle.await;
+    }
+}
+
+/// GRANT-4: the project's saved rules, allow then ask then deny.
+fn send_project_rules(core: &SessionCore) {
+    let set = lock(&core.store).project_rules(&core.project_id);
+    match set {
+        Ok(set) => {
+            let rules = RuleKind::ALL
+                .iter()
+                .flat_map(|kind| {
+                    set.rules(*kind).iter().map(|rule| SavedRule {
+                        kind: *kind,
+                        rule: rule.clone(),
+                    })
+                })
+                .collect();
+            core.emit(Event::ProjectRules { rules });
+        }
+        Err(e) => core.emit(Event::Error {
+            message: format!("could not read the project's rules: {e}"),
+        }),
+    }
+}
+
+/// GRANT-4: checks read the rules from the store, so the next one already
+/// goes without it.
+fn remove_project_rule(core: &SessionCore, kind: RuleKind, rule: &Rule) {
+    let removed = lock(&core.store).remove_project_rule(&core.project_id, kind, rule);
+    match removed {
+        Ok(true) => core.emit(Event::Notice {
+            message: format!("removed the project rule {} {rule}", kind.as_str()),
+        }),
+        Ok(false) => core.emit(Event::Notice {
+            message: format!("no saved project rule {} {rule}", kind.as_str()),
+        }),
+        Err(e) => core.emit(Event::Error {
+            message: format!("could not remove the project rule: {e}"),
+        }),
+    }
+    send_project_rules(core);
+}
+
+/// `/todos`: the list with status marks and completed/total.
+fn show_todos(core: &SessionCore) {
+    let todos = lock(&core.store).todos(&core.session_id);
+    match todos {
+        Ok(items) if items.is_empty() => core.emit(Event::Notice {
+            message: "no todos in this session".into(),
+        }),
+        Ok(items) => {
+            let done = items
+                .iter()
+                .filter(|t| t.status == TodoStatus::Completed)
+                .count();
+            let mut message = format!("todos ({done}/{} completed)", items.len());
+            for item in &items {
+                let mark = match item.status {
+                    TodoStatus::Completed => "[x]",
+                    TodoStatus::InProgress => "[~]",
+                    TodoStatus::Pending => "[ ]",
+                };
+                message.push_str(&format!("\n{mark} {}", item.content));
+            }
+            core.emit(Event::Notice { message });
+        }
+        Err(e) => core.emit(Event::Error {
+            message: format!("could not read the todo list: {e}"),
+        }),
     }
 }
 

@@ -2,7 +2,8 @@
 //! EXEC-6).
 
 use super::injection::ReminderTracker;
-use super::transcript::{messages_from_entries, new_entry_id};
+use super::protocol::HistoryItem;
+use super::transcript::{history_items, messages_from_entries, new_entry_id};
 use crate::model::Message;
 use crate::permission::mode::{ExecutionState, ModeChoice, StartingModeSources, starting_state};
 use crate::store::{NewSession, SessionFilter, SessionRecord, Store, StoreError};
@@ -40,6 +41,8 @@ pub struct OpenedSession {
     pub reminders: ReminderTracker,
     pub state: ExecutionState,
     pub resumed: bool,
+    /// What a UI shows of the conversation so far (empty when new).
+    pub replay: Vec<HistoryItem>,
 }
 
 pub fn new_session_id() -> String {
@@ -102,6 +105,7 @@ pub fn open_session(
         let entries = store.entries(&record.id)?;
         let history = messages_from_entries(&entries);
         let reminders = ReminderTracker::from_entries(&entries);
+        let replay = history_items(&entries);
         let workspace = PathBuf::from(&record.workspace);
         return Ok(OpenedSession {
             record,
@@ -110,6 +114,7 @@ pub fn open_session(
             reminders,
             state,
             resumed: true,
+            replay,
         });
     }
 
@@ -139,5 +144,6 @@ pub fn open_session(
         reminders: ReminderTracker::default(),
         state,
         resumed: false,
+        replay: Vec::new(),
     })
 }

@@ -2,6 +2,7 @@
 //! RUN-5): every message is written as an entry when it happens, and a
 //! resumed session rebuilds its messages from those entries.
 
+use super::protocol::HistoryItem;
 use crate::model::{Message, ToolCall};
 use crate::store::{EntryRecord, NewEntry, entry_kind};
 use serde_json::{Value, json};
@@ -103,6 +104,61 @@ pub fn messages_from_entries(entries: &[EntryRecord]) -> Vec<Message> {
     }
     close_open_calls(&mut messages, &mut open_calls);
     messages
+}
+
+/// The conversation as a UI replays it on resume: user and assistant
+/// messages, tool calls with their results, and where history was
+/// summarised. Injected reminders are left out: the user never typed them.
+pub fn history_items(entries: &[EntryRecord]) -> Vec<HistoryItem> {
+    let mut items = Vec::new();
+    for entry in entries {
+        let p = &entry.payload;
+        match entry.kind.as_str() {
+            entry_kind::USER_MESSAGE => items.push(HistoryItem::User {
+                text: text_field(p, "text"),
+            }),
+            entry_kind::ASSISTANT_MESSAGE => {
+                let text = text_field(p, "text");
+                if !text.trim().is_empty() {
+                    items.push(HistoryItem::Assistant { text });
+                }
+                let calls: Vec<ToolCall> = p
+                    .get("toolCalls")
+                    .cloned()
+                    .and_then(|v| serde_json::from_value(v).ok())
+                    .unwrap_or_default();
+                for call in calls {
+                    let input = serde_json::from_str(&call.arguments).unwrap_or(Value::Null);
+                    items.push(HistoryItem::Tool {
+                        call_id: call.id,
+                        tool: call.name,
+                        input,
+                        output: String::new(),
+                        is_error: false,
+                    });
+                }
+            }
+            entry_kind::TOOL_RESULT => {
+                let call_id = text_field(p, "callId");
+                let result = items.iter_mut().rev().find_map(|item| match item {
+                    HistoryItem::Tool {
+                        call_id: id,
+                        output,
+                        is_error,
+                        ..
+                    } if *id == call_id => Some((output, is_error)),
+                    _ => None,
+                });
+                if let Some((output, is_error)) = result {
+                    *output = text_field(p, "content");
+                    *is_error = p.get("isError").and_then(Value::as_bool).unwrap_or(false);
+                }
+            }
+            entry_kind::COMPACTION_SUMMARY => items.push(HistoryItem::Summary),
+            _ => {}
+        }
+    }
+    items
 }
 
 fn close_open_calls(messages: &mut Vec<Message>, open: &mut Vec<String>) {

@@ -140,23 +140,25 @@ async fn stream_reply(core: &SessionCore, cancel: &CancellationToken) -> StreamR
         .swap(false, std::sync::atomic::Ordering::SeqCst);
     let system = system_prompt(&core.workspace, core.state());
     let estimate = compaction::estimate_tokens(&system, &lock(&core.history));
-    if forced || compaction::over_threshold(estimate, core.model.context_window) {
+    // Read once: a `/model` switch applies from the next request on.
+    let model = core.model();
+    if forced || compaction::over_threshold(estimate, model.context_window) {
         compaction::compact(core, cancel, forced).await;
     }
     injection::before_request(core, false);
     let request = ModelRequest {
-        model: core.model.model_id.clone(),
+        model: model.model_id.clone(),
         system,
         messages: lock(&core.history).clone(),
         tools: core.registry.specs(),
         max_output_tokens: None,
-        reasoning: core.model.reasoning.clone(),
+        reasoning: model.reasoning.clone(),
     };
     let mut builder = ReplyBuilder::default();
     let stream = tokio::select! {
         biased;
         _ = cancel.cancelled() => return StreamResult::Interrupted(builder.finish()),
-        result = core.model.provider.stream(&request) => result,
+        result = model.provider.stream(&request) => result,
     };
     let mut stream = match stream {
         Ok(s) => s,

@@ -247,6 +247,20 @@ impl Store {
         })
     }
 
+    /// Records the model a session now uses (`/model`; does not touch
+    /// `updated_at`).
+    pub fn set_session_model(&mut self, id: &str, model: &str) -> Result<(), StoreError> {
+        self.write(|tx, _now| {
+            let n = tx
+                .prepare_cached("UPDATE sessions SET model = ?2 WHERE id = ?1")?
+                .execute(params![id, model])?;
+            if n == 0 {
+                return Err(StoreError::SessionNotFound(id.to_string()));
+            }
+            Ok(())
+        })
+    }
+
     /// Deletes a session with its entries, todos and queued inputs. Returns
     /// whether it existed.
     pub fn delete_session(&mut self, id: &str) -> Result<bool, StoreError> {

@@ -2,15 +2,17 @@
 //! tick; `update` decides, the loop executes the `Cmd`s and draws only when
 //! the model is dirty, at most once per frame (coalescing stream deltas).
 
+use super::launcher::Launcher;
 use super::model::Model;
 use super::msg::{Cmd, Msg};
 use super::terminal::{TuiTerminal, no_color};
 use super::update::update;
 use super::view::view;
 use crate::runtime::RuntimeHandle;
-use crate::runtime::protocol::Op;
+use crate::runtime::protocol::{Event, Op};
 use crossterm::event::{Event as TermEvent, EventStream, MouseEventKind};
 use futures_util::StreamExt;
+use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
 /// One frame: draws are at most this often.
@@ -35,20 +37,16 @@ pub fn term_msg(event: TermEvent) -> Option<Msg> {
     }
 }
 
-/// Runs the TUI until the user quits or the runtime ends.
-pub async fn run(handle: RuntimeHandle) -> anyhow::Result<()> {
-    let RuntimeHandle {
-        ops,
-        mut events,
-        session_id,
-        task,
-    } = handle;
+/// Runs the TUI until the user quits or the runtime ends. `launcher`
+/// starts the sessions `/new` and `/resume` switch to.
+pub async fn run(handle: RuntimeHandle, launcher: Box<dyn Launcher>) -> anyhow::Result<()> {
     let mut term = TuiTerminal::enter()?;
     let size = term.terminal.size()?;
     let mut model = Model::new(size.width, size.height);
-    model.session_id = session_id;
+    model.session_id = handle.session_id.clone();
     model.monochrome = no_color();
     model.now = Some(Instant::now());
+    let mut runtime = handle;
     let mut input = EventStream::new();
     let mut tick = tokio::time::interval(TICK);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
@@ -65,31 +63,31 @@ pub async fn run(handle: RuntimeHandle) -> anyhow::Result<()> {
             }
         }
         let next_frame = last_draw.map_or_else(Instant::now, |t| t + FRAME);
-        let mut msgs = Vec::new();
+        let mut msgs = VecDeque::new();
         tokio::select! {
             ev = input.next() => match ev {
                 Some(Ok(ev)) => msgs.extend(term_msg(ev)),
                 Some(Err(e)) => break Err(anyhow::anyhow!("cannot read the terminal: {e}")),
                 None => break Ok(()),
             },
-            ev = events.recv() => match ev {
+            ev = runtime.events.recv() => match ev {
                 Some(ev) => {
-                    msgs.push(Msg::Runtime(ev));
+                    msgs.push_back(Msg::Runtime(ev));
                     // Take the whole burst: one draw for many deltas.
-                    while let Ok(ev) = events.try_recv() {
-                        msgs.push(Msg::Runtime(ev));
+                    while let Ok(ev) = runtime.events.try_recv() {
+                        msgs.push_back(Msg::Runtime(ev));
                     }
                 }
                 None => break Ok(()),
             },
-            now = tick.tick() => msgs.push(Msg::Tick(now.into_std())),
+            now = tick.tick() => msgs.push_back(Msg::Tick(now.into_std())),
             _ = tokio::time::sleep_until(next_frame.into()), if model.dirty => {}
         }
-        for msg in msgs {
+        while let Some(msg) = msgs.pop_front() {
             for cmd in update(&mut model, msg) {
                 match cmd {
                     Cmd::Send(op) => {
-                        if ops.send(op).is_err() {
+                        if runtime.ops.send(op).is_err() {
                             break 'outer Err(anyhow::anyhow!("the agent runtime stopped"));
                         }
                     }
@@ -98,13 +96,48 @@ pub async fn run(handle: RuntimeHandle) -> anyhow::Result<()> {
                         term.suspend()?;
                         model.dirty = true;
                     }
+                    Cmd::ListSessions => msgs.push_back(match launcher.sessions() {
+                        Ok(list) => Msg::Sessions(list),
+                        Err(e) => error_msg(format!("cannot list the sessions: {e}")),
+                    }),
+                    Cmd::ListModels => msgs.push_back(match launcher.models() {
+                        Ok(list) => Msg::Models(list),
+                        Err(e) => error_msg(format!("cannot list the models: {e}")),
+                    }),
+                    Cmd::StartSession(start) => {
+                        // The new runtime starts first: if it cannot, the
+                        // current one goes on.
+                        match launcher.start(start, &model.model_label) {
+                            Ok(next) => {
+                                let old = std::mem::replace(&mut runtime, next);
+                                shut_down(old).await;
+                                // Events of the old runtime still queued are
+                                // dropped with it; the model starts over.
+                                msgs.clear();
+                                msgs.push_back(Msg::SessionReplaced);
+                            }
+                            Err(e) => {
+                                msgs.push_back(error_msg(format!("cannot start the session: {e}")))
+                            }
+                        }
+                    }
                 }
             }
         }
     };
     drop(term);
+    shut_down(runtime).await;
+    result
+}
+
+fn error_msg(message: String) -> Msg {
+    Msg::Runtime(Event::Error { message })
+}
+
+/// Asks the runtime to stop and gives it a grace period to finish writing.
+async fn shut_down(runtime: RuntimeHandle) {
+    let RuntimeHandle { ops, task, .. } = runtime;
     let _ = ops.send(Op::Shutdown);
     drop(ops);
     let _ = tokio::time::timeout(SHUTDOWN_GRACE, task).await;
-    result
 }

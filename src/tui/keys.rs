@@ -101,3 +101,21 @@ pub fn hints(
     }
     hints
 }
+
+/// The footer while the slash popup is open (TUI-4).
+pub fn popup_hints() -> Vec<(&'static str, &'static str)> {
+    vec![
+        ("↑/↓", "move"),
+        ("tab", "complete"),
+        ("enter", "run"),
+        ("esc", "close"),
+    ]
+}
+
+/// The footer while a picker is open; `deletable`: the permissions picker.
+pub fn picker_hints(deletable: bool) -> Vec<(&'static str, &'static str)> {
+    if deletable {
+        return vec![("↑/↓", "move"), ("d", "delete"), ("esc", "close")];
+    }
+    vec![("↑/↓", "move"), ("enter", "choose"), ("esc", "close")]
+}

@@ -8,8 +8,11 @@
 
 pub mod app;
 pub mod keys;
+pub mod launcher;
 pub mod model;
 pub mod msg;
+pub mod picker;
+pub mod slash;
 pub mod terminal;
 pub mod update;
 pub mod view;

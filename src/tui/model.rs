@@ -262,6 +262,10 @@ pub struct Model {
     pub monochrome: bool,
     /// Advances on every tick while busy.
     pub spinner: usize,
+    /// The slash popup's selection (TUI-4).
+    pub slash: crate::tui::slash::PopupState,
+    /// The open picker (`/mode`, `/model`, `/permissions`, `/resume`).
+    pub picker: Option<crate::tui::picker::Picker>,
 }
 
 impl Model {
@@ -291,6 +295,8 @@ impl Model {
             dirty: true,
             monochrome: false,
             spinner: 0,
+            slash: Default::default(),
+            picker: None,
         }
     }
 

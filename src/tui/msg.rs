@@ -1,6 +1,8 @@
 //! What goes into `update` and what comes out of it.
 
+use super::launcher::{ModelChoice, SessionSummary};
 use crate::runtime::protocol::{Event, Op};
+use crate::runtime::session::SessionStart;
 use crossterm::event::KeyEvent;
 use std::time::Instant;
 
@@ -19,6 +21,13 @@ pub enum Msg {
     /// Mouse wheel: positive scrolls back (up), negative forward.
     Scroll(i16),
     Runtime(Event),
+    /// The answer to `Cmd::ListSessions`: opens the `/resume` picker.
+    Sessions(Vec<SessionSummary>),
+    /// The answer to `Cmd::ListModels`: opens the `/model` picker.
+    Models(Vec<ModelChoice>),
+    /// The loop replaced the runtime (`/new`, `/resume`): start over,
+    /// keeping the input history and the composer.
+    SessionReplaced,
 }
 
 /// What the loop must do after an `update`: plain data.
@@ -27,4 +36,10 @@ pub enum Cmd {
     Send(Op),
     Quit,
     Suspend,
+    /// `/resume`: list this project's sessions (answered by `Msg::Sessions`).
+    ListSessions,
+    /// `/model`: list the configured models (answered by `Msg::Models`).
+    ListModels,
+    /// `/new`, `/resume`: replace the runtime with one on this session.
+    StartSession(SessionStart),
 }

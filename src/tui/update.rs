@@ -3,9 +3,10 @@
 use super::keys::{Action, action};
 use super::model::{ApprovalOption, Cell, Model, ToolStatus, approval_options, input_summary};
 use super::msg::{Cmd, Msg};
+use super::picker::Picker;
 use super::widgets::question_panel::QuestionPanel;
 use crate::permission::mode::ModeChoice;
-use crate::runtime::protocol::{Event, Op, PermissionReply, RequestKind, TurnEnd};
+use crate::runtime::protocol::{Event, HistoryItem, Op, PermissionReply, RequestKind, TurnEnd};
 use crate::tools::ask_user_question::AskUserQuestionInput;
 use crossterm::event::KeyEvent;
 
@@ -53,6 +54,25 @@ fn apply(model: &mut Model, msg: Msg) -> Vec<Cmd> {
             on_event(model, event);
             Vec::new()
         }
+        Msg::Sessions(list) => {
+            model.picker = Some(Picker::sessions(&list, &model.session_id));
+            model.dirty = true;
+            Vec::new()
+        }
+        Msg::Models(list) => {
+            model.picker = Some(Picker::models(&list, &model.model_label));
+            model.dirty = true;
+            Vec::new()
+        }
+        Msg::SessionReplaced => {
+            let mut fresh = Model::new(model.width, model.height);
+            fresh.history = std::mem::take(&mut model.history);
+            fresh.composer = std::mem::take(&mut model.composer);
+            fresh.monochrome = model.monochrome;
+            fresh.now = model.now;
+            *model = fresh;
+            Vec::new()
+        }
     }
 }
 
@@ -69,6 +89,16 @@ fn scroll_by(model: &mut Model, delta: i32) {
 fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Cmd> {
     if ensure_question_panel(model) {
         return on_question_key(model, key);
+    }
+    // TUI-4: an open picker, then the slash popup, see keys first.
+    if model.approvals.is_empty() {
+        if model.picker.is_some() {
+            return super::picker::on_key(model, key);
+        }
+        if let Some(cmds) = super::slash::on_popup_key(model, key) {
+            model.quit_armed = false;
+            return cmds;
+        }
     }
     let act = action(key);
     if act == Action::Ignore {
@@ -190,6 +220,9 @@ fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Cmd> {
 fn submit(model: &mut Model) -> Vec<Cmd> {
     if model.composer.text().trim().is_empty() {
         return Vec::new();
+    }
+    if let Some(cmds) = super::slash::submit(model) {
+        return cmds;
     }
     let text = model.composer.take();
     model.history_pos = None;
@@ -537,6 +570,17 @@ fn on_event(model: &mut Model, event: Event) {
             &format!("older history was summarised ({kept_messages} messages kept)"),
         ),
         Event::SessionModeChanged { state } => model.state = state,
+        Event::History { items } => replay_history(model, items),
+        Event::ModelChanged { model: label, .. } => {
+            push_notice(model, &format!("model: {label} (from the next request on)"));
+            model.model_label = label;
+        }
+        Event::ProjectRules { rules } => {
+            let selected = model.picker.as_ref().map_or(0, |p| p.selected);
+            let mut picker = Picker::rules(rules);
+            picker.selected = selected.min(picker.items.len().saturating_sub(1));
+            model.picker = Some(picker);
+        }
         Event::Notice { message } => push_notice(model, &message),
         Event::Error { message } => model.cells.push(Cell::Error { text: message }),
         Event::TurnFinished { end, .. } => {
@@ -557,6 +601,40 @@ fn on_event(model: &mut Model, event: Event) {
             model.busy = false;
             model.turn_started = None;
         }
+    }
+}
+
+/// A resumed session's conversation as cells.
+fn replay_history(model: &mut Model, items: Vec<HistoryItem>) {
+    for item in items {
+        let cell = match item {
+            HistoryItem::User { text } => Cell::User { text },
+            HistoryItem::Assistant { text } => Cell::Assistant {
+                text,
+                streaming: false,
+            },
+            HistoryItem::Tool {
+                call_id,
+                tool,
+                input,
+                output,
+                is_error,
+            } => Cell::Tool {
+                call_id,
+                tool,
+                summary: input_summary(&input),
+                status: if is_error {
+                    ToolStatus::Failed
+                } else {
+                    ToolStatus::Done
+                },
+                detail: first_line(&output),
+            },
+            HistoryItem::Summary => Cell::Notice {
+                text: "older history was summarised".into(),
+            },
+        };
+        model.cells.push(cell);
     }
 }
 

@@ -79,6 +79,8 @@ pub struct Setup {
     pub disallowed: Vec<String>,
     /// The model's context window in tokens (RUN-4 compacts near it).
     pub context_window: u64,
+    /// What `/model` switches with (`Op::SetModel`).
+    pub model_resolver: Option<zcode::runtime::ModelResolver>,
     dir: tempfile::TempDir,
 }
 
@@ -96,6 +98,7 @@ impl Setup {
             rules: Vec::new(),
             disallowed: Vec::new(),
             context_window: 100_000,
+            model_resolver: None,
             dir,
         }
     }
@@ -208,6 +211,7 @@ impl Setup {
             config_mode: None,
             headless: false,
             broker: BrokerChoice::Channel,
+            model_resolver: self.model_resolver,
         };
         let handle = zcode::runtime::start(setup, store).unwrap();
         let mut harness = Harness {

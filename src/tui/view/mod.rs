@@ -3,6 +3,8 @@
 
 pub mod approval;
 pub mod composer;
+pub mod picker;
+pub mod slash_popup;
 pub mod status;
 pub mod transcript;
 
@@ -18,15 +20,20 @@ pub fn view(model: &Model, frame: &mut Frame) {
     let theme = Theme::new(model.monochrome);
     let composer_height = composer::height(model, area.height);
     let approval_height = approval::height(model, area.width, area.height);
+    // The picker or the slash popup sits right above the composer.
+    let overlay_height = (picker::height(model) + slash_popup::height(model))
+        .min(area.height.saturating_sub(composer_height + 3));
     let [
         transcript_area,
         approval_area,
+        overlay_area,
         composer_area,
         status_area,
         footer_area,
     ] = Layout::vertical([
         Constraint::Min(1),
         Constraint::Length(approval_height),
+        Constraint::Length(overlay_height),
         Constraint::Length(composer_height),
         Constraint::Length(1),
         Constraint::Length(1),
@@ -35,6 +42,10 @@ pub fn view(model: &Model, frame: &mut Frame) {
     transcript::render(model, &theme, frame, transcript_area);
     if approval_height > 0 {
         approval::render(model, &theme, frame, approval_area);
+    }
+    if overlay_height > 0 {
+        picker::render(model, &theme, frame, overlay_area);
+        slash_popup::render(model, &theme, frame, overlay_area);
     }
     composer::render(model, &theme, frame, composer_area);
     status::render_status(model, &theme, frame, status_area);

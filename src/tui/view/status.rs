@@ -2,7 +2,7 @@
 //! the footer of keys that work right now.
 
 use super::{Theme, truncate};
-use crate::tui::keys::hints;
+use crate::tui::keys::{hints, picker_hints, popup_hints};
 use crate::tui::model::Model;
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -75,12 +75,16 @@ pub fn render_footer(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect
     let mut spans = vec![Span::raw(" ")];
     let mut used = 1;
     let width = usize::from(area.width);
-    let list = hints(
-        model.busy,
-        !model.approvals.is_empty(),
-        model.composer.is_empty(),
-        model.quit_armed,
-    );
+    let list = match &model.picker {
+        Some(picker) if model.approvals.is_empty() => picker_hints(picker.deletable()),
+        _ if crate::tui::slash::popup(model).is_some() => popup_hints(),
+        _ => hints(
+            model.busy,
+            !model.approvals.is_empty(),
+            model.composer.is_empty(),
+            model.quit_armed,
+        ),
+    };
     for (i, (key, what)) in list.into_iter().enumerate() {
         let sep = if i == 0 { "" } else { "  " };
         let piece = sep.chars().count() + key.chars().count() + 1 + what.chars().count();

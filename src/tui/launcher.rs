@@ -1,0 +1,39 @@
+//! What the app needs besides the running runtime: starting another
+//! session (`/new`, `/resume`) and the lists its pickers show. The CLI
+//! builds one from its environment; the app owns it.
+
+use crate::runtime::RuntimeHandle;
+use crate::runtime::session::SessionStart;
+
+/// One session of this project, for the `/resume` picker.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionSummary {
+    pub id: String,
+    /// Milliseconds since the Unix epoch.
+    pub updated_at: i64,
+    /// The title (the first user message), if any.
+    pub title: Option<String>,
+    /// The mode label (`plan`, `build`, …).
+    pub mode: String,
+}
+
+/// One configured model, for the `/model` picker.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModelChoice {
+    /// `provider/model`.
+    pub reference: String,
+    pub provider_name: String,
+    pub context_window: u64,
+    /// Why it cannot be picked.
+    pub disabled: Option<String>,
+}
+
+pub trait Launcher {
+    /// Starts a runtime on `start`, using the model `model` (`provider/model`)
+    /// when it still resolves. Must run inside the tokio runtime.
+    fn start(&self, start: SessionStart, model: &str) -> anyhow::Result<RuntimeHandle>;
+    /// This project's sessions, most recent first.
+    fn sessions(&self) -> anyhow::Result<Vec<SessionSummary>>;
+    /// The configured models (empty when only the offline demo exists).
+    fn models(&self) -> anyhow::Result<Vec<ModelChoice>>;
+}

@@ -1,0 +1,63 @@
+//! The slash-command completion popup above the composer (TUI-4): name,
+//! argument hint and description of each matching command, the selected
+//! row highlighted, at most `POPUP_ROWS` rows.
+
+use super::Theme;
+use super::picker::{list_row, pad, window};
+use crate::tui::model::Model;
+use crate::tui::slash::{POPUP_ROWS, popup};
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph};
+use unicode_width::UnicodeWidthStr;
+
+/// Rows the popup takes: a top border plus its rows; 0 when closed.
+pub fn height(model: &Model) -> u16 {
+    popup(model).map_or(0, |p| {
+        u16::try_from(p.items.len().min(POPUP_ROWS) + 1).unwrap_or(u16::MAX)
+    })
+}
+
+pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
+    let Some(popup) = popup(model) else {
+        return;
+    };
+    let block = Block::default()
+        .borders(Borders::TOP)
+        .border_style(theme.dim())
+        .title(Span::styled(" commands ", theme.dim()));
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let width = usize::from(inner.width);
+    let (start, end) = window(
+        popup.items.len(),
+        popup.selected,
+        usize::from(inner.height).min(POPUP_ROWS),
+    );
+    let shown = &popup.items[start..end];
+    let name_width = shown.iter().map(|c| c.name.width() + 1).max().unwrap_or(0);
+    let arg_width = shown
+        .iter()
+        .map(|c| c.arg.map_or(0, UnicodeWidthStr::width))
+        .max()
+        .unwrap_or(0);
+    let lines: Vec<Line> = shown
+        .iter()
+        .enumerate()
+        .map(|(offset, c)| {
+            let selected = start + offset == popup.selected;
+            let parts = vec![
+                (" ".to_string(), Style::default()),
+                (pad(&format!("/{}", c.name), name_width), theme.accent()),
+                (" ".to_string(), Style::default()),
+                (pad(c.arg.unwrap_or(""), arg_width), theme.dim()),
+                ("  ".to_string(), Style::default()),
+                (c.description.to_string(), Style::default()),
+            ];
+            list_row(parts, width, selected, theme)
+        })
+        .collect();
+    frame.render_widget(Paragraph::new(lines), inner);
+}
