@@ -136,6 +136,20 @@ impl SessionCore {
         self.emit(Event::Usage { usage, total });
     }
 
+    /// Sends the stored todo list (TODO-7); `always` false skips an empty
+    /// list, for the announcement at session start.
+    pub fn emit_todos(&self, always: bool) {
+        let todos = match lock(&self.store).todos(&self.session_id) {
+            Ok(todos) => todos,
+            // The tool already reported a store failure; the sidebar keeps
+            // what it had.
+            Err(_) => return,
+        };
+        if always || !todos.is_empty() {
+            self.emit(Event::TodosChanged { todos });
+        }
+    }
+
     pub fn finish_turn(&self, end: TurnEnd, answer: Option<String>) {
         self.emit(Event::TurnFinished { end, answer });
     }

@@ -136,7 +136,9 @@ pub fn start(setup: RuntimeSetup, mut store: Store) -> Result<RuntimeHandle, Ses
         offline_demo: core.model.provider.is_offline_demo(),
         state: opened.state,
         resumed: opened.resumed,
+        context_window: core.model.context_window,
     });
+    core.emit_todos(false);
     let task = tokio::spawn(runner::run(core, op_rx));
     Ok(RuntimeHandle {
         ops: op_tx,

@@ -5,6 +5,7 @@
 use crate::model::Usage;
 use crate::permission::mode::{ExecutionState, ModeChoice};
 use crate::permission::rules::Rule;
+use crate::store::TodoItem;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -159,6 +160,9 @@ pub enum Event {
         offline_demo: bool,
         state: ExecutionState,
         resumed: bool,
+        /// The model's context window in tokens; 0 when unknown.
+        #[serde(default)]
+        context_window: u64,
     },
     TurnStarted {
         turn: u64,
@@ -208,6 +212,11 @@ pub enum Event {
     },
     SessionModeChanged {
         state: ExecutionState,
+    },
+    /// The session's todo list after TodoWrite replaced it, and once at
+    /// start when a resumed session has one (TODO-7).
+    TodosChanged {
+        todos: Vec<TodoItem>,
     },
     Usage {
         usage: Usage,

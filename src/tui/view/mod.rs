@@ -3,14 +3,22 @@
 
 pub mod approval;
 pub mod composer;
+pub mod sidebar;
 pub mod status;
 pub mod transcript;
 
 use super::model::Model;
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Layout};
+use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use unicode_width::UnicodeWidthChar;
+
+/// The width of the transcript column: the terminal's, less the todo
+/// sidebar while it shows. Layout and anything that wraps transcript rows
+/// use this one function, so they agree.
+pub fn transcript_width(model: &Model) -> u16 {
+    model.width.saturating_sub(sidebar::width(model))
+}
 
 /// Draws the whole screen.
 pub fn view(model: &Model, frame: &mut Frame) {
@@ -19,7 +27,7 @@ pub fn view(model: &Model, frame: &mut Frame) {
     let composer_height = composer::height(model, area.height);
     let approval_height = approval::height(model, area.width, area.height);
     let [
-        transcript_area,
+        main_area,
         approval_area,
         composer_area,
         status_area,
@@ -32,7 +40,22 @@ pub fn view(model: &Model, frame: &mut Frame) {
         Constraint::Length(1),
     ])
     .areas(area);
+    // The sidebar sits beside the transcript only; panels below keep the
+    // full width.
+    let transcript_cols = transcript_width(model).min(main_area.width);
+    let transcript_area = Rect {
+        width: transcript_cols,
+        ..main_area
+    };
+    let sidebar_area = Rect {
+        x: main_area.x + transcript_cols,
+        width: main_area.width - transcript_cols,
+        ..main_area
+    };
     transcript::render(model, &theme, frame, transcript_area);
+    if sidebar_area.width > 0 {
+        sidebar::render(model, &theme, frame, sidebar_area);
+    }
     if approval_height > 0 {
         approval::render(model, &theme, frame, approval_area);
     }
