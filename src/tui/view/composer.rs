@@ -173,3 +173,59 @@ fn set_cursor(model: &Model, frame: &mut Frame, inner: Rect, (row, col): (usize,
         y.min(inner.bottom().saturating_sub(1)),
     ));
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rows_of(text: &str, width: usize) -> (Vec<String>, (usize, usize)) {
+        let mut composer = Composer::default();
+        composer.set(text);
+        let (rows, cursor) = layout(&composer, width);
+        let texts = rows
+            .iter()
+            .map(|r| {
+                composer.lines()[r.line]
+                    .chars()
+                    .skip(r.start)
+                    .take(r.end - r.start)
+                    .collect()
+            })
+            .collect();
+        (texts, cursor)
+    }
+
+    #[test]
+    fn tui4_wraps_at_spaces_and_keeps_the_cursor_after_the_text() {
+        let (rows, cursor) = rows_of("aaa bbb ccc", 5);
+        assert_eq!(rows, ["aaa ", "bbb ", "ccc"]);
+        assert_eq!(cursor, (2, 3));
+    }
+
+    #[test]
+    fn tui4_a_word_longer_than_the_row_breaks_anywhere() {
+        let (rows, _) = rows_of("abcdefghij", 4);
+        assert_eq!(rows, ["abcd", "efgh", "ij"]);
+    }
+
+    #[test]
+    fn tui4_a_full_last_row_gets_a_row_for_the_cursor() {
+        let (rows, cursor) = rows_of("abcd", 4);
+        assert_eq!(rows, ["abcd", ""]);
+        assert_eq!(cursor, (1, 0));
+    }
+
+    #[test]
+    fn tui4_wide_chars_count_two_columns() {
+        let (rows, cursor) = rows_of("日本語です", 6);
+        assert_eq!(rows, ["日本語", "です"]);
+        assert_eq!(cursor, (1, 4));
+    }
+
+    #[test]
+    fn tui4_empty_lines_keep_their_row() {
+        let (rows, cursor) = rows_of("a\n\nb", 10);
+        assert_eq!(rows, ["a", "", "b"]);
+        assert_eq!(cursor, (2, 1));
+    }
+}
