@@ -624,3 +624,68 @@ async fn tui2_session_started_carries_the_context_window() {
     });
     assert_eq!(window, Some(100_000));
 }
+
+/// A runtime on the offline demo model in `dir`, with `start`.
+fn demo_setup(
+    dir: &std::path::Path,
+    start: zcode::runtime::session::SessionStart,
+) -> (zcode::runtime::RuntimeSetup, zcode::store::Store) {
+    let workspace = std::fs::canonicalize(dir).expect("workspace");
+    let home = dir.join(".zcode-home");
+    let store = zcode::store::Store::open(&zcode::store::default_db_path(&home)).expect("store");
+    let setup = zcode::runtime::RuntimeSetup {
+        project_id: zcode::config::project_id(&workspace),
+        workspace,
+        zcode_home: home,
+        model: zcode::model::select::SelectedModel::offline_demo(),
+        settings: Default::default(),
+        hooks: Default::default(),
+        disallowed_tools: Vec::new(),
+        start,
+        explicit_mode: None,
+        config_mode: None,
+        headless: false,
+        broker: zcode::runtime::BrokerChoice::Deny,
+    };
+    (setup, store)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn todo7_a_resumed_session_announces_its_stored_todos() {
+    use zcode::runtime::protocol::Op;
+    use zcode::runtime::session::SessionStart;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (setup, store) = demo_setup(dir.path(), SessionStart::New);
+    let first = zcode::runtime::start(setup, store).expect("start");
+    let id = first.session_id.clone();
+    let _ = first.ops.send(Op::Shutdown);
+    first.task.await.expect("runtime ends");
+
+    let (setup, mut store) = demo_setup(dir.path(), SessionStart::Resume(id.clone()));
+    store
+        .replace_todos(&id, &todos(1, true))
+        .expect("todos saved");
+    let mut resumed = zcode::runtime::start(setup, store).expect("resume");
+    let mut seen = Vec::new();
+    while seen.len() < 2 {
+        match resumed.events.recv().await {
+            Some(event) => seen.push(event),
+            None => break,
+        }
+    }
+    let _ = resumed.ops.send(Op::Shutdown);
+    assert!(
+        matches!(
+            seen.first(),
+            Some(Event::SessionStarted { resumed: true, .. })
+        ),
+        "{seen:?}"
+    );
+    assert_eq!(
+        seen.get(1),
+        Some(&Event::TodosChanged {
+            todos: todos(1, true)
+        }),
+        "{seen:?}"
+    );
+}
