@@ -632,7 +632,7 @@ fn demo_setup(
 ) -> (zcode::runtime::RuntimeSetup, zcode::store::Store) {
     let workspace = std::fs::canonicalize(dir).expect("workspace");
     let home = dir.join(".zcode-home");
-    let store = zcode::store::Store::open(&zcode::store::default_db_path(&home)).expect("store");
+    let store = zcode::store::Store::open(zcode::store::default_db_path(&home)).expect("store");
     let setup = zcode::runtime::RuntimeSetup {
         project_id: zcode::config::project_id(&workspace),
         workspace,
