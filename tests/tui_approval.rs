@@ -50,6 +50,7 @@ fn session(width: u16, height: u16, task: &str) -> Model {
             offline_demo: false,
             state: ExecutionState::new(Mode::Build, false),
             resumed: false,
+            context_window: 0,
         }),
     );
     update(&mut m, Msg::Tick(Instant::now()));

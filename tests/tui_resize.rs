@@ -38,6 +38,7 @@ fn busy_model(width: u16, height: u16) -> Model {
             offline_demo: false,
             state: ExecutionState::new(Mode::Build, false),
             resumed: false,
+            context_window: 0,
         },
     );
     update(&mut m, Msg::Tick(Instant::now()));

@@ -63,6 +63,7 @@ fn session(width: u16, height: u16) -> Model {
             offline_demo: false,
             state: ExecutionState::new(Mode::Build, false),
             resumed: false,
+            context_window: 0,
         }),
     );
     m.cells.clear();
@@ -484,6 +485,7 @@ fn model3_model_picker_and_argument_send_set_model() {
         Msg::Runtime(Event::ModelChanged {
             model: "local/large".into(),
             provider: "local".into(),
+            context_window: 32_768,
         }),
     );
     assert_eq!(m.model_label, "local/large");
@@ -743,7 +745,9 @@ async fn model3_switch_takes_effect_on_the_next_request() {
     });
     let (label, _) = h
         .wait_for("ModelChanged", |e| match e {
-            Event::ModelChanged { model, provider } => Some((model.clone(), provider.clone())),
+            Event::ModelChanged {
+                model, provider, ..
+            } => Some((model.clone(), provider.clone())),
             _ => None,
         })
         .await;

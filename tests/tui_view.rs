@@ -48,6 +48,7 @@ fn session(width: u16, height: u16) -> Model {
             offline_demo: false,
             state: ExecutionState::new(Mode::Build, false),
             resumed: false,
+            context_window: 0,
         },
     );
     m

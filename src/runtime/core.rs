@@ -85,10 +85,12 @@ impl SessionCore {
             });
         }
         let provider = next.provider.label().to_string();
+        let context_window = next.context_window;
         *lock(&self.model) = next;
         self.emit(Event::ModelChanged {
             model: label,
             provider,
+            context_window,
         });
     }
 
@@ -172,6 +174,20 @@ impl SessionCore {
             *total
         };
         self.emit(Event::Usage { usage, total });
+    }
+
+    /// Sends the stored todo list (TODO-7); `always` false skips an empty
+    /// list, for the announcement at session start.
+    pub fn emit_todos(&self, always: bool) {
+        let todos = match lock(&self.store).todos(&self.session_id) {
+            Ok(todos) => todos,
+            // The tool already reported a store failure; the sidebar keeps
+            // what it had.
+            Err(_) => return,
+        };
+        if always || !todos.is_empty() {
+            self.emit(Event::TodosChanged { todos });
+        }
     }
 
     pub fn finish_turn(&self, end: TurnEnd, answer: Option<String>) {

@@ -144,12 +144,14 @@ pub fn start(setup: RuntimeSetup, mut store: Store) -> Result<RuntimeHandle, Ses
         offline_demo: setup.model.provider.is_offline_demo(),
         state: opened.state,
         resumed: opened.resumed,
+        context_window: setup.model.context_window,
     });
     if opened.resumed {
         core.emit(Event::History {
             items: opened.replay,
         });
     }
+    core.emit_todos(false);
     let task = tokio::spawn(runner::run(core, op_rx));
     Ok(RuntimeHandle {
         ops: op_tx,

@@ -5,6 +5,7 @@
 use crate::model::Usage;
 use crate::permission::mode::{ExecutionState, ModeChoice};
 use crate::permission::rules::{Rule, RuleKind};
+use crate::store::TodoItem;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -197,6 +198,9 @@ pub enum Event {
         offline_demo: bool,
         state: ExecutionState,
         resumed: bool,
+        /// The model's context window in tokens; 0 when unknown.
+        #[serde(default)]
+        context_window: u64,
     },
     TurnStarted {
         turn: u64,
@@ -257,11 +261,19 @@ pub enum Event {
     ModelChanged {
         model: String,
         provider: String,
+        /// The new model's context window in tokens; 0 when unknown.
+        #[serde(default)]
+        context_window: u64,
     },
     /// The project's saved rules, answering `ListProjectRules` or after a
     /// removal (GRANT-4).
     ProjectRules {
         rules: Vec<SavedRule>,
+    },
+    /// The session's todo list after TodoWrite replaced it, and once at
+    /// start when a resumed session has one (TODO-7).
+    TodosChanged {
+        todos: Vec<TodoItem>,
     },
     Usage {
         usage: Usage,

@@ -210,6 +210,9 @@ async fn run_tool_calls(
             }
             None => {
                 let outcome = execute_call(core, call, cancel).await;
+                if call.name == crate::tools::todo_write::NAME && !outcome.is_error {
+                    core.emit_todos(true);
+                }
                 if cancel.is_cancelled() {
                     end = Some(TurnEnd::Interrupted);
                 } else if outcome.stop_turn {

@@ -27,15 +27,56 @@ pub enum Action {
     Backspace,
     Delete,
     KillLine,
+    /// Ctrl+W, Alt+Backspace: delete the word before the cursor.
+    DeleteWord,
+    /// Alt+←, Ctrl+←.
+    WordLeft,
+    /// Alt+→, Ctrl+→.
+    WordRight,
+    /// Home / End without Ctrl: the composer's line when it holds text,
+    /// else the top / bottom of the transcript.
+    Home,
+    End,
+    /// Ctrl+T: show or hide the todo sidebar (TODO-7).
+    ToggleSidebar,
     Char(char),
     Ignore,
 }
 
-/// Maps a key event to an action. Releases are ignored.
+/// Maps a key event to an action. Releases are ignored (terminals with the
+/// kitty protocol, and Windows, report them); a held key repeats only what
+/// edits or moves, never a send, a mode change or a toggle.
 pub fn action(key: KeyEvent) -> Action {
-    if key.kind == KeyEventKind::Release {
-        return Action::Ignore;
+    let act = press_action(key);
+    match key.kind {
+        KeyEventKind::Press => act,
+        KeyEventKind::Release => Action::Ignore,
+        KeyEventKind::Repeat if repeats(act) => act,
+        KeyEventKind::Repeat => Action::Ignore,
     }
+}
+
+/// Whether holding the key should do it again.
+fn repeats(act: Action) -> bool {
+    matches!(
+        act,
+        Action::Char(_)
+            | Action::Newline
+            | Action::Backspace
+            | Action::Delete
+            | Action::DeleteWord
+            | Action::Left
+            | Action::Right
+            | Action::WordLeft
+            | Action::WordRight
+            | Action::Up
+            | Action::Down
+            | Action::PageUp
+            | Action::PageDown
+    )
+}
+
+fn press_action(key: KeyEvent) -> Action {
     let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
     let shift = key.modifiers.contains(KeyModifiers::SHIFT);
     let alt = key.modifiers.contains(KeyModifiers::ALT);
@@ -48,6 +89,10 @@ pub fn action(key: KeyEvent) -> Action {
         KeyCode::Char('u') if ctrl => Action::KillLine,
         KeyCode::Char('a') if ctrl => Action::LineStart,
         KeyCode::Char('e') if ctrl => Action::LineEnd,
+        KeyCode::Char('w') if ctrl => Action::DeleteWord,
+        KeyCode::Char('t' | 'T') if ctrl => Action::ToggleSidebar,
+        // Shift+Tab (PLAN-1): legacy terminals send BackTab; with the kitty
+        // protocol it arrives as BackTab+Shift or Tab+Shift.
         KeyCode::BackTab => Action::CycleMode,
         KeyCode::Tab if shift => Action::CycleMode,
         KeyCode::Esc => Action::Cancel,
@@ -55,12 +100,15 @@ pub fn action(key: KeyEvent) -> Action {
         KeyCode::PageDown => Action::PageDown,
         KeyCode::Home if ctrl => Action::Top,
         KeyCode::End if ctrl => Action::Bottom,
-        KeyCode::Home => Action::Top,
-        KeyCode::End => Action::Bottom,
+        KeyCode::Home => Action::Home,
+        KeyCode::End => Action::End,
         KeyCode::Up => Action::Up,
         KeyCode::Down => Action::Down,
+        KeyCode::Left if alt || ctrl => Action::WordLeft,
+        KeyCode::Right if alt || ctrl => Action::WordRight,
         KeyCode::Left => Action::Left,
         KeyCode::Right => Action::Right,
+        KeyCode::Backspace if alt || ctrl => Action::DeleteWord,
         KeyCode::Backspace => Action::Backspace,
         KeyCode::Delete => Action::Delete,
         KeyCode::Char(c) if !ctrl && !alt => Action::Char(c),
@@ -118,4 +166,140 @@ pub fn picker_hints(deletable: bool) -> Vec<(&'static str, &'static str)> {
         return vec![("↑/↓", "move"), ("d", "delete"), ("esc", "close")];
     }
     vec![("↑/↓", "move"), ("enter", "choose"), ("esc", "close")]
+}
+
+/// The footer hint for the sidebar toggle (TODO-7).
+pub const TOGGLE_SIDEBAR_HINT: (&str, &str) = ("ctrl+t", "todos");
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crossterm::event::KeyEventState;
+
+    fn ev(code: KeyCode, modifiers: KeyModifiers, kind: KeyEventKind) -> KeyEvent {
+        KeyEvent {
+            code,
+            modifiers,
+            kind,
+            state: KeyEventState::NONE,
+        }
+    }
+
+    fn press(code: KeyCode, modifiers: KeyModifiers) -> Action {
+        action(ev(code, modifiers, KeyEventKind::Press))
+    }
+
+    #[test]
+    fn plan1_legacy_backtab_cycles_the_mode() {
+        assert_eq!(
+            press(KeyCode::BackTab, KeyModifiers::NONE),
+            Action::CycleMode
+        );
+    }
+
+    #[test]
+    fn plan1_kitty_backtab_with_shift_cycles_the_mode() {
+        assert_eq!(
+            press(KeyCode::BackTab, KeyModifiers::SHIFT),
+            Action::CycleMode
+        );
+    }
+
+    #[test]
+    fn plan1_kitty_tab_with_shift_cycles_the_mode() {
+        assert_eq!(press(KeyCode::Tab, KeyModifiers::SHIFT), Action::CycleMode);
+    }
+
+    #[test]
+    fn plan1_plain_tab_does_not_cycle() {
+        assert_eq!(press(KeyCode::Tab, KeyModifiers::NONE), Action::Ignore);
+    }
+
+    #[test]
+    fn plan1_release_and_repeat_of_shift_tab_are_ignored() {
+        for (code, mods) in [
+            (KeyCode::BackTab, KeyModifiers::NONE),
+            (KeyCode::BackTab, KeyModifiers::SHIFT),
+            (KeyCode::Tab, KeyModifiers::SHIFT),
+        ] {
+            for kind in [KeyEventKind::Release, KeyEventKind::Repeat] {
+                assert_eq!(
+                    action(ev(code, mods, kind)),
+                    Action::Ignore,
+                    "{code:?} {kind:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn tui4_releases_never_act_and_held_keys_repeat_only_edits() {
+        let release = |code| action(ev(code, KeyModifiers::NONE, KeyEventKind::Release));
+        let repeat = |code| action(ev(code, KeyModifiers::NONE, KeyEventKind::Repeat));
+        assert_eq!(release(KeyCode::Char('a')), Action::Ignore);
+        assert_eq!(release(KeyCode::Enter), Action::Ignore);
+        assert_eq!(repeat(KeyCode::Char('a')), Action::Char('a'));
+        assert_eq!(repeat(KeyCode::Backspace), Action::Backspace);
+        assert_eq!(repeat(KeyCode::Enter), Action::Ignore);
+        assert_eq!(
+            action(ev(
+                KeyCode::Char('t'),
+                KeyModifiers::CONTROL,
+                KeyEventKind::Repeat
+            )),
+            Action::Ignore
+        );
+    }
+
+    #[test]
+    fn tui4_newline_forms_of_every_terminal() {
+        assert_eq!(press(KeyCode::Enter, KeyModifiers::SHIFT), Action::Newline);
+        assert_eq!(press(KeyCode::Enter, KeyModifiers::ALT), Action::Newline);
+        assert_eq!(
+            press(KeyCode::Char('j'), KeyModifiers::CONTROL),
+            Action::Newline
+        );
+        assert_eq!(press(KeyCode::Enter, KeyModifiers::NONE), Action::Submit);
+    }
+
+    #[test]
+    fn tui4_word_keys_and_home_end() {
+        assert_eq!(press(KeyCode::Left, KeyModifiers::ALT), Action::WordLeft);
+        assert_eq!(press(KeyCode::Right, KeyModifiers::ALT), Action::WordRight);
+        assert_eq!(
+            press(KeyCode::Left, KeyModifiers::CONTROL),
+            Action::WordLeft
+        );
+        assert_eq!(
+            press(KeyCode::Char('w'), KeyModifiers::CONTROL),
+            Action::DeleteWord
+        );
+        assert_eq!(
+            press(KeyCode::Backspace, KeyModifiers::ALT),
+            Action::DeleteWord
+        );
+        assert_eq!(press(KeyCode::Home, KeyModifiers::NONE), Action::Home);
+        assert_eq!(press(KeyCode::End, KeyModifiers::NONE), Action::End);
+        assert_eq!(press(KeyCode::Home, KeyModifiers::CONTROL), Action::Top);
+        assert_eq!(press(KeyCode::End, KeyModifiers::CONTROL), Action::Bottom);
+    }
+
+    #[test]
+    fn todo7_ctrl_t_toggles_the_sidebar_with_or_without_shift_reported() {
+        assert_eq!(
+            press(KeyCode::Char('t'), KeyModifiers::CONTROL),
+            Action::ToggleSidebar
+        );
+        assert_eq!(
+            press(
+                KeyCode::Char('T'),
+                KeyModifiers::CONTROL | KeyModifiers::SHIFT
+            ),
+            Action::ToggleSidebar
+        );
+        assert_eq!(
+            press(KeyCode::Char('t'), KeyModifiers::NONE),
+            Action::Char('t')
+        );
+    }
 }

@@ -2,6 +2,8 @@
 
 use crate::permission::mode::ExecutionState;
 use crate::runtime::protocol::{AlwaysOption, PermissionRequest, RequestKind};
+use crate::store::TodoItem;
+use ratatui_textarea::{CursorMove, TextArea};
 use serde_json::Value;
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
@@ -42,12 +44,23 @@ pub enum Cell {
     },
 }
 
-/// A multi-line input buffer with a cursor (a byte offset on a char
-/// boundary).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// The multi-line input: a `TextArea` does the editing (cursor, word
+/// moves, deletes); `text` mirrors its lines joined with `\n` so readers
+/// get a plain `&str`. The view wraps the rows itself (see
+/// `view::composer`), since the textarea learns its width only while
+/// drawing and the layout needs the height before that.
+#[derive(Debug, Clone, Default)]
 pub struct Composer {
+    area: TextArea<'static>,
     text: String,
-    cursor: usize,
+}
+
+/// Equal when the text and the cursor are: the textarea's undo history and
+/// render state do not count.
+impl PartialEq for Composer {
+    fn eq(&self, other: &Self) -> bool {
+        self.text == other.text && self.area.cursor() == other.area.cursor()
+    }
 }
 
 impl Composer {
@@ -55,93 +68,130 @@ impl Composer {
         &self.text
     }
 
-    pub fn cursor(&self) -> usize {
-        self.cursor
-    }
-
     pub fn is_empty(&self) -> bool {
         self.text.is_empty()
     }
 
+    /// The lines of the text (at least one, maybe empty).
+    pub fn lines(&self) -> &[String] {
+        self.area.lines()
+    }
+
     pub fn set(&mut self, text: &str) {
-        self.text = text.to_string();
-        self.cursor = self.text.len();
+        self.area = TextArea::default();
+        self.area.insert_str(text);
+        self.sync();
     }
 
     /// Empties the buffer and returns what it held.
     pub fn take(&mut self) -> String {
-        self.cursor = 0;
+        self.area = TextArea::default();
         std::mem::take(&mut self.text)
     }
 
+    /// Inserts `s` at the cursor; `\n` starts a new line.
     pub fn insert_str(&mut self, s: &str) {
-        self.text.insert_str(self.cursor, s);
-        self.cursor += s.len();
+        self.area.insert_str(s);
+        self.sync();
     }
 
     pub fn insert_char(&mut self, c: char) {
-        self.text.insert(self.cursor, c);
-        self.cursor += c.len_utf8();
+        self.area.insert_char(c);
+        self.sync();
     }
 
     pub fn backspace(&mut self) {
-        if let Some((i, _)) = self.text[..self.cursor].char_indices().next_back() {
-            self.text.replace_range(i..self.cursor, "");
-            self.cursor = i;
-        }
+        self.area.delete_char();
+        self.sync();
     }
 
     pub fn delete(&mut self) {
-        if let Some(c) = self.text[self.cursor..].chars().next() {
-            let end = self.cursor + c.len_utf8();
-            self.text.replace_range(self.cursor..end, "");
-        }
+        self.area.delete_next_char();
+        self.sync();
+    }
+
+    /// Deletes the word before the cursor (Ctrl+W, Alt+Backspace).
+    pub fn delete_word(&mut self) {
+        self.area.delete_word();
+        self.sync();
     }
 
     pub fn left(&mut self) {
-        if let Some((i, _)) = self.text[..self.cursor].char_indices().next_back() {
-            self.cursor = i;
-        }
+        self.area.move_cursor(CursorMove::Back);
     }
 
     pub fn right(&mut self) {
-        if let Some(c) = self.text[self.cursor..].chars().next() {
-            self.cursor += c.len_utf8();
+        self.area.move_cursor(CursorMove::Forward);
+    }
+
+    pub fn word_left(&mut self) {
+        self.area.move_cursor(CursorMove::WordBack);
+    }
+
+    pub fn word_right(&mut self) {
+        self.area.move_cursor(CursorMove::WordForward);
+    }
+
+    /// Moves to the line above; false on the first line.
+    pub fn up(&mut self) -> bool {
+        let (row, col) = self.cursor_position();
+        if row == 0 {
+            return false;
         }
+        self.jump(row - 1, col);
+        true
+    }
+
+    /// Moves to the line below; false on the last line.
+    pub fn down(&mut self) -> bool {
+        let (row, col) = self.cursor_position();
+        if row + 1 >= self.line_count() {
+            return false;
+        }
+        self.jump(row + 1, col);
+        true
     }
 
     /// Start of the current line.
     pub fn line_start(&mut self) {
-        self.cursor = self.text[..self.cursor].rfind('\n').map_or(0, |i| i + 1);
+        self.area.move_cursor(CursorMove::Head);
     }
 
     /// End of the current line.
     pub fn line_end(&mut self) {
-        self.cursor = self.text[self.cursor..]
-            .find('\n')
-            .map_or(self.text.len(), |i| self.cursor + i);
+        self.area.move_cursor(CursorMove::End);
     }
 
-    /// Deletes from the start of the line to the cursor (Ctrl+U).
+    /// Deletes from the start of the line to the cursor (Ctrl+U); at the
+    /// start of a line it does nothing, unlike the textarea's own binding
+    /// which would join the lines.
     pub fn kill_line_start(&mut self) {
-        let start = self.text[..self.cursor].rfind('\n').map_or(0, |i| i + 1);
-        self.text.replace_range(start..self.cursor, "");
-        self.cursor = start;
+        if self.cursor_position().1 > 0 {
+            self.area.delete_line_by_head();
+            self.sync();
+        }
     }
 
     /// (row, column in chars) of the cursor.
     pub fn cursor_position(&self) -> (usize, usize) {
-        let before = &self.text[..self.cursor];
-        let row = before.matches('\n').count();
-        let col = before
-            .rsplit('\n')
-            .next()
-            .map_or(0, |line| line.chars().count());
-        (row, col)
+        let cursor = self.area.cursor();
+        (cursor.0, cursor.1)
     }
 
     pub fn line_count(&self) -> usize {
-        self.text.split('\n').count()
+        self.area.lines().len()
+    }
+
+    /// Moves to (row, col), the column clamped to the line.
+    fn jump(&mut self, row: usize, col: usize) {
+        let len = self.area.lines().get(row).map_or(0, |l| l.chars().count());
+        let to = |n: usize| u16::try_from(n).unwrap_or(u16::MAX);
+        self.area
+            .move_cursor(CursorMove::Jump(to(row), to(col.min(len))));
+    }
+
+    fn sync(&mut self) {
+        self.text = self.area.lines().join("\n");
     }
 }
 
@@ -266,6 +316,14 @@ pub struct Model {
     pub slash: crate::tui::slash::PopupState,
     /// The open picker (`/mode`, `/model`, `/permissions`, `/resume`).
     pub picker: Option<crate::tui::picker::Picker>,
+    /// The session's todo list (TODO-7), shown in the sidebar.
+    pub todos: Vec<TodoItem>,
+    /// The user hid the sidebar (Ctrl+T).
+    pub sidebar_hidden: bool,
+    /// The model's context window in tokens; 0 when unknown.
+    pub context_window: u64,
+    /// Input tokens of the last request: how full the context is.
+    pub context_tokens: u64,
 }
 
 impl Model {
@@ -297,6 +355,10 @@ impl Model {
             spinner: 0,
             slash: Default::default(),
             picker: None,
+            todos: Vec::new(),
+            sidebar_hidden: false,
+            context_window: 0,
+            context_tokens: 0,
         }
     }
 

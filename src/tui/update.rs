@@ -108,6 +108,11 @@ fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Cmd> {
     if act != Action::Interrupt {
         model.quit_armed = false;
     }
+    // The sidebar toggles in any state, an open approval included.
+    if act == Action::ToggleSidebar {
+        model.sidebar_hidden = !model.sidebar_hidden;
+        return Vec::new();
+    }
     if !model.approvals.is_empty() {
         return on_approval_key(model, act);
     }
@@ -172,12 +177,46 @@ fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Cmd> {
             model.scroll = 0;
             Vec::new()
         }
+        // In a multi-line draft the arrows move between its lines; at its
+        // edges (and on an empty or recalled composer) they recall history.
         Action::Up => {
-            recall(model, true);
+            if model.history_pos.is_some() || !model.composer.up() {
+                recall(model, true);
+            }
             Vec::new()
         }
         Action::Down => {
-            recall(model, false);
+            if model.history_pos.is_some() || !model.composer.down() {
+                recall(model, false);
+            }
+            Vec::new()
+        }
+        Action::Home if !model.composer.is_empty() => {
+            model.composer.line_start();
+            Vec::new()
+        }
+        Action::End if !model.composer.is_empty() => {
+            model.composer.line_end();
+            Vec::new()
+        }
+        Action::Home => {
+            model.scroll = u16::MAX;
+            Vec::new()
+        }
+        Action::End => {
+            model.scroll = 0;
+            Vec::new()
+        }
+        Action::WordLeft => {
+            model.composer.word_left();
+            Vec::new()
+        }
+        Action::WordRight => {
+            model.composer.word_right();
+            Vec::new()
+        }
+        Action::DeleteWord => {
+            model.composer.delete_word();
             Vec::new()
         }
         Action::Left => {
@@ -213,7 +252,7 @@ fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Cmd> {
             model.history_pos = None;
             Vec::new()
         }
-        Action::Ignore => Vec::new(),
+        Action::Ignore | Action::ToggleSidebar => Vec::new(),
     }
 }
 
@@ -451,8 +490,10 @@ fn on_event(model: &mut Model, event: Event) {
             offline_demo,
             state,
             resumed,
+            context_window,
             ..
         } => {
+            model.context_window = context_window;
             model.session_id = session_id;
             model.workspace = workspace;
             model.model_label = label;
@@ -490,7 +531,16 @@ fn on_event(model: &mut Model, event: Event) {
                 streaming: true,
             }),
         },
-        Event::ReasoningDelta { .. } | Event::Usage { .. } => model.dirty = false,
+        Event::ReasoningDelta { .. } => model.dirty = false,
+        // The last request's input is what the context holds now; a
+        // provider that reports none leaves the last figure.
+        Event::Usage { usage, .. } => {
+            model.dirty = usage.input_tokens > 0 && usage.input_tokens != model.context_tokens;
+            if usage.input_tokens > 0 {
+                model.context_tokens = usage.input_tokens;
+            }
+        }
+        Event::TodosChanged { todos } => model.todos = todos,
         Event::AssistantMessage { text } => match model.cells.last_mut() {
             Some(Cell::Assistant {
                 text: current,
@@ -571,9 +621,16 @@ fn on_event(model: &mut Model, event: Event) {
         ),
         Event::SessionModeChanged { state } => model.state = state,
         Event::History { items } => replay_history(model, items),
-        Event::ModelChanged { model: label, .. } => {
+        Event::ModelChanged {
+            model: label,
+            context_window,
+            ..
+        } => {
             push_notice(model, &format!("model: {label} (from the next request on)"));
             model.model_label = label;
+            // The context use shown so far was measured against the old
+            // window; the next request's usage replaces the count.
+            model.context_window = context_window;
         }
         Event::ProjectRules { rules } => {
             let selected = model.picker.as_ref().map_or(0, |p| p.selected);

@@ -1,18 +1,107 @@
-//! The composer: a multi-line input with a prompt.
+//! The composer: a multi-line input with a prompt. Long lines wrap (at a
+//! space when one fits, else anywhere); the rows are computed here rather
+//! than by the textarea widget so the layout knows the height before
+//! drawing and the view stays a pure function of the model.
 
 use super::Theme;
-use crate::tui::model::Model;
+use crate::tui::model::{Composer, Model};
 use ratatui::Frame;
 use ratatui::layout::{Position, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
+use unicode_width::UnicodeWidthChar;
 
 /// At most this many text rows are shown; the rest scrolls.
 const MAX_ROWS: u16 = 8;
+/// The prompt ("› ") and the indent of later rows.
+const PROMPT_WIDTH: u16 = 2;
 
-/// Rows the composer takes: its text rows plus the top and bottom borders.
+/// One screen row of the composer: a char range of one logical line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Row {
+    pub line: usize,
+    /// Chars `start..end` of the line.
+    pub start: usize,
+    pub end: usize,
+}
+
+/// The composer's text as screen rows of at most `width` columns, and the
+/// (row, column) of the cursor among them. The last row of a line always
+/// leaves a column free, so a cursor at its end stays on screen.
+pub fn layout(composer: &Composer, width: usize) -> (Vec<Row>, (usize, usize)) {
+    let width = width.max(2);
+    let mut rows = Vec::new();
+    for (line, text) in composer.lines().iter().enumerate() {
+        for (start, end) in segments(text, width) {
+            rows.push(Row { line, start, end });
+        }
+    }
+    let (cursor_line, cursor_col) = composer.cursor_position();
+    let at = rows
+        .iter()
+        .position(|r| r.line == cursor_line && r.start <= cursor_col && cursor_col < r.end)
+        .or_else(|| rows.iter().rposition(|r| r.line == cursor_line))
+        .unwrap_or(0);
+    let col = rows.get(at).map_or(0, |r| {
+        let line = &composer.lines()[r.line];
+        line.chars()
+            .skip(r.start)
+            .take(cursor_col.saturating_sub(r.start))
+            .map(|c| c.width().unwrap_or(0))
+            .sum()
+    });
+    (rows, (at, col))
+}
+
+/// Char ranges of `line` that fit `width` columns, broken after a space when
+/// the row has one.
+fn segments(line: &str, width: usize) -> Vec<(usize, usize)> {
+    let chars: Vec<char> = line.chars().collect();
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut used = 0;
+    // Where the row could break: just after its last space.
+    let mut space_break = None;
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let w = c.width().unwrap_or(0);
+        if used + w > width && i > start {
+            if c == ' ' {
+                // A space at the edge ends the row itself.
+                out.push((start, i + 1));
+                start = i + 1;
+                used = 0;
+                space_break = None;
+                i += 1;
+                continue;
+            }
+            let at = space_break.filter(|&b| b > start).unwrap_or(i);
+            out.push((start, at));
+            start = at;
+            used = chars[at..i].iter().map(|c| c.width().unwrap_or(0)).sum();
+            space_break = None;
+        }
+        used += w;
+        if c == ' ' {
+            space_break = Some(i + 1);
+        }
+        i += 1;
+    }
+    out.push((start, chars.len()));
+    // The cursor after the last char needs a free column.
+    if used >= width {
+        out.push((chars.len(), chars.len()));
+    }
+    out
+}
+
+/// Rows the composer takes: its text rows (wrapped to the terminal width)
+/// plus the top and bottom borders.
 pub fn height(model: &Model, screen_height: u16) -> u16 {
-    let rows = u16::try_from(model.composer.line_count()).unwrap_or(MAX_ROWS);
+    let text_width = usize::from(model.width.saturating_sub(PROMPT_WIDTH));
+    let (rows, _) = layout(&model.composer, text_width);
+    let rows = u16::try_from(rows.len()).unwrap_or(MAX_ROWS);
     let cap = MAX_ROWS.min(screen_height.saturating_sub(4).max(1));
     rows.clamp(1, cap) + 2
 }
@@ -28,8 +117,6 @@ pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
         .border_style(border);
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    let text_width = usize::from(inner.width.saturating_sub(2)).max(1);
-    let mut lines: Vec<Line> = Vec::new();
     if model.composer.is_empty() {
         let hint = if !model.approvals.is_empty() {
             "Answer the request above first"
@@ -38,33 +125,107 @@ pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
         } else {
             "Ask zcode to do something"
         };
-        lines.push(Line::from(vec![
+        let line = Line::from(vec![
             Span::styled("› ", theme.accent()),
             Span::styled(hint, theme.dim()),
-        ]));
-    } else {
-        for (i, line) in model.composer.text().split('\n').enumerate() {
-            let lead = if i == 0 { "› " } else { "  " };
-            // Long lines scroll sideways, not wrap, so the cursor math stays
-            // simple.
-            lines.push(Line::from(vec![
-                Span::styled(lead, theme.accent()),
-                Span::raw(line.to_string()),
-            ]));
-        }
+        ]);
+        frame.render_widget(Paragraph::new(line), inner);
+        set_cursor(model, frame, inner, (0, 0));
+        return;
     }
-    let (row, col) = model.composer.cursor_position();
-    let rows = usize::from(inner.height).max(1);
-    let first = row.saturating_sub(rows - 1);
-    let scroll_x = col.saturating_sub(text_width.saturating_sub(1));
-    let para = Paragraph::new(lines).scroll((
-        u16::try_from(first).unwrap_or(0),
-        u16::try_from(scroll_x).unwrap_or(0),
+    let text_width = usize::from(inner.width.saturating_sub(PROMPT_WIDTH));
+    let (rows, (cursor_row, cursor_col)) = layout(&model.composer, text_width);
+    // Keep the cursor's row in view, bottom-most when it must scroll.
+    let height = usize::from(inner.height).max(1);
+    let first = cursor_row.saturating_sub(height - 1);
+    let lines: Vec<Line> = rows
+        .iter()
+        .skip(first)
+        .take(height)
+        .map(|row| {
+            let lead = if row.line == 0 && row.start == 0 {
+                "› "
+            } else {
+                "  "
+            };
+            let text: String = model.composer.lines()[row.line]
+                .chars()
+                .skip(row.start)
+                .take(row.end - row.start)
+                .collect();
+            Line::from(vec![Span::styled(lead, theme.accent()), Span::raw(text)])
+        })
+        .collect();
+    frame.render_widget(Paragraph::new(lines), inner);
+    set_cursor(model, frame, inner, (cursor_row - first, cursor_col));
+}
+
+/// Shows the terminal cursor at (row, column) of the text, unless an
+/// approval has the keys.
+fn set_cursor(model: &Model, frame: &mut Frame, inner: Rect, (row, col): (usize, usize)) {
+    if !model.approvals.is_empty() || inner.height == 0 {
+        return;
+    }
+    let x = (inner.x + PROMPT_WIDTH).saturating_add(u16::try_from(col).unwrap_or(u16::MAX));
+    let y = inner.y + u16::try_from(row).unwrap_or(0);
+    frame.set_cursor_position(Position::new(
+        x.min(inner.right().saturating_sub(1)),
+        y.min(inner.bottom().saturating_sub(1)),
     ));
-    frame.render_widget(para, inner);
-    if model.approvals.is_empty() && inner.height > 0 {
-        let x = inner.x + 2 + u16::try_from(col - scroll_x).unwrap_or(0);
-        let y = inner.y + u16::try_from(row - first).unwrap_or(0);
-        frame.set_cursor_position(Position::new(x.min(inner.right().saturating_sub(1)), y));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rows_of(text: &str, width: usize) -> (Vec<String>, (usize, usize)) {
+        let mut composer = Composer::default();
+        composer.set(text);
+        let (rows, cursor) = layout(&composer, width);
+        let texts = rows
+            .iter()
+            .map(|r| {
+                composer.lines()[r.line]
+                    .chars()
+                    .skip(r.start)
+                    .take(r.end - r.start)
+                    .collect()
+            })
+            .collect();
+        (texts, cursor)
+    }
+
+    #[test]
+    fn tui4_wraps_at_spaces_and_keeps_the_cursor_after_the_text() {
+        let (rows, cursor) = rows_of("aaa bbb ccc", 5);
+        assert_eq!(rows, ["aaa ", "bbb ", "ccc"]);
+        assert_eq!(cursor, (2, 3));
+    }
+
+    #[test]
+    fn tui4_a_word_longer_than_the_row_breaks_anywhere() {
+        let (rows, _) = rows_of("abcdefghij", 4);
+        assert_eq!(rows, ["abcd", "efgh", "ij"]);
+    }
+
+    #[test]
+    fn tui4_a_full_last_row_gets_a_row_for_the_cursor() {
+        let (rows, cursor) = rows_of("abcd", 4);
+        assert_eq!(rows, ["abcd", ""]);
+        assert_eq!(cursor, (1, 0));
+    }
+
+    #[test]
+    fn tui4_wide_chars_count_two_columns() {
+        let (rows, cursor) = rows_of("日本語です", 6);
+        assert_eq!(rows, ["日本語", "です"]);
+        assert_eq!(cursor, (1, 4));
+    }
+
+    #[test]
+    fn tui4_empty_lines_keep_their_row() {
+        let (rows, cursor) = rows_of("a\n\nb", 10);
+        assert_eq!(rows, ["a", "", "b"]);
+        assert_eq!(cursor, (2, 1));
     }
 }

@@ -4,15 +4,23 @@
 pub mod approval;
 pub mod composer;
 pub mod picker;
+pub mod sidebar;
 pub mod slash_popup;
 pub mod status;
 pub mod transcript;
 
 use super::model::Model;
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Layout};
+use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use unicode_width::UnicodeWidthChar;
+
+/// The width of the transcript column: the terminal's, less the todo
+/// sidebar while it shows. Layout and anything that wraps transcript rows
+/// use this one function, so they agree.
+pub fn transcript_width(model: &Model) -> u16 {
+    model.width.saturating_sub(sidebar::width(model))
+}
 
 /// Draws the whole screen.
 pub fn view(model: &Model, frame: &mut Frame) {
@@ -24,7 +32,7 @@ pub fn view(model: &Model, frame: &mut Frame) {
     let overlay_height = (picker::height(model) + slash_popup::height(model))
         .min(area.height.saturating_sub(composer_height + 3));
     let [
-        transcript_area,
+        main_area,
         approval_area,
         overlay_area,
         composer_area,
@@ -39,7 +47,22 @@ pub fn view(model: &Model, frame: &mut Frame) {
         Constraint::Length(1),
     ])
     .areas(area);
+    // The sidebar sits beside the transcript only; panels below keep the
+    // full width.
+    let transcript_cols = transcript_width(model).min(main_area.width);
+    let transcript_area = Rect {
+        width: transcript_cols,
+        ..main_area
+    };
+    let sidebar_area = Rect {
+        x: main_area.x + transcript_cols,
+        width: main_area.width - transcript_cols,
+        ..main_area
+    };
     transcript::render(model, &theme, frame, transcript_area);
+    if sidebar_area.width > 0 {
+        sidebar::render(model, &theme, frame, sidebar_area);
+    }
     if approval_height > 0 {
         approval::render(model, &theme, frame, approval_area);
     }

@@ -1,8 +1,8 @@
-//! The status line (mode and its description, model, session, spinner) and
-//! the footer of keys that work right now.
+//! The status line (mode and its description, model, session, context use,
+//! spinner) and the footer of keys that work right now.
 
-use super::{Theme, truncate};
-use crate::tui::keys::{hints, picker_hints, popup_hints};
+use super::{Theme, sidebar, truncate};
+use crate::tui::keys::{TOGGLE_SIDEBAR_HINT, hints, picker_hints, popup_hints};
 use crate::tui::model::Model;
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -31,44 +31,129 @@ pub fn render_status(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect
             .add_modifier(ratatui::style::Modifier::BOLD | ratatui::style::Modifier::REVERSED),
     )];
     // The mode description is exact text (EXEC-2): the session id, then the
-    // model, give way before it is cut.
+    // model, then the context figure's detail give way before it is cut.
     let spinner = if model.busy {
         let secs = model.elapsed().map_or(0, |d| d.as_secs());
         format!("{} {secs}s", SPINNER[model.spinner % SPINNER.len()])
     } else {
         String::new()
     };
+    let (ctx_long, ctx_short) = context_use(model);
     let session = model.short_session();
     let candidates = [
-        join(&[&spinner, &model.model_label, session]),
-        join(&[&spinner, &model.model_label]),
-        join(&[&spinner]),
+        vec![spinner.as_str(), &ctx_long, &model.model_label, session],
+        vec![&spinner, &ctx_long, &model.model_label],
+        vec![&spinner, &ctx_long],
+        vec![&spinner, &ctx_short],
+        vec![&spinner],
     ];
     let fixed = label.chars().count() + 2 + 1;
     let full = model.state.description().chars().count();
-    let fits = |right: &String| fixed + full + 1 + right.chars().count() < width;
-    let right = candidates
+    let fits = |right: usize| fixed + full + 1 + right < width;
+    let parts: Vec<&str> = candidates
         .iter()
-        .find(|r| fits(r))
-        .or(candidates.last())
-        .cloned()
-        .unwrap_or_default();
-    let right = format!("{right} ");
-    let room = width.saturating_sub(fixed + right.chars().count());
+        .map(|c| {
+            c.iter()
+                .copied()
+                .filter(|p| !p.is_empty())
+                .collect::<Vec<_>>()
+        })
+        .find(|parts| fits(joined_width(parts)))
+        .unwrap_or_else(|| {
+            vec![spinner.as_str()]
+                .into_iter()
+                .filter(|p| !p.is_empty())
+                .collect()
+        });
+    let right_width = joined_width(&parts) + 1;
+    let room = width.saturating_sub(fixed + right_width);
     let description = truncate(model.state.description(), room);
     let pad = room.saturating_sub(description.chars().count());
     spans.push(Span::raw(" "));
     spans.push(Span::styled(description, theme.dim()));
     spans.push(Span::raw(" ".repeat(pad)));
-    spans.push(Span::styled(
-        right,
-        if model.busy {
-            theme.fg(Color::Yellow)
+    let base = if model.busy {
+        theme.fg(Color::Yellow)
+    } else {
+        theme.dim()
+    };
+    for (i, part) in parts.iter().enumerate() {
+        if i > 0 {
+            spans.push(Span::styled(" · ", base));
+        }
+        let style = if *part == ctx_long || *part == ctx_short {
+            context_style(model, theme).unwrap_or(base)
         } else {
-            theme.dim()
-        },
-    ));
+            base
+        };
+        spans.push(Span::styled(part.to_string(), style));
+    }
+    spans.push(Span::raw(" "));
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+/// Columns of the parts joined with " · ".
+fn joined_width(parts: &[&str]) -> usize {
+    let text: usize = parts.iter().map(|p| p.chars().count()).sum();
+    text + 3 * parts.len().saturating_sub(1)
+}
+
+/// How full the context is, long ("ctx 12% (24k/200k)") and short
+/// ("ctx 12%"); only the token count when the window is unknown, nothing
+/// before the first request.
+pub fn context_use(model: &Model) -> (String, String) {
+    let used = model.context_tokens;
+    if used == 0 {
+        return (String::new(), String::new());
+    }
+    let window = model.context_window;
+    if window == 0 {
+        let only = format!("ctx {}", tokens(used));
+        return (only.clone(), only);
+    }
+    let percent = context_percent(used, window);
+    (
+        format!("ctx {percent}% ({}/{})", tokens(used), tokens(window)),
+        format!("ctx {percent}%"),
+    )
+}
+
+fn context_percent(used: u64, window: u64) -> u64 {
+    (used.saturating_mul(100) + window / 2) / window.max(1)
+}
+
+/// A nearly full context is worth a glance: yellow from 70%, red from 90%.
+fn context_style(model: &Model, theme: &Theme) -> Option<ratatui::style::Style> {
+    if model.context_window == 0 || model.context_tokens == 0 {
+        return None;
+    }
+    match context_percent(model.context_tokens, model.context_window) {
+        90.. => Some(
+            theme
+                .fg(Color::Red)
+                .add_modifier(ratatui::style::Modifier::BOLD),
+        ),
+        70..=89 => Some(theme.fg(Color::Yellow)),
+        _ => None,
+    }
+}
+
+/// 850, 2.4k, 24k, 1.2M.
+pub fn tokens(n: u64) -> String {
+    fn one_decimal(value: u64, unit: u64, suffix: &str) -> String {
+        let tenths = (value * 10 + unit / 2) / unit;
+        if tenths % 10 == 0 {
+            format!("{}{suffix}", tenths / 10)
+        } else {
+            format!("{}.{}{suffix}", tenths / 10, tenths % 10)
+        }
+    }
+    match n {
+        0..=999 => n.to_string(),
+        1_000..=9_949 => one_decimal(n, 1_000, "k"),
+        9_950..=999_499 => format!("{}k", (n + 500) / 1_000),
+        _ => one_decimal(n, 1_000_000, "M"),
+    }
 }
 
 pub fn render_footer(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
@@ -85,6 +170,7 @@ pub fn render_footer(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect
             model.quit_armed,
         ),
     };
+    let list = with_sidebar_hint(model, list);
     for (i, (key, what)) in list.into_iter().enumerate() {
         let sep = if i == 0 { "" } else { "  " };
         let piece = sep.chars().count() + key.chars().count() + 1 + what.chars().count();
@@ -99,12 +185,35 @@ pub fn render_footer(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
-/// Joins the non-empty parts with " · ".
-fn join(parts: &[&str]) -> String {
-    parts
-        .iter()
-        .filter(|p| !p.is_empty())
-        .copied()
-        .collect::<Vec<_>>()
-        .join(" · ")
+/// Adds the sidebar toggle after the mode key while the sidebar can show
+/// (TODO-7), where it still fits on a 100-column terminal.
+fn with_sidebar_hint(
+    model: &Model,
+    mut list: Vec<(&'static str, &'static str)>,
+) -> Vec<(&'static str, &'static str)> {
+    let offered = list.iter().any(|(key, _)| *key == "shift+tab");
+    if sidebar::available(model) && offered {
+        let at = list
+            .iter()
+            .position(|(key, _)| *key == "shift+tab")
+            .map_or(list.len(), |i| i + 1);
+        list.insert(at, TOGGLE_SIDEBAR_HINT);
+    }
+    list
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tokens;
+
+    #[test]
+    fn tui2_token_counts_read_short() {
+        assert_eq!(tokens(850), "850");
+        assert_eq!(tokens(2_400), "2.4k");
+        assert_eq!(tokens(3_000), "3k");
+        assert_eq!(tokens(24_300), "24k");
+        assert_eq!(tokens(200_000), "200k");
+        assert_eq!(tokens(1_000_000), "1M");
+        assert_eq!(tokens(1_250_000), "1.3M");
+    }
 }

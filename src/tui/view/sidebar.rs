@@ -1,0 +1,122 @@
+//! The todo sidebar (TODO-7): the session's todo list with a status mark per
+//! item and "completed/total" progress, in a column right of the transcript.
+
+use super::{Theme, wrap};
+use crate::store::{TodoItem, TodoStatus};
+use crate::tui::model::Model;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph};
+
+/// Columns the sidebar takes, its left border included.
+pub const WIDTH: u16 = 32;
+/// Narrower terminals never show it: the transcript needs the room more.
+pub const MIN_TERMINAL_WIDTH: u16 = 100;
+
+/// Whether the terminal is wide enough and there is a list to show; the
+/// toggle key matters only then.
+pub fn available(model: &Model) -> bool {
+    model.width >= MIN_TERMINAL_WIDTH && !model.todos.is_empty()
+}
+
+/// Whether the sidebar shows: available and not hidden with Ctrl+T.
+pub fn visible(model: &Model) -> bool {
+    available(model) && !model.sidebar_hidden
+}
+
+/// Columns the sidebar takes now (0 when hidden).
+pub fn width(model: &Model) -> u16 {
+    if visible(model) { WIDTH } else { 0 }
+}
+
+/// "completed/total".
+pub fn progress(todos: &[TodoItem]) -> String {
+    let done = todos
+        .iter()
+        .filter(|t| t.status == TodoStatus::Completed)
+        .count();
+    format!("{done}/{}", todos.len())
+}
+
+pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
+    let block = Block::default()
+        .borders(Borders::LEFT)
+        .border_style(theme.dim());
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    // One column of padding on the left.
+    let inner = Rect {
+        x: inner.x.saturating_add(1),
+        width: inner.width.saturating_sub(1),
+        ..inner
+    };
+    let lines = lines(&model.todos, theme, usize::from(inner.width));
+    let height = usize::from(inner.height);
+    frame.render_widget(Paragraph::new(fit(lines, height, theme)), inner);
+}
+
+/// The header and every item, wrapped to `width`.
+fn lines(todos: &[TodoItem], theme: &Theme, width: usize) -> Vec<Line<'static>> {
+    let all_done = todos.iter().all(|t| t.status == TodoStatus::Completed);
+    let count_style = if all_done {
+        theme.fg(Color::Green).add_modifier(Modifier::BOLD)
+    } else {
+        theme.accent()
+    };
+    let mut out = vec![
+        Line::from(vec![
+            Span::styled("Todos ", theme.bold()),
+            Span::styled(progress(todos), count_style),
+        ]),
+        Line::default(),
+    ];
+    for item in todos {
+        let (mark, mark_style, text_style) = marks(item.status, theme);
+        for (i, row) in wrap(&item.content, width.saturating_sub(2))
+            .into_iter()
+            .enumerate()
+        {
+            let lead = if i == 0 {
+                Span::styled(mark, mark_style)
+            } else {
+                Span::raw("  ")
+            };
+            out.push(Line::from(vec![lead, Span::styled(row, text_style)]));
+        }
+    }
+    out
+}
+
+/// The mark and styles of a status: the item in progress stands out, done
+/// items step back.
+fn marks(status: TodoStatus, theme: &Theme) -> (&'static str, Style, Style) {
+    match status {
+        TodoStatus::Pending => ("☐ ", theme.dim(), Style::default()),
+        TodoStatus::InProgress => (
+            "▶ ",
+            theme.fg(Color::Yellow).add_modifier(Modifier::BOLD),
+            theme.fg(Color::Yellow).add_modifier(Modifier::BOLD),
+        ),
+        TodoStatus::Completed => (
+            "✓ ",
+            theme.fg(Color::Green),
+            theme.dim().add_modifier(Modifier::CROSSED_OUT),
+        ),
+    }
+}
+
+/// Cuts the rows to `height`, saying how many were left out.
+fn fit(mut lines: Vec<Line<'static>>, height: usize, theme: &Theme) -> Vec<Line<'static>> {
+    if lines.len() <= height || height == 0 {
+        return lines;
+    }
+    let hidden = lines.len() - (height - 1);
+    lines.truncate(height - 1);
+    lines.push(Line::from(Span::styled(
+        format!("… {hidden} more rows"),
+        theme.dim(),
+    )));
+    lines
+}
