@@ -353,3 +353,35 @@ fn tui5_terminal_with_the_kitty_keyboard_protocol_is_restored_too() {
     assert!(popped > pushed);
     pty.with_screen(|screen| assert_restored(&raw, screen));
 }
+
+/// Where `needle` first occurs in `haystack`.
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+#[test]
+fn tui5_first_frame_does_not_wait_for_a_terminal_that_never_answers() {
+    let home = tempfile::tempdir().expect("temp home");
+    let project = tempfile::tempdir().expect("temp project");
+    let mut pty = Pty::spawn(
+        PtyOptions::new(env!("CARGO_BIN_EXE_zcode"), home.path(), project.path())
+            .answer_queries(false),
+    );
+    pty.wait_for_mode("build");
+    pty.wait_for_output("the keyboard protocol query", WAIT, |raw| {
+        find(raw, b"\x1b[?u\x1b[c").is_some()
+    });
+    let raw = pty.raw_output();
+    let frame = find(&raw, b"Ask before each file changes.").expect("the first frame");
+    let query = find(&raw, b"\x1b[?u\x1b[c").expect("the query");
+    assert!(frame < query, "the first frame waited for the query");
+    // No other terminal query (cursor position, secondary attributes,
+    // colours) is sent at start.
+    for other in [&b"\x1b[6n"[..], b"\x1b[>c", b"\x1b]10;?", b"\x1b]11;?"] {
+        assert!(find(&raw, other).is_none(), "unexpected query {other:?}");
+    }
+    // The keys typed while the query waits are not lost: it still quits.
+    assert!(pty.quit().success());
+    let raw = pty.raw_output();
+    pty.with_screen(|screen| assert_restored(&raw, screen));
+}

@@ -43,6 +43,8 @@ pub struct PtyOptions {
     pub cols: u16,
     /// Answer the kitty keyboard query as a terminal that supports it.
     pub kitty: bool,
+    /// Answer terminal queries at all (a bare pty answers none).
+    pub answer_queries: bool,
 }
 
 impl PtyOptions {
@@ -59,6 +61,7 @@ impl PtyOptions {
             rows: 30,
             cols: 100,
             kitty: false,
+            answer_queries: true,
         }
     }
 
@@ -74,6 +77,11 @@ impl PtyOptions {
 
     pub fn kitty(mut self, on: bool) -> Self {
         self.kitty = on;
+        self
+    }
+
+    pub fn answer_queries(mut self, on: bool) -> Self {
+        self.answer_queries = on;
         self
     }
 }
@@ -151,8 +159,11 @@ impl Pty {
             }),
             changed: Condvar::new(),
         });
-        let mut replies = vec![(DA1_QUERY, DA1_REPLY)];
-        if options.kitty {
+        let mut replies = Vec::new();
+        if options.answer_queries {
+            replies.push((DA1_QUERY, DA1_REPLY));
+        }
+        if options.answer_queries && options.kitty {
             replies.push((KITTY_QUERY, KITTY_REPLY));
         }
         let thread = {
@@ -231,6 +242,17 @@ impl Pty {
             panic!(
                 "timed out waiting for {what}; the screen:\n{}",
                 self.screen_text()
+            );
+        }
+    }
+
+    /// Runs `check` on every byte written so far until it holds; panics
+    /// after `timeout`.
+    pub fn wait_for_output(&self, what: &str, timeout: Duration, check: impl Fn(&[u8]) -> bool) {
+        if !self.wait_until(timeout, |out| check(&out.raw)) {
+            panic!(
+                "timed out waiting for {what}; the output:\n{:?}",
+                String::from_utf8_lossy(&self.raw_output())
             );
         }
     }
