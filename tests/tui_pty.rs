@@ -385,3 +385,30 @@ fn tui5_first_frame_does_not_wait_for_a_terminal_that_never_answers() {
     let raw = pty.raw_output();
     pty.with_screen(|screen| assert_restored(&raw, screen));
 }
+
+#[test]
+fn tui5_bracketed_paste_and_resize_work_in_a_real_terminal() {
+    let home = tempfile::tempdir().expect("temp home");
+    let project = tempfile::tempdir().expect("temp project");
+    let mut pty = start_offline(home.path(), project.path());
+    pty.wait_for_mode("build");
+    // Terminals send CR for the line breaks inside a paste; the Enter
+    // inside it must not send the message.
+    pty.paste("first pasted line\rsecond pasted line");
+    pty.wait_for_text("second pasted line");
+    assert!(pty.screen_text().contains("first pasted line"));
+    // Narrower and shorter: the status line and footer move to the new
+    // bottom rows.
+    pty.resize(20, 60);
+    pty.wait_for("the redraw at 60x20", WAIT, |s| {
+        support::pty::row_text(s, -2).starts_with(" build ")
+    });
+    assert!(pty.screen_text().contains("second pasted line"));
+    // Ctrl+C clears the composer: the paste was never sent (a sent text
+    // would stay in the transcript). Then twice quits.
+    pty.ctrl_c();
+    pty.wait_for("the composer cleared", WAIT, |s| {
+        !s.contents().contains("second pasted line")
+    });
+    assert!(pty.quit().success());
+}

@@ -114,7 +114,7 @@ pub struct Pty {
     writer: Writer,
     shared: Arc<Shared>,
     reader: Option<JoinHandle<()>>,
-    _master: Box<dyn MasterPty + Send>,
+    master: Box<dyn MasterPty + Send>,
     started: Instant,
     exit: Option<portable_pty::ExitStatus>,
 }
@@ -176,7 +176,7 @@ impl Pty {
             writer,
             shared,
             reader: Some(thread),
-            _master: pair.master,
+            master: pair.master,
             started,
             exit: None,
         }
@@ -196,6 +196,31 @@ impl Pty {
         let mut w = self.writer.lock().unwrap_or_else(|p| p.into_inner());
         w.write_all(bytes.as_ref()).expect("write to the pty");
         w.flush().expect("flush the pty");
+    }
+
+    /// Resizes the terminal (the program gets SIGWINCH).
+    pub fn resize(&self, rows: u16, cols: u16) {
+        let (Some(r), Some(c)) = (
+            std::num::NonZeroU16::new(rows),
+            std::num::NonZeroU16::new(cols),
+        ) else {
+            panic!("a terminal of {rows}x{cols}");
+        };
+        // The screen first, so the redraw lands on a screen of the new size.
+        self.shared.lock().parser.set_size(r, c);
+        self.master
+            .resize(PtySize {
+                rows,
+                cols,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .expect("resize the pty");
+    }
+
+    /// Pastes `text` as a terminal with bracketed paste does.
+    pub fn paste(&self, text: &str) {
+        self.send(format!("\x1b[200~{text}\x1b[201~"));
     }
 
     /// Types `text` and Enter.
