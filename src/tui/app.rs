@@ -5,7 +5,7 @@
 use super::launcher::Launcher;
 use super::model::Model;
 use super::msg::{Cmd, Msg};
-use super::terminal::{TuiTerminal, no_color};
+use super::terminal::{TuiTerminal, enhance_keyboard, no_color};
 use super::update::update;
 use super::view::view;
 use crate::runtime::RuntimeHandle;
@@ -47,7 +47,8 @@ pub async fn run(handle: RuntimeHandle, launcher: Box<dyn Launcher>) -> anyhow::
     model.monochrome = no_color();
     model.now = Some(Instant::now());
     let mut runtime = handle;
-    let mut input = EventStream::new();
+    // Made after the first frame, once the keyboard query is done.
+    let mut input: Option<EventStream> = None;
     let mut tick = tokio::time::interval(TICK);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     let mut last_draw: Option<Instant> = None;
@@ -62,10 +63,18 @@ pub async fn run(handle: RuntimeHandle, launcher: Box<dyn Launcher>) -> anyhow::
                 last_draw = Some(Instant::now());
             }
         }
+        if input.is_none() {
+            // The first frame is up; now the terminal may be slow to answer.
+            let _ = tokio::task::spawn_blocking(enhance_keyboard).await;
+            input = Some(EventStream::new());
+        }
+        let Some(stream) = input.as_mut() else {
+            break Ok(());
+        };
         let next_frame = last_draw.map_or_else(Instant::now, |t| t + FRAME);
         let mut msgs = VecDeque::new();
         tokio::select! {
-            ev = input.next() => match ev {
+            ev = stream.next() => match ev {
                 Some(Ok(ev)) => msgs.extend(term_msg(ev)),
                 Some(Err(e)) => break Err(anyhow::anyhow!("cannot read the terminal: {e}")),
                 None => break Ok(()),

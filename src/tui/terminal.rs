@@ -37,6 +37,8 @@ pub struct TuiTerminal {
 }
 
 impl TuiTerminal {
+    /// Raw mode, alternate screen, paste and mouse; the keyboard protocol
+    /// comes later with [`enhance_keyboard`].
     pub fn enter() -> io::Result<Self> {
         install_panic_hook();
         enter_modes()?;
@@ -60,6 +62,7 @@ impl TuiTerminal {
             libc::raise(libc::SIGTSTP);
         }
         enter_modes()?;
+        enhance_keyboard();
         self.terminal.clear()
     }
 }
@@ -85,14 +88,24 @@ fn enter_modes() -> io::Result<()> {
         restore();
         return Err(e);
     }
+    Ok(())
+}
+
+/// Turns on the keyboard protocol where the terminal has it. Asking
+/// blocks until the terminal answers, and one that never answers (a bare
+/// pty, some multiplexers) costs crossterm's 2 s timeout: callers ask after
+/// the first frame is up, never before.
+pub fn enhance_keyboard() {
+    if !ACTIVE.load(Ordering::SeqCst) || ENHANCED.load(Ordering::SeqCst) {
+        return;
+    }
     if supports_keyboard_enhancement().unwrap_or(false) {
         let pushed = execute!(
-            out,
+            io::stdout(),
             PushKeyboardEnhancementFlags(KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES)
         );
         ENHANCED.store(pushed.is_ok(), Ordering::SeqCst);
     }
-    Ok(())
 }
 
 /// Puts the terminal back as it was. Safe to call more than once.

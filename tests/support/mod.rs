@@ -3,6 +3,8 @@
 
 pub mod fake_model_server;
 #[cfg(unix)]
+pub mod pty;
+#[cfg(unix)]
 pub mod runtime_harness;
 
 use std::path::PathBuf;

@@ -1,0 +1,414 @@
+//! The real `zcode` TUI in a pseudo-terminal, end to end, against the fake
+//! model server (ASK-3, ASK-6, PLAN-1, PLAN-7, PLAN-10, TUI-4, TUI-5,
+//! GRANT-1, GRANT-3, APPR-6): keys go in as a terminal sends them, the
+//! screen is read back through a virtual terminal, and the model's side is
+//! checked in the requests the server received.
+//!
+//! Each test has its own server, project and `ZCODE_HOME`. Waits are on
+//! what the screen shows or what the server received, never on the clock.
+#![cfg(unix)]
+
+mod support;
+
+use serde_json::{Value, json};
+use std::path::Path;
+use support::fake_model_server::{FakeModelServer, Reply, sse};
+use support::pty::{Pty, PtyOptions, WAIT};
+use tokio::runtime::Runtime;
+
+/// A temporary project (the cwd) and `ZCODE_HOME`, and a runtime for the
+/// fake server, which serves from the runtime's threads while the test
+/// drives the terminal from its own.
+struct Harness {
+    home: tempfile::TempDir,
+    project: tempfile::TempDir,
+    rt: Runtime,
+    server: FakeModelServer,
+}
+
+impl Harness {
+    fn new() -> Self {
+        let rt = Runtime::new().expect("a tokio runtime");
+        let server = rt.block_on(FakeModelServer::start());
+        Self {
+            home: tempfile::tempdir().expect("temp home"),
+            project: tempfile::tempdir().expect("temp project"),
+            rt,
+            server,
+        }
+    }
+
+    fn project(&self) -> &Path {
+        self.project.path()
+    }
+
+    /// `zcode ARGS` in the project, its model the fake server.
+    fn start(&self, args: &[&str]) -> Pty {
+        let mut options = PtyOptions::new(
+            env!("CARGO_BIN_EXE_zcode"),
+            self.home.path(),
+            self.project(),
+        )
+        .env("OPENAI_BASE_URL", &self.server.openai_base_url());
+        for arg in args {
+            options = options.arg(arg);
+        }
+        Pty::spawn(options)
+    }
+
+    /// Waits until the server has received `n` requests.
+    fn wait_for_requests(&self, n: usize, pty: &Pty) {
+        let arrived = self.rt.block_on(self.server.wait_for_requests(n, WAIT));
+        assert!(
+            arrived,
+            "the server got {} requests, not {n}; the screen:\n{}",
+            self.server.request_count(),
+            pty.screen_text()
+        );
+    }
+
+    /// The body of request `i` (0-based).
+    fn request(&self, i: usize) -> Value {
+        self.server.requests()[i].json()
+    }
+}
+
+/// `zcode` with the offline demo provider: no model variables at all.
+fn start_offline(home: &Path, project: &Path) -> Pty {
+    Pty::spawn(PtyOptions::new(env!("CARGO_BIN_EXE_zcode"), home, project))
+}
+
+/// The `role: tool` messages of an OpenAI request, as `(tool_call_id, content)`.
+fn tool_results(body: &Value) -> Vec<(String, String)> {
+    body["messages"]
+        .as_array()
+        .expect("messages")
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| {
+            (
+                m["tool_call_id"].as_str().unwrap_or_default().to_string(),
+                m["content"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// The result of the tool call `id` in request `body`.
+fn tool_result(body: &Value, id: &str) -> String {
+    tool_results(body)
+        .into_iter()
+        .find(|(call, _)| call == id)
+        .map(|(_, content)| content)
+        .unwrap_or_else(|| panic!("no result for {id} in {body:#}"))
+}
+
+/// Waits for the idle composer after a turn (the spinner is gone).
+fn wait_idle(pty: &Pty) {
+    pty.wait_for("the turn to end", WAIT, |s| {
+        s.contents().contains("ctrl+c ×2")
+    });
+}
+
+// ------------------------------------------------------------ ASK-3/6
+
+#[test]
+fn ask6_multi_select_answer_typed_with_keys_reaches_the_model() {
+    let h = Harness::new();
+    let question = json!({"questions": [{
+        "question": "Which languages should the tool support?",
+        "header": "Languages",
+        "multiSelect": true,
+        "options": [
+            {"label": "Rust", "description": "systems"},
+            {"label": "Go", "description": "services"},
+            {"label": "Python", "description": "scripts"}
+        ]
+    }]});
+    h.server.enqueue_all([
+        Reply::sse(sse::openai_tool_calls(
+            "",
+            &[("call_q", "AskUserQuestion", &question.to_string())],
+        )),
+        Reply::sse(sse::openai_text("Rust and Python it is.")),
+    ]);
+    let mut pty = h.start(&[]);
+    pty.wait_for_mode("build");
+    pty.submit("set up the project");
+    // The question is in the tool cell first; keys go to the panel once
+    // it is open.
+    pty.wait_for_text("┌ Question");
+    // Check Rust, move down twice, check Python, Enter to the confirmation
+    // page, Enter to submit.
+    pty.send(" ");
+    pty.send("j");
+    pty.send("j");
+    pty.send(" ");
+    pty.send("\r");
+    pty.wait_for("the confirmation page", WAIT, |s| {
+        s.contents().contains("Rust, Python")
+    });
+    pty.send("\r");
+    h.wait_for_requests(2, &pty);
+    pty.wait_for_text("Rust and Python it is.");
+    assert_eq!(
+        tool_result(&h.request(1), "call_q"),
+        "User has answered your questions: \
+         \"Which languages should the tool support?\"=\"Rust, Python\". \
+         You can now continue with the user's answers in mind."
+    );
+    wait_idle(&pty);
+    assert!(pty.quit().success());
+}
+
+// --------------------------------------------------------- PLAN-7/10
+
+#[test]
+fn plan7_plan_approved_in_the_panel_writes_the_plan_file_and_leaves_plan() {
+    let h = Harness::new();
+    let plan = "# Add a greeting\n\n1. Write `hello.txt`\n2. Say hello";
+    let args = json!({ "plan": plan });
+    h.server.enqueue_all([
+        Reply::sse(sse::openai_tool_calls(
+            "",
+            &[("call_p", "ExitPlanMode", &args.to_string())],
+        )),
+        Reply::sse(sse::openai_text("Starting now.")),
+    ]);
+    let mut pty = h.start(&["--mode", "plan"]);
+    pty.wait_for_mode("plan");
+    pty.submit("plan a greeting");
+    pty.wait_for_text("Plan approval");
+    pty.wait_for_text("Approve the plan");
+    // The plan is shown as Markdown: the heading without its `#`.
+    assert!(pty.screen_text().contains("Add a greeting"));
+    pty.send("\r");
+    h.wait_for_requests(2, &pty);
+    pty.wait_for_mode("build");
+    pty.wait_for_text("Starting now.");
+    let result = tool_result(&h.request(1), "call_p");
+    assert!(
+        result.starts_with("User has approved your plan."),
+        "{result}"
+    );
+    let plans = h.project().join(".zcode").join("plans");
+    let files: Vec<_> = std::fs::read_dir(&plans)
+        .expect("the plans directory exists")
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    assert!(
+        files[0].starts_with("plan-") && files[0].ends_with(".md"),
+        "{files:?}"
+    );
+    let written = std::fs::read_to_string(plans.join(&files[0])).expect("plan file");
+    assert_eq!(written, plan);
+    wait_idle(&pty);
+    assert!(pty.quit().success());
+}
+
+// ------------------------------------------------------- PLAN-1/TUI-4
+
+#[test]
+fn tui4_shift_tab_shows_each_mode_in_turn() {
+    let home = tempfile::tempdir().expect("temp home");
+    let project = tempfile::tempdir().expect("temp project");
+    let mut pty = start_offline(home.path(), project.path());
+    pty.wait_for_mode("build");
+    for (label, description) in [
+        (
+            "edit",
+            "Edit selected files or relevant workspace files automatically.",
+        ),
+        ("yolo", "Edit and run commands with fewer confirmations."),
+        ("plan", ""),
+        ("build", "Ask before each file changes."),
+        ("edit", ""),
+    ] {
+        pty.shift_tab();
+        pty.wait_for_mode(label);
+        assert!(pty.row(-2).contains(description), "{}", pty.row(-2));
+    }
+    assert!(pty.quit().success());
+}
+
+// ------------------------------------------------- GRANT-1/3, APPR-6
+
+/// The Bash call both runs make.
+const COMMAND: &str = "touch granted.txt";
+
+fn bash_call(h: &Harness, id: &str) {
+    let input = json!({ "command": COMMAND });
+    h.server.enqueue_all([
+        Reply::sse(sse::openai_tool_calls(
+            "",
+            &[(id, "Bash", &input.to_string())],
+        )),
+        Reply::sse(sse::openai_text("Made the file.")),
+    ]);
+}
+
+#[test]
+fn grant1_always_allow_in_this_project_is_not_asked_again_in_a_new_run() {
+    let h = Harness::new();
+
+    // First run: asked; the user picks the project option.
+    bash_call(&h, "call_1");
+    let mut pty = h.start(&["--mode", "build"]);
+    pty.wait_for_mode("build");
+    pty.submit("make the file");
+    pty.wait_for_text("Always allow in this project");
+    pty.send("2");
+    h.wait_for_requests(2, &pty);
+    pty.wait_for_text("Made the file.");
+    let first = tool_result(&h.request(1), "call_1");
+    assert!(
+        h.project().join("granted.txt").exists(),
+        "the command ran: {first}"
+    );
+    wait_idle(&pty);
+    assert!(pty.quit().success());
+    drop(pty);
+    std::fs::remove_file(h.project().join("granted.txt")).expect("remove");
+
+    // Second run, same home and project: the same call runs unasked.
+    bash_call(&h, "call_2");
+    let mut pty = h.start(&["--mode", "build"]);
+    pty.wait_for_mode("build");
+    pty.submit("make the file again");
+    h.wait_for_requests(4, &pty);
+    pty.wait_for_text("Made the file.");
+    let second = tool_result(&h.request(3), "call_2");
+    assert!(
+        h.project().join("granted.txt").exists(),
+        "the command ran: {second}"
+    );
+    wait_idle(&pty);
+    let raw = String::from_utf8_lossy(&pty.raw_output()).into_owned();
+    assert!(
+        !raw.contains("Always allow in this project"),
+        "the second run asked again"
+    );
+    assert!(pty.quit().success());
+}
+
+// -------------------------------------------------------------- TUI-5
+
+/// The last position of `needle` in `haystack`.
+fn rfind(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).rposition(|w| w == needle)
+}
+
+fn assert_restored(raw: &[u8], screen: &vt100::Screen) {
+    let text = String::from_utf8_lossy(raw);
+    for (on, off, what) in [
+        (&b"\x1b[?1049h"[..], &b"\x1b[?1049l"[..], "alternate screen"),
+        (b"\x1b[?2004h", b"\x1b[?2004l", "bracketed paste"),
+        (b"\x1b[?1000h", b"\x1b[?1000l", "mouse capture"),
+    ] {
+        let entered = rfind(raw, on).unwrap_or_else(|| panic!("{what} never entered"));
+        let left = rfind(raw, off).unwrap_or_else(|| panic!("{what} never left: {text:?}"));
+        assert!(left > entered, "{what} left before it was entered");
+    }
+    // Nothing but the cursor coming back follows the alternate screen.
+    let left = rfind(raw, b"\x1b[?1049l").unwrap_or_default();
+    let tail = String::from_utf8_lossy(&raw[left + b"\x1b[?1049l".len()..]);
+    assert!(
+        tail.replace("\x1b[?25h", "").trim().is_empty(),
+        "after leaving the alternate screen: {tail:?}"
+    );
+    assert!(!screen.alternate_screen());
+    assert!(!screen.bracketed_paste());
+    assert_eq!(screen.mouse_protocol_mode(), vt100::MouseProtocolMode::None);
+    assert!(!screen.hide_cursor());
+}
+
+#[test]
+fn tui5_ctrl_c_twice_exits_0_and_restores_the_terminal() {
+    let home = tempfile::tempdir().expect("temp home");
+    let project = tempfile::tempdir().expect("temp project");
+    let mut pty = start_offline(home.path(), project.path());
+    pty.wait_for_mode("build");
+    let status = pty.quit();
+    assert!(status.success(), "exit {status:?}");
+    let raw = pty.raw_output();
+    pty.with_screen(|screen| assert_restored(&raw, screen));
+}
+
+#[test]
+fn tui5_terminal_with_the_kitty_keyboard_protocol_is_restored_too() {
+    let home = tempfile::tempdir().expect("temp home");
+    let project = tempfile::tempdir().expect("temp project");
+    let mut pty = Pty::spawn(
+        PtyOptions::new(env!("CARGO_BIN_EXE_zcode"), home.path(), project.path()).kitty(true),
+    );
+    pty.wait_for_mode("build");
+    // The flags pushed at start are popped at exit.
+    let status = pty.quit();
+    assert!(status.success(), "exit {status:?}");
+    let raw = pty.raw_output();
+    let pushed = rfind(&raw, b"\x1b[>1u").expect("flags pushed");
+    let popped = rfind(&raw, b"\x1b[<1u").expect("flags popped");
+    assert!(popped > pushed);
+    pty.with_screen(|screen| assert_restored(&raw, screen));
+}
+
+/// Where `needle` first occurs in `haystack`.
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+#[test]
+fn tui5_first_frame_does_not_wait_for_a_terminal_that_never_answers() {
+    let home = tempfile::tempdir().expect("temp home");
+    let project = tempfile::tempdir().expect("temp project");
+    let mut pty = Pty::spawn(
+        PtyOptions::new(env!("CARGO_BIN_EXE_zcode"), home.path(), project.path())
+            .answer_queries(false),
+    );
+    pty.wait_for_mode("build");
+    pty.wait_for_output("the keyboard protocol query", WAIT, |raw| {
+        find(raw, b"\x1b[?u\x1b[c").is_some()
+    });
+    let raw = pty.raw_output();
+    let frame = find(&raw, b"Ask before each file changes.").expect("the first frame");
+    let query = find(&raw, b"\x1b[?u\x1b[c").expect("the query");
+    assert!(frame < query, "the first frame waited for the query");
+    // No other terminal query (cursor position, secondary attributes,
+    // colours) is sent at start.
+    for other in [&b"\x1b[6n"[..], b"\x1b[>c", b"\x1b]10;?", b"\x1b]11;?"] {
+        assert!(find(&raw, other).is_none(), "unexpected query {other:?}");
+    }
+    // The keys typed while the query waits are not lost: it still quits.
+    assert!(pty.quit().success());
+    let raw = pty.raw_output();
+    pty.with_screen(|screen| assert_restored(&raw, screen));
+}
+
+#[test]
+fn tui5_bracketed_paste_and_resize_work_in_a_real_terminal() {
+    let home = tempfile::tempdir().expect("temp home");
+    let project = tempfile::tempdir().expect("temp project");
+    let mut pty = start_offline(home.path(), project.path());
+    pty.wait_for_mode("build");
+    // Terminals send CR for the line breaks inside a paste; the Enter
+    // inside it must not send the message.
+    pty.paste("first pasted line\rsecond pasted line");
+    pty.wait_for_text("second pasted line");
+    assert!(pty.screen_text().contains("first pasted line"));
+    // Narrower and shorter: the status line and footer move to the new
+    // bottom rows.
+    pty.resize(20, 60);
+    pty.wait_for("the redraw at 60x20", WAIT, |s| {
+        support::pty::row_text(s, -2).starts_with(" build ")
+    });
+    assert!(pty.screen_text().contains("second pasted line"));
+    // Ctrl+C clears the composer: the paste was never sent (a sent text
+    // would stay in the transcript). Then twice quits.
+    pty.ctrl_c();
+    pty.wait_for("the composer cleared", WAIT, |s| {
+        !s.contents().contains("second pasted line")
+    });
+    assert!(pty.quit().success());
+}
