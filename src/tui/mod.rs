@@ -11,6 +11,7 @@ pub mod keys;
 pub mod model;
 pub mod msg;
 pub mod terminal;
+pub mod transcript_layout;
 pub mod update;
 pub mod view;
 pub mod widgets;

@@ -251,7 +251,7 @@ pub struct Model {
     pub width: u16,
     pub height: u16,
     /// Lines scrolled back from the bottom of the transcript.
-    pub scroll: u16,
+    pub scroll: usize,
     /// Inputs the runtime queued behind the running turn.
     pub queued: Vec<String>,
     /// Ctrl+C was pressed once on an empty idle composer.
@@ -262,6 +262,8 @@ pub struct Model {
     pub monochrome: bool,
     /// Advances on every tick while busy.
     pub spinner: usize,
+    /// The cells' rows at the transcript's width, kept by `update` (TUI-2).
+    pub transcript_layout: crate::tui::transcript_layout::TranscriptLayout,
 }
 
 impl Model {
@@ -291,6 +293,7 @@ impl Model {
             dirty: true,
             monochrome: false,
             spinner: 0,
+            transcript_layout: Default::default(),
         }
     }
 

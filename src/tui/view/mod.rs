@@ -41,6 +41,20 @@ pub fn view(model: &Model, frame: &mut Frame) {
     status::render_footer(model, &theme, frame, footer_area);
 }
 
+/// The transcript's width in columns; `update` lays the transcript out
+/// for it.
+pub fn transcript_width(model: &Model) -> u16 {
+    model.width
+}
+
+/// The transcript's height in rows at the model's size, as `view` lays the
+/// screen out; `update` clamps the scroll with it.
+pub fn transcript_height(model: &Model) -> u16 {
+    let (width, height) = (model.width, model.height);
+    let others = approval::height(model, width, height) + composer::height(model, height) + 2;
+    height.saturating_sub(others).max(1)
+}
+
 /// Styles, monochrome under `NO_COLOR` (TUI-5): colours are dropped, the
 /// modifiers stay.
 #[derive(Debug, Clone, Copy)]
