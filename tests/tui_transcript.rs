@@ -13,6 +13,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use serde_json::json;
 use std::sync::OnceLock;
+use std::time::Instant;
 use zcode::runtime::protocol::{Denial, Event, TurnEnd};
 use zcode::tui::model::{Cell, ToolStatus};
 use zcode::tui::view::{Theme, transcript, transcript_height, transcript_width};
@@ -208,10 +209,23 @@ fn tui2_resize_lays_the_transcript_out_again() {
     assert!(m.transcript_layout.is_for(40, false));
     assert_eq!(m.scroll, 40);
     let lines = scratch_lines(&m);
+    // Right after the resize only the bottom is laid out again; the view
+    // lays out the rest of what it shows itself.
+    assert!(!m.transcript_layout.is_complete());
     let narrow = check_against(&m, &lines);
     assert!(narrow.iter().any(|r| r.contains("9992")), "{narrow:#?}");
+    // The following updates finish the relayout.
+    let mut ticks = 0;
+    while !m.transcript_layout.is_complete() {
+        update(&mut m, Msg::Tick(Instant::now()));
+        ticks += 1;
+    }
+    assert!(ticks <= TEN_THOUSAND / 200, "{ticks} ticks");
+    assert_eq!(m.transcript_layout.rows(), lines.len());
+    assert_eq!(check_against(&m, &lines), narrow);
     // Home beyond what a u16 scroll could reach.
     update(&mut m, key(KeyCode::Home));
+    assert_eq!(m.scroll, lines.len() - usize::from(transcript_height(&m)));
     assert!(m.scroll > usize::from(u16::MAX), "{}", m.scroll);
     let top = check_against(&m, &lines);
     assert!(top[0].starts_with("› message 0:"), "{top:#?}");

@@ -65,6 +65,11 @@ impl Fingerprint {
     }
 }
 
+/// Cells laid out again per `sync` after a width or theme change, from the
+/// bottom up: a resize costs a few frames, not the whole transcript at once;
+/// the rest follows on the next updates (ticks come ten times a second).
+const RELAYOUT_CHUNK: usize = 256;
+
 /// One cell laid out: the copy it was made from and its rows.
 #[derive(Clone)]
 struct Entry {
@@ -94,7 +99,11 @@ pub struct TranscriptLayout {
     entries: Vec<Entry>,
     /// `starts[i]` is the first row of cell `i` (the blank row between two
     /// cells belongs to the later one); the last element is the row count.
+    /// Empty while cells are pending.
     starts: Vec<usize>,
+    /// The first `pending` entries are still from before a width or theme
+    /// change; `sync` lays them out again from the bottom up.
+    pending: usize,
 }
 
 impl PartialEq for TranscriptLayout {
@@ -109,6 +118,7 @@ impl fmt::Debug for TranscriptLayout {
             .field("key", &self.key)
             .field("cells", &self.entries.len())
             .field("rows", &self.rows())
+            .field("pending", &self.pending)
             .finish()
     }
 }
@@ -116,19 +126,21 @@ impl fmt::Debug for TranscriptLayout {
 impl TranscriptLayout {
     /// Brings the layout in step with `cells` at `width`: lays out what is
     /// new or changed and keeps the rest. The last cell (the one that
-    /// streams) is compared in full; a width or theme change lays out
-    /// everything again.
+    /// streams) is compared in full. After a width or theme change every
+    /// cell is pending, and each call lays out a chunk of them.
     pub fn sync(&mut self, cells: &[Cell], width: u16, monochrome: bool) {
         if self.key != Some((width, monochrome)) {
             self.key = Some((width, monochrome));
-            self.entries.clear();
+            self.pending = self.entries.len();
             self.starts.clear();
         }
         let theme = Theme::new(monochrome);
         self.entries.truncate(cells.len());
+        self.pending = self.pending.min(cells.len());
         let mut first_changed = self.entries.len();
         let last = cells.len().saturating_sub(1);
-        for (i, (cell, entry)) in cells.iter().zip(self.entries.iter_mut()).enumerate() {
+        let pairs = cells.iter().zip(self.entries.iter_mut()).enumerate();
+        for (i, (cell, entry)) in pairs.skip(self.pending) {
             let fingerprint = Fingerprint::of(cell);
             if fingerprint == entry.fingerprint && i != last {
                 continue;
@@ -145,6 +157,21 @@ impl TranscriptLayout {
             self.entries
                 .push(Entry::new(cell, Fingerprint::of(cell), &theme, width));
         }
+        if self.pending > 0 {
+            let stop = self.pending.saturating_sub(RELAYOUT_CHUNK);
+            let redo = self.entries[stop..self.pending].iter_mut();
+            for (entry, cell) in redo.zip(&cells[stop..self.pending]) {
+                *entry = Entry::new(cell, Fingerprint::of(cell), &theme, width);
+            }
+            self.pending = stop;
+            if stop > 0 {
+                self.starts.clear();
+                return;
+            }
+        }
+        if self.starts.is_empty() {
+            first_changed = 0;
+        }
         self.starts.truncate(first_changed + 1);
         if self.starts.is_empty() {
             self.starts.push(0);
@@ -156,9 +183,15 @@ impl TranscriptLayout {
         }
     }
 
-    /// Whether the entries were made for this width and theme.
+    /// Whether the layout is for this width and theme (some cells may still
+    /// be pending).
     pub fn is_for(&self, width: u16, monochrome: bool) -> bool {
         self.key == Some((width, monochrome))
+    }
+
+    /// Whether every cell is laid out and the row starts are known.
+    pub fn is_complete(&self) -> bool {
+        self.pending == 0
     }
 
     /// How many cells are laid out.
@@ -191,9 +224,11 @@ impl TranscriptLayout {
     /// Whether entry `i` was made from `cell`, by fingerprint or, failing
     /// that, in full (a cloned model has new addresses, same contents).
     pub fn is_fresh(&self, i: usize, cell: &Cell) -> bool {
-        self.entries
-            .get(i)
-            .is_some_and(|e| e.fingerprint == Fingerprint::of(cell) || e.source == *cell)
+        i >= self.pending
+            && self
+                .entries
+                .get(i)
+                .is_some_and(|e| e.fingerprint == Fingerprint::of(cell) || e.source == *cell)
     }
 
     /// The rows of cell `i` when its entry was made from exactly `cell`;
@@ -201,7 +236,7 @@ impl TranscriptLayout {
     pub fn lines(&self, i: usize, cell: &Cell) -> Option<&[Line<'static>]> {
         self.entries
             .get(i)
-            .filter(|e| e.source == *cell)
+            .filter(|e| i >= self.pending && e.source == *cell)
             .map(|e| e.lines.as_slice())
     }
 }

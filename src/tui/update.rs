@@ -25,9 +25,13 @@ fn sync_transcript(model: &mut Model) {
     model
         .transcript_layout
         .sync(&model.cells, width, model.monochrome);
-    let rows = super::view::transcript::row_count(model, width);
-    let height = usize::from(super::view::transcript_height(model));
-    model.scroll = model.scroll.min(rows.saturating_sub(height));
+    // While a relayout is under way the row count is unknown; the view
+    // clamps until it is done.
+    if model.transcript_layout.is_complete() {
+        let rows = super::view::transcript::row_count(model, width);
+        let height = usize::from(super::view::transcript_height(model));
+        model.scroll = model.scroll.min(rows.saturating_sub(height));
+    }
 }
 
 fn apply(model: &mut Model, msg: Msg) -> Vec<Cmd> {

@@ -35,6 +35,7 @@ pub fn row_count(model: &Model, width: u16) -> usize {
     let theme = Theme::new(model.monochrome);
     let layout = &model.transcript_layout;
     let in_step = !model.cells.is_empty()
+        && layout.is_complete()
         && layout.is_for(width, model.monochrome)
         && layout.len() == model.cells.len();
     if in_step {
@@ -45,7 +46,8 @@ pub fn row_count(model: &Model, width: u16) -> usize {
 }
 
 /// The visible rows and the clamped scroll, read from the layout; `None`
-/// when the layout is not in step with the cells at this width.
+/// when the layout is not complete and in step with the cells at this
+/// width.
 fn cached_window(
     model: &Model,
     width: u16,
@@ -55,6 +57,7 @@ fn cached_window(
     let layout = &model.transcript_layout;
     let cells = &model.cells;
     if cells.is_empty()
+        || !layout.is_complete()
         || !layout.is_for(width, model.monochrome)
         || layout.len() != cells.len()
         || !cells.iter().enumerate().all(|(i, c)| layout.is_fresh(i, c))
