@@ -14,6 +14,7 @@ pub mod msg;
 pub mod picker;
 pub mod slash;
 pub mod terminal;
+pub mod transcript_layout;
 pub mod update;
 pub mod view;
 pub mod widgets;

@@ -301,7 +301,7 @@ pub struct Model {
     pub width: u16,
     pub height: u16,
     /// Lines scrolled back from the bottom of the transcript.
-    pub scroll: u16,
+    pub scroll: usize,
     /// Inputs the runtime queued behind the running turn.
     pub queued: Vec<String>,
     /// Ctrl+C was pressed once on an empty idle composer.
@@ -324,6 +324,8 @@ pub struct Model {
     pub context_window: u64,
     /// Input tokens of the last request: how full the context is.
     pub context_tokens: u64,
+    /// The cells' rows at the transcript's width, kept by `update` (TUI-2).
+    pub transcript_layout: crate::tui::transcript_layout::TranscriptLayout,
 }
 
 impl Model {
@@ -359,6 +361,7 @@ impl Model {
             sidebar_hidden: false,
             context_window: 0,
             context_tokens: 0,
+            transcript_layout: Default::default(),
         }
     }
 

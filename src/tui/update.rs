@@ -15,7 +15,24 @@ pub fn update(model: &mut Model, msg: Msg) -> Vec<Cmd> {
     let cmds = apply(model, msg);
     // The head request's question panel exists as soon as it is shown.
     ensure_question_panel(model);
+    sync_transcript(model);
     cmds
+}
+
+/// Lays out what changed in the transcript, whatever changed it, and keeps
+/// the scroll within it (TUI-2).
+fn sync_transcript(model: &mut Model) {
+    let width = super::view::transcript_width(model);
+    model
+        .transcript_layout
+        .sync(&model.cells, width, model.monochrome);
+    // While a relayout is under way the row count is unknown; the view
+    // clamps until it is done.
+    if model.transcript_layout.is_complete() {
+        let rows = super::view::transcript::row_count(model, width);
+        let height = usize::from(super::view::transcript_height(model));
+        model.scroll = model.scroll.min(rows.saturating_sub(height));
+    }
 }
 
 fn apply(model: &mut Model, msg: Msg) -> Vec<Cmd> {
@@ -81,8 +98,8 @@ fn page(model: &Model) -> i32 {
 }
 
 fn scroll_by(model: &mut Model, delta: i32) {
-    let next = (i32::from(model.scroll) + delta).clamp(0, i32::from(u16::MAX));
-    model.scroll = u16::try_from(next).unwrap_or(u16::MAX);
+    let delta = isize::try_from(delta).unwrap_or_default();
+    model.scroll = model.scroll.saturating_add_signed(delta);
     model.dirty = true;
 }
 
@@ -170,7 +187,8 @@ fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Cmd> {
             Vec::new()
         }
         Action::Top => {
-            model.scroll = u16::MAX;
+            // Clamped to the top row once the transcript is synchronised.
+            model.scroll = usize::MAX;
             Vec::new()
         }
         Action::Bottom => {
@@ -200,7 +218,7 @@ fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Cmd> {
             Vec::new()
         }
         Action::Home => {
-            model.scroll = u16::MAX;
+            model.scroll = usize::MAX;
             Vec::new()
         }
         Action::End => {

@@ -26,11 +26,8 @@ pub fn transcript_width(model: &Model) -> u16 {
 pub fn view(model: &Model, frame: &mut Frame) {
     let area = frame.area();
     let theme = Theme::new(model.monochrome);
-    let composer_height = composer::height(model, area.height);
-    let approval_height = approval::height(model, area.width, area.height);
-    // The picker or the slash popup sits right above the composer.
-    let overlay_height = (picker::height(model) + slash_popup::height(model))
-        .min(area.height.saturating_sub(composer_height + 3));
+    let (approval_height, overlay_height, composer_height) =
+        panel_heights(model, area.width, area.height);
     let [
         main_area,
         approval_area,
@@ -73,6 +70,26 @@ pub fn view(model: &Model, frame: &mut Frame) {
     composer::render(model, &theme, frame, composer_area);
     status::render_status(model, &theme, frame, status_area);
     status::render_footer(model, &theme, frame, footer_area);
+}
+
+/// The transcript's height in rows at the model's size, as `view` lays the
+/// screen out; `update` clamps the scroll with it.
+pub fn transcript_height(model: &Model) -> u16 {
+    let (approval, overlay, composer) = panel_heights(model, model.width, model.height);
+    let others = approval + overlay + composer + 2;
+    model.height.saturating_sub(others).max(1)
+}
+
+/// The heights of the approval panel, the picker or slash popup, and the
+/// composer on a screen of this size: one computation for `view` and for
+/// `transcript_height`.
+fn panel_heights(model: &Model, width: u16, height: u16) -> (u16, u16, u16) {
+    let composer_height = composer::height(model, height);
+    let approval_height = approval::height(model, width, height);
+    // The picker or the slash popup sits right above the composer.
+    let overlay_height = (picker::height(model) + slash_popup::height(model))
+        .min(height.saturating_sub(composer_height + 3));
+    (approval_height, overlay_height, composer_height)
 }
 
 /// Styles, monochrome under `NO_COLOR` (TUI-5): colours are dropped, the

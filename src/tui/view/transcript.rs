@@ -10,14 +10,15 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 /// Renders the transcript, bottom-anchored, scrolled back by `model.scroll`.
+/// Only the visible rows are built (TUI-2): from the layout `update` keeps
+/// when it is in step with the cells at this width, else by laying out
+/// cells from the bottom up until the window is full.
 pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
-    let lines = lines(model, theme, usize::from(area.width));
+    let width = usize::from(area.width);
     let height = usize::from(area.height);
-    let max_scroll = lines.len().saturating_sub(height);
-    let scroll = usize::from(model.scroll).min(max_scroll);
-    let end = lines.len() - scroll;
-    let start = end.saturating_sub(height);
-    let mut visible: Vec<Line> = lines[start..end].to_vec();
+    let tail = tail_lines(model, theme, width);
+    let (mut visible, scroll) = cached_window(model, area.width, height, &tail)
+        .unwrap_or_else(|| walked_window(model, theme, width, height, tail));
     if scroll > 0 && !visible.is_empty() {
         let last = visible.len() - 1;
         visible[last] = Line::from(Span::styled(
@@ -28,21 +29,115 @@ pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
     frame.render_widget(Paragraph::new(visible), area);
 }
 
+/// How many rows the transcript has at `width`: from the layout as
+/// `update` just synchronised it, else by laying everything out.
+pub fn row_count(model: &Model, width: u16) -> usize {
+    let theme = Theme::new(model.monochrome);
+    let layout = &model.transcript_layout;
+    let in_step = !model.cells.is_empty()
+        && layout.is_complete()
+        && layout.is_for(width, model.monochrome)
+        && layout.len() == model.cells.len();
+    if in_step {
+        layout.rows() + tail_lines(model, &theme, usize::from(width)).len()
+    } else {
+        lines(model, &theme, usize::from(width)).len()
+    }
+}
+
+/// The visible rows and the clamped scroll, read from the layout; `None`
+/// when the layout is not complete and in step with the cells at this
+/// width.
+fn cached_window(
+    model: &Model,
+    width: u16,
+    height: usize,
+    tail: &[Line<'static>],
+) -> Option<(Vec<Line<'static>>, usize)> {
+    let layout = &model.transcript_layout;
+    let cells = &model.cells;
+    if cells.is_empty()
+        || !layout.is_complete()
+        || !layout.is_for(width, model.monochrome)
+        || layout.len() != cells.len()
+        || !cells.iter().enumerate().all(|(i, c)| layout.is_fresh(i, c))
+    {
+        return None;
+    }
+    let head = layout.rows();
+    let total = head + tail.len();
+    let scroll = model.scroll.min(total.saturating_sub(height));
+    let end = total - scroll;
+    let start = end.saturating_sub(height);
+    let mut out = Vec::with_capacity(end - start);
+    let mut row = start;
+    let mut i = layout.cell_at(start);
+    while row < end.min(head) {
+        let cell = cells.get(i)?;
+        let rows = layout.lines(i, cell)?;
+        let (first, next) = (layout.start(i), layout.start(i + 1));
+        for r in row..next.min(end) {
+            match (r - first).checked_sub(usize::from(i > 0)) {
+                Some(k) => out.push(rows.get(k)?.clone()),
+                None => out.push(Line::default()),
+            }
+        }
+        row = next;
+        i += 1;
+    }
+    if end > head {
+        out.extend(tail[start.max(head) - head..end - head].iter().cloned());
+    }
+    Some((out, scroll))
+}
+
+/// The visible rows and the clamped scroll, laying out cells from the
+/// bottom up (reusing the layout's rows where they match) until the window
+/// is full; a scroll to the top lays out everything.
+fn walked_window(
+    model: &Model,
+    theme: &Theme,
+    width: usize,
+    height: usize,
+    tail: Vec<Line<'static>>,
+) -> (Vec<Line<'static>>, usize) {
+    let layout = &model.transcript_layout;
+    let reuse = u16::try_from(width).is_ok_and(|w| layout.is_for(w, model.monochrome));
+    let needed = model.scroll.saturating_add(height);
+    let mut collected = tail.len();
+    let mut chunks = vec![tail];
+    if model.cells.is_empty() {
+        let banner = banner_lines(model, theme, width);
+        collected += banner.len();
+        chunks.push(banner);
+    }
+    for (i, cell) in model.cells.iter().enumerate().rev() {
+        if collected >= needed {
+            break;
+        }
+        let mut rows = Vec::new();
+        if i > 0 {
+            rows.push(Line::default());
+        }
+        match layout.lines(i, cell).filter(|_| reuse) {
+            Some(cached) => rows.extend_from_slice(cached),
+            None => cell_lines(cell, theme, width, &mut rows),
+        }
+        collected += rows.len();
+        chunks.push(rows);
+    }
+    let rows: Vec<Line<'static>> = chunks.into_iter().rev().flatten().collect();
+    let scroll = model.scroll.min(rows.len().saturating_sub(height));
+    let end = rows.len() - scroll;
+    let start = end.saturating_sub(height);
+    (rows[start..end].to_vec(), scroll)
+}
+
 /// All rows of the transcript, already wrapped to `width`.
 pub fn lines(model: &Model, theme: &Theme, width: usize) -> Vec<Line<'static>> {
     let mut out: Vec<Line<'static>> = Vec::new();
     if model.cells.is_empty() {
-        out.push(Line::from(Span::styled("zcode", theme.accent())));
-        if !model.workspace.is_empty() {
-            out.push(Line::from(Span::styled(
-                truncate(&model.workspace, width),
-                theme.dim(),
-            )));
-        }
-        out.push(Line::from(Span::styled(
-            "Type a task and press Enter. Shift+Tab changes the mode.",
-            theme.dim(),
-        )));
+        out.extend(banner_lines(model, theme, width));
     }
     for (i, cell) in model.cells.iter().enumerate() {
         if i > 0 {
@@ -50,6 +145,29 @@ pub fn lines(model: &Model, theme: &Theme, width: usize) -> Vec<Line<'static>> {
         }
         cell_lines(cell, theme, width, &mut out);
     }
+    out.extend(tail_lines(model, theme, width));
+    out
+}
+
+/// What an empty session shows.
+fn banner_lines(model: &Model, theme: &Theme, width: usize) -> Vec<Line<'static>> {
+    let mut out = vec![Line::from(Span::styled("zcode", theme.accent()))];
+    if !model.workspace.is_empty() {
+        out.push(Line::from(Span::styled(
+            truncate(&model.workspace, width),
+            theme.dim(),
+        )));
+    }
+    out.push(Line::from(Span::styled(
+        "Type a task and press Enter. Shift+Tab changes the mode.",
+        theme.dim(),
+    )));
+    out
+}
+
+/// The inputs queued behind the running turn, below the cells.
+fn tail_lines(model: &Model, theme: &Theme, width: usize) -> Vec<Line<'static>> {
+    let mut out = Vec::new();
     for text in &model.queued {
         out.push(Line::default());
         push_prefixed(
@@ -64,7 +182,8 @@ pub fn lines(model: &Model, theme: &Theme, width: usize) -> Vec<Line<'static>> {
     out
 }
 
-fn cell_lines(cell: &Cell, theme: &Theme, width: usize, out: &mut Vec<Line<'static>>) {
+/// The rows of one cell at `width`, appended to `out`.
+pub fn cell_lines(cell: &Cell, theme: &Theme, width: usize, out: &mut Vec<Line<'static>>) {
     match cell {
         Cell::User { text } => push_prefixed(out, text, "› ", theme.accent(), theme.bold(), width),
         Cell::Assistant { text, streaming } => {
