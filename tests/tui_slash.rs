@@ -609,6 +609,9 @@ fn run5_history_event_replays_cells() {
                 summary: "ls".into(),
                 status: ToolStatus::Done,
                 detail: "README.md".into(),
+                output: "README.md\nsrc".into(),
+                diff: None,
+                expanded: false,
             },
             Cell::Assistant {
                 text: "Two entries.".into(),

@@ -39,6 +39,8 @@ pub enum Action {
     End,
     /// Ctrl+T: show or hide the todo sidebar (TODO-7).
     ToggleSidebar,
+    /// Ctrl+O: expand or collapse the tool outputs in the transcript.
+    ToggleToolOutput,
     Char(char),
     Ignore,
 }
@@ -91,6 +93,7 @@ fn press_action(key: KeyEvent) -> Action {
         KeyCode::Char('e') if ctrl => Action::LineEnd,
         KeyCode::Char('w') if ctrl => Action::DeleteWord,
         KeyCode::Char('t' | 'T') if ctrl => Action::ToggleSidebar,
+        KeyCode::Char('o' | 'O') if ctrl => Action::ToggleToolOutput,
         // Shift+Tab (PLAN-1): legacy terminals send BackTab; with the kitty
         // protocol it arrives as BackTab+Shift or Tab+Shift.
         KeyCode::BackTab => Action::CycleMode,

@@ -35,6 +35,12 @@ pub enum Cell {
         status: ToolStatus,
         /// The first line of the output, or the denial reason.
         detail: String,
+        /// The whole output (capped), shown when the cell is expanded.
+        output: String,
+        /// What an Edit or Write changed, as a unified diff.
+        diff: Option<String>,
+        /// Showing the whole output rather than its first line (Ctrl+O).
+        expanded: bool,
     },
     Notice {
         text: String,
@@ -316,6 +322,8 @@ pub struct Model {
     pub slash: crate::tui::slash::PopupState,
     /// The open picker (`/mode`, `/model`, `/permissions`, `/resume`).
     pub picker: Option<crate::tui::picker::Picker>,
+    /// Tool cells show their whole output (Ctrl+O); new cells follow.
+    pub tools_expanded: bool,
     /// The session's todo list (TODO-7), shown in the sidebar.
     pub todos: Vec<TodoItem>,
     /// The user hid the sidebar (Ctrl+T).
@@ -357,6 +365,7 @@ impl Model {
             spinner: 0,
             slash: Default::default(),
             picker: None,
+            tools_expanded: false,
             todos: Vec::new(),
             sidebar_hidden: false,
             context_window: 0,

@@ -15,14 +15,14 @@ use std::fmt;
 /// without reading the text; a cell whose fingerprint differs is compared
 /// in full before it is laid out again.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Fingerprint([usize; 10]);
+struct Fingerprint([usize; 12]);
 
 impl Fingerprint {
     fn of(cell: &Cell) -> Self {
         fn text(s: &str) -> [usize; 2] {
             [s.as_ptr() as usize, s.len()]
         }
-        let mut fp = [0usize; 10];
+        let mut fp = [0usize; 12];
         match cell {
             Cell::User { text: t } => {
                 fp[0] = 1;
@@ -39,6 +39,9 @@ impl Fingerprint {
                 summary,
                 status,
                 detail,
+                output,
+                diff,
+                expanded,
             } => {
                 fp[0] = 3;
                 fp[1] = match status {
@@ -46,11 +49,14 @@ impl Fingerprint {
                     ToolStatus::Done => 1,
                     ToolStatus::Failed => 2,
                     ToolStatus::Denied => 3,
-                };
+                } + 4 * usize::from(*expanded);
                 fp[2..4].copy_from_slice(&text(call_id));
                 fp[4..6].copy_from_slice(&text(tool));
                 fp[6..8].copy_from_slice(&text(summary));
                 fp[8..10].copy_from_slice(&text(detail));
+                // The output and the diff change together, once.
+                fp[10] = output.as_ptr() as usize ^ output.len();
+                fp[11] = diff.as_ref().map_or(0, |d| d.as_ptr() as usize ^ d.len());
             }
             Cell::Notice { text: t } => {
                 fp[0] = 4;

@@ -130,6 +130,11 @@ fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Cmd> {
         model.sidebar_hidden = !model.sidebar_hidden;
         return Vec::new();
     }
+    // So do the tool outputs: reading a command's output helps to answer.
+    if act == Action::ToggleToolOutput {
+        toggle_tool_output(model);
+        return Vec::new();
+    }
     if !model.approvals.is_empty() {
         return on_approval_key(model, act);
     }
@@ -270,7 +275,7 @@ fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Cmd> {
             model.history_pos = None;
             Vec::new()
         }
-        Action::Ignore | Action::ToggleSidebar => Vec::new(),
+        Action::Ignore | Action::ToggleSidebar | Action::ToggleToolOutput => Vec::new(),
     }
 }
 
@@ -588,6 +593,9 @@ fn on_event(model: &mut Model, event: Event) {
                 summary: input_summary(&input),
                 status: ToolStatus::Running,
                 detail: String::new(),
+                output: String::new(),
+                diff: None,
+                expanded: model.tools_expanded,
             });
         }
         Event::PermissionRequested { request } => model.approvals.push_back(request),
@@ -607,6 +615,7 @@ fn on_event(model: &mut Model, event: Event) {
             call_id,
             output,
             is_error,
+            diff,
             ..
         } => {
             let status = if is_error {
@@ -615,7 +624,9 @@ fn on_event(model: &mut Model, event: Event) {
                 ToolStatus::Done
             };
             let line = first_line(&output);
-            set_tool(model, &call_id, status, line);
+            if set_tool(model, &call_id, status, line) {
+                set_tool_output(model, &call_id, kept_output(&output), diff);
+            }
         }
         Event::ToolCallDenied { denial } => {
             if !set_tool(
@@ -630,6 +641,9 @@ fn on_event(model: &mut Model, event: Event) {
                     summary: input_summary(&denial.input),
                     status: ToolStatus::Denied,
                     detail: denial.reason,
+                    output: String::new(),
+                    diff: None,
+                    expanded: model.tools_expanded,
                 });
             }
         }
@@ -704,6 +718,9 @@ fn replay_history(model: &mut Model, items: Vec<HistoryItem>) {
                     ToolStatus::Done
                 },
                 detail: first_line(&output),
+                output: kept_output(&output),
+                diff: None,
+                expanded: model.tools_expanded,
             },
             HistoryItem::Summary => Cell::Notice {
                 text: "older history was summarised".into(),
@@ -742,6 +759,61 @@ fn set_tool(model: &mut Model, id: &str, new_status: ToolStatus, new_detail: Str
         }
     }
     false
+}
+
+/// Tool output rows a cell keeps: enough to read, bounded in memory.
+const KEPT_OUTPUT_LINES: usize = 500;
+
+/// The output a tool cell keeps: at most `KEPT_OUTPUT_LINES` lines, tabs
+/// and control characters made printable, outer blank lines dropped.
+fn kept_output(output: &str) -> String {
+    let mut lines: Vec<String> = output
+        .lines()
+        .skip_while(|l| l.trim().is_empty())
+        .take(KEPT_OUTPUT_LINES)
+        .map(|l| {
+            l.replace('\t', "    ")
+                .chars()
+                .filter(|c| !c.is_control())
+                .collect()
+        })
+        .collect();
+    let total = output.lines().count();
+    if total > KEPT_OUTPUT_LINES {
+        lines.push(format!("… {} more lines", total - KEPT_OUTPUT_LINES));
+    }
+    while lines.last().is_some_and(|l| l.trim().is_empty()) {
+        lines.pop();
+    }
+    lines.join("\n")
+}
+
+/// Stores the output and diff of the tool cell of `id`.
+fn set_tool_output(model: &mut Model, id: &str, new_output: String, new_diff: Option<String>) {
+    for cell in model.cells.iter_mut().rev() {
+        if let Cell::Tool {
+            call_id,
+            output,
+            diff,
+            ..
+        } = cell
+            && call_id == id
+        {
+            *output = new_output;
+            *diff = new_diff;
+            return;
+        }
+    }
+}
+
+/// Ctrl+O: every tool cell shows its whole output, or its first line again.
+fn toggle_tool_output(model: &mut Model) {
+    model.tools_expanded = !model.tools_expanded;
+    for cell in &mut model.cells {
+        if let Cell::Tool { expanded, .. } = cell {
+            *expanded = model.tools_expanded;
+        }
+    }
 }
 
 /// The first non-empty line of a tool's output, tabs and control

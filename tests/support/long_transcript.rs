@@ -28,6 +28,9 @@ pub fn cell(i: usize) -> Cell {
                 ToolStatus::Done
             },
             detail: format!("test result: ok. {i} passed; 0 failed"),
+            output: format!("running {i} tests\ntest result: ok. {i} passed; 0 failed"),
+            diff: None,
+            expanded: false,
         },
         _ => Cell::Notice {
             text: format!("notice {i}: context at {}%", i % 100),

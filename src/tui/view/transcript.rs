@@ -2,6 +2,7 @@
 
 use super::{Theme, truncate, wrap};
 use crate::tui::model::{Cell, Model, ToolStatus};
+use crate::tui::widgets::diff::{DiffLineKind, classify, render_diff};
 use crate::tui::widgets::markdown::{render_markdown, render_streaming};
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -216,6 +217,9 @@ pub fn cell_lines(cell: &Cell, theme: &Theme, width: usize, out: &mut Vec<Line<'
             summary,
             status,
             detail,
+            output,
+            diff,
+            expanded,
             ..
         } => {
             let (mark, style, label) = match status {
@@ -237,6 +241,10 @@ pub fn cell_lines(cell: &Cell, theme: &Theme, width: usize, out: &mut Vec<Line<'
                 )));
             }
             out.push(Line::from(spans));
+            if *expanded && (!output.is_empty() || diff.is_some()) {
+                expanded_output(output, diff.as_deref(), *status, theme, width, out);
+                return;
+            }
             let detail = match (label.is_empty(), detail.is_empty()) {
                 (_, false) => detail.clone(),
                 (false, true) => label.to_string(),
@@ -248,6 +256,23 @@ pub fn cell_lines(cell: &Cell, theme: &Theme, width: usize, out: &mut Vec<Line<'
                     Span::styled("  └ ", theme.dim()),
                     Span::styled(row, detail_style(*status, theme)),
                 ]));
+            }
+            // An Edit or Write shows what it changed; other tools say how
+            // much more there is to read.
+            let hidden = match diff {
+                Some(diff) => diff_rows(diff, COLLAPSED_DIFF_ROWS, theme, width, out),
+                None => output
+                    .lines()
+                    .filter(|l| !l.trim().is_empty())
+                    .count()
+                    .saturating_sub(1),
+            };
+            if hidden > 0 {
+                let noun = if hidden == 1 { "line" } else { "lines" };
+                out.push(Line::from(Span::styled(
+                    format!("    … +{hidden} {noun} (ctrl+o to expand)"),
+                    theme.dim(),
+                )));
             }
         }
         Cell::Notice { text } => push_prefixed(
@@ -267,6 +292,67 @@ pub fn cell_lines(cell: &Cell, theme: &Theme, width: usize, out: &mut Vec<Line<'
             width,
         ),
     }
+}
+
+/// Diff rows a collapsed Edit or Write cell shows.
+const COLLAPSED_DIFF_ROWS: usize = 8;
+
+/// The whole output of an expanded tool cell, or its diff when it has one.
+fn expanded_output(
+    output: &str,
+    diff: Option<&str>,
+    status: ToolStatus,
+    theme: &Theme,
+    width: usize,
+    out: &mut Vec<Line<'static>>,
+) {
+    if let Some(diff) = diff {
+        if let Some(first) = output.lines().next() {
+            out.push(Line::from(vec![
+                Span::styled("  └ ", theme.dim()),
+                Span::styled(truncate(first, width.saturating_sub(4)), theme.dim()),
+            ]));
+        }
+        diff_rows(diff, usize::MAX, theme, width, out);
+        return;
+    }
+    let style = detail_style(status, theme);
+    for (i, line) in output.lines().enumerate() {
+        let lead = if i == 0 { "  └ " } else { "    " };
+        out.push(Line::from(vec![
+            Span::styled(lead, theme.dim()),
+            Span::styled(truncate(line, width.saturating_sub(4)), style),
+        ]));
+    }
+}
+
+/// Appends at most `max` rows of a unified diff, in colour, without its
+/// file headers; returns how many rows were left out.
+fn diff_rows(
+    diff: &str,
+    max: usize,
+    theme: &Theme,
+    width: usize,
+    out: &mut Vec<Line<'static>>,
+) -> usize {
+    let widgets = theme.widgets();
+    let rows: Vec<Line<'static>> = render_diff(diff, &widgets)
+        .into_iter()
+        .filter(|line| {
+            let text: String = line.spans.iter().map(|s| s.content.as_ref()).collect();
+            classify(&text) != DiffLineKind::Header
+        })
+        .collect();
+    let total = rows.len();
+    for row in rows.into_iter().take(max) {
+        let style = row.spans.first().map(|s| s.style).unwrap_or_default();
+        let text: String = row.spans.iter().map(|s| s.content.as_ref()).collect();
+        out.push(Line::from(vec![
+            Span::raw("    "),
+            Span::styled(truncate(&text, width.saturating_sub(4)), style),
+        ]));
+    }
+    total.saturating_sub(max)
 }
 
 fn detail_style(status: ToolStatus, theme: &Theme) -> Style {
