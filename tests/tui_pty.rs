@@ -412,3 +412,48 @@ fn tui5_bracketed_paste_and_resize_work_in_a_real_terminal() {
     });
     assert!(pty.quit().success());
 }
+
+/// Ctrl+Z under a job-control shell, as a user runs zcode: the shell reports
+/// the job stopped with the terminal given back, `fg` brings the UI back,
+/// redrawn and taking keys (TUI-5).
+#[test]
+fn tui5_ctrl_z_suspends_to_the_shell_and_fg_resumes() {
+    let home = tempfile::tempdir().expect("temp home");
+    let project = tempfile::tempdir().expect("temp project");
+    let pty = Pty::spawn(
+        PtyOptions::new("bash", home.path(), project.path())
+            .arg("--norc")
+            .arg("--noprofile")
+            .arg("-i")
+            .env("PS1", "shell$ "),
+    );
+    pty.wait_for_text("shell$");
+    pty.send(format!("{}\r", env!("CARGO_BIN_EXE_zcode")));
+    pty.wait_for_mode("build");
+    let before = pty.raw_output().len();
+    pty.send([0x1a]);
+    // The shell took over: the alternate screen was left, the job stopped.
+    pty.wait_for_output("the alternate screen left", WAIT, |raw| {
+        find(&raw[before.min(raw.len())..], b"\x1b[?1049l").is_some()
+    });
+    pty.wait_for_text("Stopped");
+    let stopped = pty.raw_output().len();
+    pty.send("fg\r");
+    pty.wait_for_output("the alternate screen entered again", WAIT, |raw| {
+        find(&raw[stopped.min(raw.len())..], b"\x1b[?1049h").is_some()
+    });
+    pty.wait_for_mode("build");
+    // Keys reach the UI again.
+    pty.shift_tab();
+    pty.wait_for_mode("edit");
+    pty.ctrl_c();
+    pty.wait_for_text("again to quit");
+    pty.ctrl_c();
+    pty.wait_for_text("shell$");
+    let raw = pty.raw_output();
+    let tail = &raw[stopped.min(raw.len())..];
+    assert!(
+        find(tail, b"\x1b[?1049l").is_some(),
+        "the terminal was not restored at exit"
+    );
+}

@@ -9,8 +9,8 @@ use crossterm::event::{
 };
 use crossterm::execute;
 use crossterm::terminal::{
-    EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
-    supports_keyboard_enhancement,
+    Clear, ClearType, EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode,
+    enable_raw_mode, supports_keyboard_enhancement,
 };
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
@@ -63,7 +63,13 @@ impl TuiTerminal {
         }
         enter_modes()?;
         enhance_keyboard();
-        self.terminal.clear()
+        // `Terminal::clear` asks the terminal where the cursor is, and the
+        // app stopped with an error when no answer came. Clearing the screen
+        // ourselves and resetting the last frame (after a draw the other
+        // buffer is already empty) redraws everything without asking.
+        execute!(io::stdout(), Clear(ClearType::All))?;
+        self.terminal.swap_buffers();
+        Ok(())
     }
 }
 
