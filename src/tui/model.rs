@@ -257,7 +257,8 @@ pub fn approval_options(request: &PermissionRequest) -> Vec<ApprovalOption> {
 }
 
 /// The one line that says what a tool call does: the Bash command, the
-/// file path, the URL, the pattern; else the compact JSON input.
+/// file path, the URL, the pattern, how many todos, the first question;
+/// else the compact JSON input.
 pub fn input_summary(input: &Value) -> String {
     let field = [
         "command",
@@ -270,11 +271,27 @@ pub fn input_summary(input: &Value) -> String {
     ]
     .iter()
     .find_map(|k| input.get(*k).and_then(Value::as_str));
-    match field {
-        Some(s) => s.to_string(),
-        None if input.as_object().is_some_and(|o| o.is_empty()) => String::new(),
-        None => input.to_string(),
+    if let Some(s) = field {
+        return s.to_string();
     }
+    // Lists read better as what they hold than as JSON.
+    if let Some(todos) = input.get("todos").and_then(Value::as_array) {
+        let noun = if todos.len() == 1 { "todo" } else { "todos" };
+        return format!("{} {noun}", todos.len());
+    }
+    if let Some(first) = input
+        .get("questions")
+        .and_then(Value::as_array)
+        .and_then(|q| q.first())
+        .and_then(|q| q.get("question"))
+        .and_then(Value::as_str)
+    {
+        return first.to_string();
+    }
+    if input.as_object().is_some_and(|o| o.is_empty()) {
+        return String::new();
+    }
+    input.to_string()
 }
 
 /// The whole UI state.
@@ -391,5 +408,30 @@ impl Model {
             .unwrap_or(&self.session_id);
         let end = id.char_indices().nth(8).map_or(id.len(), |(i, _)| i);
         &id[..end]
+    }
+}
+
+#[cfg(test)]
+mod summary_tests {
+    use super::input_summary;
+    use serde_json::json;
+
+    #[test]
+    fn tui2_tool_cells_summarise_lists_not_json() {
+        assert_eq!(input_summary(&json!({"command": "ls"})), "ls");
+        assert_eq!(
+            input_summary(&json!({"todos": [{"content": "a"}, {"content": "b"}]})),
+            "2 todos"
+        );
+        assert_eq!(
+            input_summary(&json!({"todos": [{"content": "a"}]})),
+            "1 todo"
+        );
+        assert_eq!(
+            input_summary(&json!({"questions": [{"question": "Which CI?"}]})),
+            "Which CI?"
+        );
+        assert_eq!(input_summary(&json!({})), "");
+        assert_eq!(input_summary(&json!({"n": 1})), r#"{"n":1}"#);
     }
 }
