@@ -12,7 +12,9 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
-use support::fake_model_server::{FakeModelServer, Reply, sse};
+use support::fake_model_server::{
+    FakeModelServer, Reply, openai_tool_result, openai_tool_results, sse,
+};
 use zcode::permission::mode::Mode;
 use zcode::store::{EntryRecord, SessionFilter, SessionRecord, Store, default_db_path};
 
@@ -182,31 +184,6 @@ fn tool_names_anthropic(body: &Value) -> Vec<String> {
                 .collect()
         })
         .unwrap_or_default()
-}
-
-/// The `role: tool` messages of an OpenAI request, as `(tool_call_id, content)`.
-fn openai_tool_results(body: &Value) -> Vec<(String, String)> {
-    body["messages"]
-        .as_array()
-        .expect("messages")
-        .iter()
-        .filter(|m| m["role"] == "tool")
-        .map(|m| {
-            (
-                m["tool_call_id"].as_str().unwrap_or_default().to_string(),
-                m["content"].as_str().unwrap_or_default().to_string(),
-            )
-        })
-        .collect()
-}
-
-/// The content of the tool result answering `call_id` in an OpenAI request.
-fn openai_tool_result(body: &Value, call_id: &str) -> String {
-    openai_tool_results(body)
-        .into_iter()
-        .find(|(id, _)| id == call_id)
-        .map(|(_, c)| c)
-        .unwrap_or_else(|| panic!("no tool result for {call_id} in {body:#}"))
 }
 
 fn parse_json_result(run: &Run) -> Value {

@@ -2,65 +2,25 @@
 //! (the Bash command highlighted, the URL, the diff) and the rules an
 //! "always" answer saves. Styled snapshots, since colour carries meaning.
 
+mod support;
+
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::style::Color;
 use serde_json::json;
 use std::collections::HashSet;
 use std::time::Instant;
-use zcode::permission::mode::{ExecutionState, Mode};
+use support::tui::{Session, render, screen, snapshot, styled, turn_started};
 use zcode::permission::rules::Rule;
 use zcode::runtime::protocol::{AlwaysOption, Event, PermissionRequest, RequestKind};
-use zcode::tui::{Model, Msg, update, view};
-
-macro_rules! snap {
-    ($name:expr, $value:expr) => {
-        insta::with_settings!({
-            snapshot_path => "../snapshots",
-            prepend_module_to_snapshot => false,
-        }, {
-            insta::assert_snapshot!($name, $value);
-        })
-    };
-}
-
-fn render(model: &Model, width: u16, height: u16) -> Terminal<TestBackend> {
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("test backend");
-    terminal.draw(|f| view(model, f)).expect("draw");
-    terminal
-}
-
-fn styled(model: &Model, width: u16, height: u16) -> String {
-    format!("{:?}", render(model, width, height).backend().buffer())
-}
-
-fn text(model: &Model, width: u16, height: u16) -> String {
-    render(model, width, height).backend().to_string()
-}
+use zcode::tui::{Model, Msg, update};
 
 fn session(width: u16, height: u16, task: &str) -> Model {
-    let mut m = Model::new(width, height);
-    update(
-        &mut m,
-        Msg::Runtime(Event::SessionStarted {
-            session_id: "sess_0123456789abcdef".into(),
-            workspace: "/home/dev/project".into(),
-            model: "local/qwen3".into(),
-            provider: "Local".into(),
-            offline_demo: false,
-            state: ExecutionState::new(Mode::Build, false),
-            resumed: false,
-            context_window: 0,
-        }),
-    );
+    let mut m = Session::new(width, height)
+        .model("local/qwen3", "Local")
+        .start();
     update(&mut m, Msg::Tick(Instant::now()));
-    update(
-        &mut m,
-        Msg::Runtime(Event::TurnStarted {
-            turn: 1,
-            text: task.into(),
-        }),
-    );
+    turn_started(&mut m, 1, task);
     m
 }
 
@@ -134,14 +94,14 @@ fn sug2_bash_panel_lists_the_prefixes_beside_the_always_option() {
         24,
         request("Bash", json!({"command": cmd}), bash_prefixes(3)),
     );
-    let screen = text(&m, 100, 24);
+    let screen = screen(&m, 100, 24);
     assert!(
         screen.contains(
             "2. Always allow in this project: npm run build:*, make test:*, git commit:*"
         ),
         "{screen}"
     );
-    snap!("approval_bash_prefixes_styled", styled(&m, 100, 24));
+    snapshot("approval_bash_prefixes_styled", styled(&m, 100, 24));
 }
 
 #[test]
@@ -151,7 +111,7 @@ fn sug2_at_most_five_prefixes_are_shown_with_a_count_of_the_rest() {
         24,
         request("Bash", json!({"command": "x"}), bash_prefixes(7)),
     );
-    let screen = text(&m, 160, 24);
+    let screen = screen(&m, 160, 24);
     assert!(
         screen.contains(
             "Always allow in this project: npm run build:*, make test:*, git commit:*, cargo test:*, python -m pytest:* (+2 more)"
@@ -191,7 +151,7 @@ fn tui3_long_bash_command_wraps_and_is_cut_after_six_rows() {
         30,
         request("Bash", json!({"command": cmd}), bash_prefixes(1)),
     );
-    let screen = text(&m, 60, 30);
+    let screen = screen(&m, 60, 30);
     assert!(screen.contains("more lines"), "{screen}");
     assert!(screen.contains("1. Allow once"), "{screen}");
 }
@@ -207,7 +167,7 @@ fn sug1_webfetch_panel_shows_the_url_and_saves_the_domain() {
             vec![Rule::with_content("WebFetch", "domain:docs.rs")],
         ),
     );
-    let screen = text(&m, 80, 24);
+    let screen = screen(&m, 80, 24);
     assert!(screen.contains("WebFetch wants to fetch a URL"), "{screen}");
     assert!(
         screen.contains("https://docs.rs/ratatui/latest/ratatui/"),
@@ -217,7 +177,7 @@ fn sug1_webfetch_panel_shows_the_url_and_saves_the_domain() {
         screen.contains("2. Always allow in this project: domain:docs.rs"),
         "{screen}"
     );
-    snap!("approval_webfetch_styled", styled(&m, 80, 24));
+    snapshot("approval_webfetch_styled", styled(&m, 80, 24));
 }
 
 #[test]
@@ -246,5 +206,5 @@ fn appr6_edit_panel_diff_in_colour() {
     };
     assert_eq!(first_fg(minus), Some(Color::Red));
     assert_eq!(first_fg(plus), Some(Color::Green));
-    snap!("approval_edit_diff_styled", styled(&m, 80, 24));
+    snapshot("approval_edit_diff_styled", styled(&m, 80, 24));
 }

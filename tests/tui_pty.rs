@@ -12,7 +12,7 @@ mod support;
 
 use serde_json::{Value, json};
 use std::path::Path;
-use support::fake_model_server::{FakeModelServer, Reply, sse};
+use support::fake_model_server::{FakeModelServer, Reply, openai_tool_result, sse};
 use support::pty::{Pty, PtyOptions, WAIT};
 use tokio::runtime::Runtime;
 
@@ -78,31 +78,6 @@ fn start_offline(home: &Path, project: &Path) -> Pty {
     Pty::spawn(PtyOptions::new(env!("CARGO_BIN_EXE_zcode"), home, project))
 }
 
-/// The `role: tool` messages of an OpenAI request, as `(tool_call_id, content)`.
-fn tool_results(body: &Value) -> Vec<(String, String)> {
-    body["messages"]
-        .as_array()
-        .expect("messages")
-        .iter()
-        .filter(|m| m["role"] == "tool")
-        .map(|m| {
-            (
-                m["tool_call_id"].as_str().unwrap_or_default().to_string(),
-                m["content"].as_str().unwrap_or_default().to_string(),
-            )
-        })
-        .collect()
-}
-
-/// The result of the tool call `id` in request `body`.
-fn tool_result(body: &Value, id: &str) -> String {
-    tool_results(body)
-        .into_iter()
-        .find(|(call, _)| call == id)
-        .map(|(_, content)| content)
-        .unwrap_or_else(|| panic!("no result for {id} in {body:#}"))
-}
-
 /// Waits for the idle composer after a turn (the spinner is gone).
 fn wait_idle(pty: &Pty) {
     pty.wait_for("the turn to end", WAIT, |s| {
@@ -152,7 +127,7 @@ fn ask6_multi_select_answer_typed_with_keys_reaches_the_model() {
     h.wait_for_requests(2, &pty);
     pty.wait_for_text("Rust and Python it is.");
     assert_eq!(
-        tool_result(&h.request(1), "call_q"),
+        openai_tool_result(&h.request(1), "call_q"),
         "User has answered your questions: \
          \"Which languages should the tool support?\"=\"Rust, Python\". \
          You can now continue with the user's answers in mind."
@@ -186,7 +161,7 @@ fn plan7_plan_approved_in_the_panel_writes_the_plan_file_and_leaves_plan() {
     h.wait_for_requests(2, &pty);
     pty.wait_for_mode("build");
     pty.wait_for_text("Starting now.");
-    let result = tool_result(&h.request(1), "call_p");
+    let result = openai_tool_result(&h.request(1), "call_p");
     assert!(
         result.starts_with("User has approved your plan."),
         "{result}"
@@ -262,7 +237,7 @@ fn grant1_always_allow_in_this_project_is_not_asked_again_in_a_new_run() {
     pty.send("2");
     h.wait_for_requests(2, &pty);
     pty.wait_for_text("Made the file.");
-    let first = tool_result(&h.request(1), "call_1");
+    let first = openai_tool_result(&h.request(1), "call_1");
     assert!(
         h.project().join("granted.txt").exists(),
         "the command ran: {first}"
@@ -279,7 +254,7 @@ fn grant1_always_allow_in_this_project_is_not_asked_again_in_a_new_run() {
     pty.submit("make the file again");
     h.wait_for_requests(4, &pty);
     pty.wait_for_text("Made the file.");
-    let second = tool_result(&h.request(3), "call_2");
+    let second = openai_tool_result(&h.request(3), "call_2");
     assert!(
         h.project().join("granted.txt").exists(),
         "the command ran: {second}"

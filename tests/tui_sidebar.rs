@@ -3,60 +3,28 @@
 //! (PLAN-1). Snapshots live in the top-level `snapshots/` directory; where
 //! colour carries meaning they are styled (the Buffer's Debug form).
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
+mod support;
+
+use crossterm::event::{KeyCode, KeyModifiers};
 use ratatui::layout::Position;
 use ratatui::style::{Color, Modifier};
 use serde_json::json;
 use std::time::{Duration, Instant};
+use support::tui::{
+    Session, bash_request, event, key_mod, render, screen_of, snapshot, styled_of, turn_started,
+};
 use zcode::model::Usage;
-use zcode::permission::mode::{ExecutionState, Mode};
-use zcode::permission::rules::Rule;
-use zcode::runtime::protocol::{AlwaysOption, Event, PermissionRequest, RequestKind, TurnEnd};
+use zcode::permission::mode::Mode;
+use zcode::runtime::protocol::{Event, TurnEnd};
 use zcode::store::{TodoItem, TodoPriority, TodoStatus};
 use zcode::tui::view::{sidebar, transcript_width};
-use zcode::tui::{Model, Msg, update, view};
-
-fn render(model: &Model, width: u16, height: u16) -> Terminal<TestBackend> {
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("test backend");
-    terminal.draw(|f| view(model, f)).expect("draw");
-    terminal
-}
-
-fn screen(model: &Model) -> String {
-    render(model, model.width, model.height)
-        .backend()
-        .to_string()
-}
-
-/// The screen with its styles: colour and strike-through carry meaning.
-fn styled(model: &Model) -> String {
-    format!(
-        "{:?}",
-        render(model, model.width, model.height).backend().buffer()
-    )
-}
-
-macro_rules! snap {
-    ($name:expr, $value:expr) => {
-        insta::with_settings!({
-            snapshot_path => "../snapshots",
-            prepend_module_to_snapshot => false,
-        }, {
-            insta::assert_snapshot!($name, $value);
-        })
-    };
-}
-
-fn event(model: &mut Model, event: Event) {
-    update(model, Msg::Runtime(event));
-}
+use zcode::tui::{Model, Msg, update};
 
 fn press(model: &mut Model, code: KeyCode, modifiers: KeyModifiers) {
-    update(model, Msg::Key(KeyEvent::new(code, modifiers)));
+    update(model, key_mod(code, modifiers));
 }
 
+/// Types `text` key by key, whatever the keys produce.
 fn type_text(model: &mut Model, text: &str) {
     for c in text.chars() {
         press(model, KeyCode::Char(c), KeyModifiers::NONE);
@@ -64,21 +32,10 @@ fn type_text(model: &mut Model, text: &str) {
 }
 
 fn session(width: u16, height: u16, mode: Mode) -> Model {
-    let mut m = Model::new(width, height);
-    event(
-        &mut m,
-        Event::SessionStarted {
-            session_id: "sess_0123456789abcdef".into(),
-            workspace: "/home/dev/project".into(),
-            model: "anthropic/claude-sonnet-4-5".into(),
-            provider: "Anthropic".into(),
-            offline_demo: false,
-            state: ExecutionState::new(mode, false),
-            resumed: false,
-            context_window: 200_000,
-        },
-    );
-    m
+    Session::new(width, height)
+        .mode(mode)
+        .context_window(200_000)
+        .start()
 }
 
 fn usage(model: &mut Model, input_tokens: u64) {
@@ -123,13 +80,7 @@ fn todos(done: usize, in_progress: bool) -> Vec<TodoItem> {
 fn with_conversation(mut m: Model) -> Model {
     let start = Instant::now();
     update(&mut m, Msg::Tick(start));
-    event(
-        &mut m,
-        Event::TurnStarted {
-            turn: 1,
-            text: "Tighten the Bash deny rules and document them".into(),
-        },
-    );
+    turn_started(&mut m, 1, "Tighten the Bash deny rules and document them");
     event(
         &mut m,
         Event::AssistantMessage {
@@ -176,44 +127,25 @@ fn with_todos(width: u16, height: u16, done: usize, in_progress: bool) -> Model 
     m
 }
 
-fn bash_request(id: &str) -> PermissionRequest {
-    PermissionRequest {
-        request_id: id.into(),
-        kind: RequestKind::Tool,
-        call_id: format!("call_{id}"),
-        tool: "Bash".into(),
-        input: json!({"command": "cargo test --workspace", "description": "Run the tests"}),
-        rule_id: "ask.default".into(),
-        reason: "Bash asks before running commands in build mode".into(),
-        suggestions: vec![Rule {
-            tool_name: "Bash".into(),
-            rule_content: Some("cargo test:*".into()),
-        }],
-        always: AlwaysOption::Project,
-        full_access_available: true,
-        preview: None,
-    }
-}
-
 // ---- the sidebar ---------------------------------------------------------------
 
 #[test]
 fn todo7_sidebar_at_0_of_3() {
     let m = with_todos(120, 30, 0, false);
     assert_eq!(transcript_width(&m), 120 - sidebar::WIDTH);
-    snap!("sidebar_0_of_3", styled(&m));
+    snapshot("sidebar_0_of_3", styled_of(&m));
 }
 
 #[test]
 fn todo7_sidebar_at_2_of_3_with_one_in_progress() {
     let m = with_todos(120, 30, 2, true);
-    snap!("sidebar_2_of_3", styled(&m));
+    snapshot("sidebar_2_of_3", styled_of(&m));
 }
 
 #[test]
 fn todo7_sidebar_at_3_of_3() {
     let m = with_todos(120, 30, 3, false);
-    snap!("sidebar_3_of_3", styled(&m));
+    snapshot("sidebar_3_of_3", styled_of(&m));
 }
 
 #[test]
@@ -248,7 +180,7 @@ fn todo7_in_progress_is_highlighted_and_done_is_struck() {
 fn todo7_no_sidebar_without_todos() {
     let m = with_conversation(session(120, 30, Mode::Build));
     assert_eq!(transcript_width(&m), 120);
-    assert!(!screen(&m).contains("Todos"));
+    assert!(!screen_of(&m).contains("Todos"));
 }
 
 #[test]
@@ -256,28 +188,28 @@ fn todo7_sidebar_hidden_at_60_and_80_columns() {
     for width in [60, 80] {
         let m = with_todos(width, 20, 1, true);
         assert_eq!(transcript_width(&m), width, "at {width}");
-        let shown = screen(&m);
+        let shown = screen_of(&m);
         assert!(!shown.contains("Todos"), "at {width}:\n{shown}");
         assert!(!shown.contains("ctrl+t"), "at {width}:\n{shown}");
     }
-    snap!("sidebar_hidden_80", screen(&with_todos(80, 20, 1, true)));
+    snapshot("sidebar_hidden_80", screen_of(&with_todos(80, 20, 1, true)));
 }
 
 #[test]
 fn todo7_ctrl_t_hides_and_shows_the_sidebar() {
     let mut m = with_todos(120, 30, 1, true);
-    assert!(screen(&m).contains("Todos 1/3"));
-    assert!(screen(&m).contains("ctrl+t todos"));
+    assert!(screen_of(&m).contains("Todos 1/3"));
+    assert!(screen_of(&m).contains("ctrl+t todos"));
     press(&mut m, KeyCode::Char('t'), KeyModifiers::CONTROL);
     assert!(m.sidebar_hidden);
     assert_eq!(transcript_width(&m), 120);
-    assert!(!screen(&m).contains("Todos 1/3"));
+    assert!(!screen_of(&m).contains("Todos 1/3"));
     // The key stays offered so the list can come back.
-    assert!(screen(&m).contains("ctrl+t todos"));
+    assert!(screen_of(&m).contains("ctrl+t todos"));
     press(&mut m, KeyCode::Char('t'), KeyModifiers::CONTROL);
     assert!(!m.sidebar_hidden);
     assert_eq!(transcript_width(&m), 120 - sidebar::WIDTH);
-    assert!(screen(&m).contains("Todos 1/3"));
+    assert!(screen_of(&m).contains("Todos 1/3"));
     // The composer did not get a 't'.
     assert!(m.composer.is_empty());
 }
@@ -291,7 +223,7 @@ fn todo7_todos_changed_replaces_the_list() {
             todos: todos(3, false),
         },
     );
-    assert!(screen(&m).contains("Todos 3/3"));
+    assert!(screen_of(&m).contains("Todos 3/3"));
     event(&mut m, Event::TodosChanged { todos: Vec::new() });
     assert_eq!(transcript_width(&m), 120);
 }
@@ -305,10 +237,10 @@ fn todo7_wide_160_with_sidebar_transcript_and_bash_approval() {
             request: bash_request("perm_1"),
         },
     );
-    let shown = screen(&m);
+    let shown = screen_of(&m);
     assert!(shown.contains("Todos 1/3"), "{shown}");
     assert!(shown.contains("Allow once"), "{shown}");
-    snap!("sidebar_wide_160_approval", shown);
+    snapshot("sidebar_wide_160_approval", shown);
 }
 
 #[test]
@@ -318,7 +250,7 @@ fn todo7_long_list_is_cut_with_a_count() {
         .map(|i| TodoItem::new(format!("step {i}"), TodoStatus::Pending, TodoPriority::Low))
         .collect();
     event(&mut m, Event::TodosChanged { todos: many });
-    let shown = screen(&m);
+    let shown = screen_of(&m);
     assert!(shown.contains("Todos 0/12"), "{shown}");
     assert!(shown.contains("more rows"), "{shown}");
 }
@@ -354,7 +286,7 @@ fn tui2_status_line_shows_context_use_at_60_80_160_in_each_mode() {
         usage(&mut m, 24_300);
         all.push_str(&format!("plan @{width}:\n\"{}\"\n", status_row(&m)));
     }
-    snap!("status_context_modes", all);
+    snapshot("status_context_modes", all);
 }
 
 #[test]
@@ -407,13 +339,7 @@ fn tui2_busy_status_with_context_and_spinner() {
     let mut m = with_todos(120, 20, 1, true);
     let start = Instant::now();
     update(&mut m, Msg::Tick(start));
-    event(
-        &mut m,
-        Event::TurnStarted {
-            turn: 2,
-            text: "go on".into(),
-        },
-    );
+    turn_started(&mut m, 2, "go on");
     update(&mut m, Msg::Tick(start + Duration::from_secs(12)));
     m.spinner = 0;
     let row = status_row(&m);
@@ -431,7 +357,7 @@ fn tui4_a_long_line_wraps_in_the_composer_with_the_cursor_at_its_end() {
     );
     let mut terminal = render(&m, 60, 16);
     let shown = terminal.backend().to_string();
-    snap!("composer_wrapped", shown);
+    snapshot("composer_wrapped", &shown);
     // The cursor sits after the last word, on the last wrapped row.
     let cursor = terminal.get_cursor_position().expect("cursor");
     assert_eq!(cursor, Position::new(2 + 37, 12), "{shown}");
@@ -455,7 +381,7 @@ fn tui4_composer_height_is_capped_and_the_cursor_row_stays_visible() {
         press(&mut m, KeyCode::Up, KeyModifiers::NONE);
     }
     assert_eq!(m.composer.cursor_position(), (0, 6));
-    let shown = screen(&m);
+    let shown = screen_of(&m);
     assert!(shown.contains("› line 1 "), "{shown}");
 }
 
@@ -557,9 +483,6 @@ fn plan1_every_shift_tab_form_cycles_the_mode() {
 }
 
 // ---- the runtime's side ----------------------------------------------------------------
-
-#[cfg(unix)]
-mod support;
 
 #[cfg(unix)]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

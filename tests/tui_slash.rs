@@ -8,15 +8,14 @@ mod support;
 
 use std::sync::Arc;
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
+use crossterm::event::KeyCode;
 use serde_json::json;
 use support::runtime_harness::{Dialect, Harness, Setup};
+use support::tui::{Session, ctrl, key, render, screen, snapshot, type_text};
 use zcode::config::{Catalog, ProviderKind};
 use zcode::model::reference::resolve_model_reference;
 use zcode::model::select::SelectedModel;
-use zcode::permission::mode::{ExecutionState, Mode, ModeChoice};
+use zcode::permission::mode::{Mode, ModeChoice};
 use zcode::permission::rules::{Rule, RuleKind};
 use zcode::runtime::protocol::{Event, HistoryItem, Op, SavedRule, TurnEnd};
 use zcode::runtime::session::SessionStart;
@@ -26,23 +25,9 @@ use zcode::tui::launcher::{ModelChoice, SessionSummary};
 use zcode::tui::model::{Cell, ToolStatus};
 use zcode::tui::picker::PickerKind;
 use zcode::tui::slash::{Parsed, parse};
-use zcode::tui::{Cmd, Model, Msg, update, view};
+use zcode::tui::{Cmd, Model, Msg, update};
 
 // ---- helpers ---------------------------------------------------------------
-
-fn key(code: KeyCode) -> Msg {
-    Msg::Key(KeyEvent::new(code, KeyModifiers::NONE))
-}
-
-fn ctrl(c: char) -> Msg {
-    Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL))
-}
-
-fn type_text(model: &mut Model, text: &str) {
-    for c in text.chars() {
-        assert!(update(model, key(KeyCode::Char(c))).is_empty());
-    }
-}
 
 /// Types `line` and presses Enter; returns what Enter produced.
 fn submit(model: &mut Model, line: &str) -> Vec<Cmd> {
@@ -52,20 +37,9 @@ fn submit(model: &mut Model, line: &str) -> Vec<Cmd> {
 }
 
 fn session(width: u16, height: u16) -> Model {
-    let mut m = Model::new(width, height);
-    update(
-        &mut m,
-        Msg::Runtime(Event::SessionStarted {
-            session_id: "sess_0123456789abcdef".into(),
-            workspace: "/home/dev/project".into(),
-            model: "local/small".into(),
-            provider: "local".into(),
-            offline_demo: false,
-            state: ExecutionState::new(Mode::Build, false),
-            resumed: false,
-            context_window: 0,
-        }),
-    );
+    let mut m = Session::new(width, height)
+        .model("local/small", "local")
+        .start();
     m.cells.clear();
     m
 }
@@ -163,27 +137,6 @@ fn sessions() -> Vec<SessionSummary> {
             mode: "yolo".into(),
         },
     ]
-}
-
-fn render(model: &Model, width: u16, height: u16) -> Terminal<TestBackend> {
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("test backend");
-    terminal.draw(|f| view(model, f)).expect("draw");
-    terminal
-}
-
-fn screen(model: &Model, width: u16, height: u16) -> String {
-    render(model, width, height).backend().to_string()
-}
-
-macro_rules! snap {
-    ($name:expr, $value:expr) => {
-        insta::with_settings!({
-            snapshot_path => "../snapshots",
-            prepend_module_to_snapshot => false,
-        }, {
-            insta::assert_snapshot!($name, $value);
-        })
-    };
 }
 
 // ---- parsing ---------------------------------------------------------------
@@ -629,21 +582,21 @@ fn tui4_snapshot_slash_popup() {
     type_text(&mut m, "/");
     update(&mut m, key(KeyCode::Down));
     let terminal = render(&m, 72, 16);
-    snap!("slash_popup", format!("{:?}", terminal.backend().buffer()));
+    snapshot("slash_popup", format!("{:?}", terminal.backend().buffer()));
 }
 
 #[test]
 fn tui4_snapshot_slash_popup_filtered() {
     let mut m = session(60, 10);
     type_text(&mut m, "/mo");
-    snap!("slash_popup_filtered", screen(&m, 60, 10));
+    snapshot("slash_popup_filtered", screen(&m, 60, 10));
 }
 
 #[test]
 fn tui4_snapshot_picker_modes() {
     let mut m = session(90, 12);
     submit(&mut m, "/mode");
-    snap!("picker_modes", screen(&m, 90, 12));
+    snapshot("picker_modes", screen(&m, 90, 12));
 }
 
 #[test]
@@ -651,7 +604,7 @@ fn tui4_snapshot_picker_models() {
     let mut m = session(72, 12);
     update(&mut m, Msg::Models(models()));
     update(&mut m, key(KeyCode::Down));
-    snap!("picker_models", screen(&m, 72, 12));
+    snapshot("picker_models", screen(&m, 72, 12));
 }
 
 #[test]
@@ -664,14 +617,14 @@ fn grant4_snapshot_picker_permissions() {
         }),
     );
     update(&mut m, key(KeyCode::Down));
-    snap!("picker_permissions", screen(&m, 60, 12));
+    snapshot("picker_permissions", screen(&m, 60, 12));
 }
 
 #[test]
 fn tui4_snapshot_picker_sessions() {
     let mut m = session(80, 12);
     update(&mut m, Msg::Sessions(sessions()));
-    snap!("picker_sessions", screen(&m, 80, 12));
+    snapshot("picker_sessions", screen(&m, 80, 12));
 }
 
 #[test]
@@ -681,7 +634,7 @@ fn grant4_snapshot_picker_permissions_empty() {
         &mut m,
         Msg::Runtime(Event::ProjectRules { rules: Vec::new() }),
     );
-    snap!("picker_permissions_empty", screen(&m, 60, 10));
+    snapshot("picker_permissions_empty", screen(&m, 60, 10));
 }
 
 // ---- the runtime side ------------------------------------------------------

@@ -2,71 +2,25 @@
 //! a count of the rest, the whole output on Ctrl+O, and the coloured diff
 //! of an Edit or Write.
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
+mod support;
+
 use ratatui::style::Color;
 use serde_json::json;
-use zcode::permission::mode::{ExecutionState, Mode};
+use support::tui::{Session, ctrl, event, render, screen_of, snapshot, turn_started};
+use zcode::permission::mode::Mode;
 use zcode::runtime::protocol::Event;
-use zcode::tui::{Model, Msg, update, view};
-
-macro_rules! snap {
-    ($name:expr, $value:expr) => {
-        insta::with_settings!({
-            snapshot_path => "../snapshots",
-            prepend_module_to_snapshot => false,
-        }, {
-            insta::assert_snapshot!($name, $value);
-        })
-    };
-}
-
-fn render(model: &Model, width: u16, height: u16) -> Terminal<TestBackend> {
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("test backend");
-    terminal.draw(|f| view(model, f)).expect("draw");
-    terminal
-}
-
-fn text(model: &Model) -> String {
-    render(model, model.width, model.height)
-        .backend()
-        .to_string()
-}
-
-fn event(m: &mut Model, e: Event) {
-    update(m, Msg::Runtime(e));
-}
+use zcode::tui::{Model, update};
 
 fn ctrl_o(m: &mut Model) {
-    update(
-        m,
-        Msg::Key(KeyEvent::new(KeyCode::Char('o'), KeyModifiers::CONTROL)),
-    );
+    update(m, ctrl('o'));
 }
 
 fn session() -> Model {
-    let mut m = Model::new(80, 30);
-    event(
-        &mut m,
-        Event::SessionStarted {
-            session_id: "sess_0123456789abcdef".into(),
-            workspace: "/home/dev/project".into(),
-            model: "local/qwen3".into(),
-            provider: "Local".into(),
-            offline_demo: false,
-            state: ExecutionState::new(Mode::Edit, false),
-            resumed: false,
-            context_window: 0,
-        },
-    );
-    event(
-        &mut m,
-        Event::TurnStarted {
-            turn: 1,
-            text: "Run the tests".into(),
-        },
-    );
+    let mut m = Session::new(80, 30)
+        .model("local/qwen3", "Local")
+        .mode(Mode::Edit)
+        .start();
+    turn_started(&mut m, 1, "Run the tests");
     m
 }
 
@@ -106,7 +60,7 @@ fn with_bash_output() -> Model {
 #[test]
 fn tui2_collapsed_tool_cell_shows_the_first_line_and_counts_the_rest() {
     let m = with_bash_output();
-    let screen = text(&m);
+    let screen = screen_of(&m);
     assert!(screen.contains("✓ Bash cargo test"), "{screen}");
     assert!(screen.contains("└ Compiling demo v0.1.0"), "{screen}");
     assert!(screen.contains("… +6 lines (ctrl+o to expand)"), "{screen}");
@@ -117,7 +71,7 @@ fn tui2_collapsed_tool_cell_shows_the_first_line_and_counts_the_rest() {
 fn tui2_ctrl_o_expands_every_tool_output_and_collapses_it_again() {
     let mut m = with_bash_output();
     ctrl_o(&mut m);
-    let screen = text(&m);
+    let screen = screen_of(&m);
     for line in [
         "test a ... ok",
         "test b ... ok",
@@ -126,9 +80,9 @@ fn tui2_ctrl_o_expands_every_tool_output_and_collapses_it_again() {
         assert!(screen.contains(line), "{line} missing:\n{screen}");
     }
     assert!(!screen.contains("ctrl+o to expand"), "{screen}");
-    snap!("tool_output_expanded", screen);
+    snapshot("tool_output_expanded", screen);
     ctrl_o(&mut m);
-    let screen = text(&m);
+    let screen = screen_of(&m);
     assert!(!screen.contains("test b ... ok"), "{screen}");
     assert!(screen.contains("… +6 lines (ctrl+o to expand)"), "{screen}");
 }
@@ -139,7 +93,7 @@ fn tui2_tools_started_while_expanded_are_expanded_too() {
     ctrl_o(&mut m);
     tool(&mut m, "c1", "Bash", json!({"command": "cargo test"}));
     finish(&mut m, "c1", "Bash", TEST_OUTPUT, None);
-    assert!(text(&m).contains("test b ... ok"));
+    assert!(screen_of(&m).contains("test b ... ok"));
 }
 
 #[test]
@@ -213,9 +167,9 @@ fn tui2_edit_cell_shows_its_diff_in_colour() {
     };
     assert_eq!(colour_of("-fn a() {}"), Color::Red);
     assert_eq!(colour_of("+fn b() {}"), Color::Green);
-    snap!(
+    snapshot(
         "tool_edit_diff_styled",
-        format!("{:?}", terminal.backend().buffer())
+        format!("{:?}", terminal.backend().buffer()),
     );
 }
 
@@ -228,7 +182,7 @@ fn tui2_a_long_diff_is_cut_until_expanded() {
     let mut m = session();
     tool(&mut m, "c1", "Write", json!({"file_path": "a.txt"}));
     finish(&mut m, "c1", "Write", "Wrote a.txt", Some(&diff));
-    let screen = text(&m);
+    let screen = screen_of(&m);
     assert!(screen.contains("+line 6"), "{screen}");
     assert!(!screen.contains("+line 7"), "{screen}");
     assert!(
@@ -236,6 +190,6 @@ fn tui2_a_long_diff_is_cut_until_expanded() {
         "{screen}"
     );
     ctrl_o(&mut m);
-    let screen = text(&m);
+    let screen = screen_of(&m);
     assert!(screen.contains("+line 19"), "{screen}");
 }

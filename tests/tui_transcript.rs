@@ -3,10 +3,9 @@
 //! check compares the screen, styles included, with the window sliced from
 //! the transcript laid out from scratch.
 
-#[path = "support/long_transcript.rs"]
-mod long_transcript;
+mod support;
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::KeyCode;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::text::{Line, Span};
@@ -14,24 +13,12 @@ use ratatui::widgets::Paragraph;
 use serde_json::json;
 use std::sync::OnceLock;
 use std::time::Instant;
+use support::long_transcript;
+use support::tui::{event, key, render, snapshot, turn_started};
 use zcode::runtime::protocol::{Denial, Event, TurnEnd};
 use zcode::tui::model::{Cell, ToolStatus};
 use zcode::tui::view::{Theme, transcript, transcript_height, transcript_width};
-use zcode::tui::{Model, Msg, update, view};
-
-fn key(code: KeyCode) -> Msg {
-    Msg::Key(KeyEvent::new(code, KeyModifiers::NONE))
-}
-
-fn event(m: &mut Model, event: Event) {
-    update(m, Msg::Runtime(event));
-}
-
-fn render(m: &Model) -> Terminal<TestBackend> {
-    let mut terminal = Terminal::new(TestBackend::new(m.width, m.height)).expect("test backend");
-    terminal.draw(|f| view(m, f)).expect("draw");
-    terminal
-}
+use zcode::tui::{Model, Msg, update};
 
 /// The first `height` rows of the screen, trailing blanks trimmed.
 fn screen_rows(terminal: &Terminal<TestBackend>, height: usize) -> Vec<String> {
@@ -74,7 +61,7 @@ fn window(m: &Model, lines: &[Line<'static>], height: usize) -> Vec<Line<'static
 /// the window of `lines` (the transcript laid out from scratch); returns
 /// the rows as text.
 fn check_against(m: &Model, lines: &[Line<'static>]) -> Vec<String> {
-    let cached = render(m);
+    let cached = render(m, m.width, m.height);
     let height = transcript_height(m);
     let mut expected = Terminal::new(TestBackend::new(m.width, height)).expect("test backend");
     let rows = window(m, lines, usize::from(height));
@@ -165,13 +152,7 @@ fn appended(m: &Model, lines: &[Line<'static>], cells: &[Cell]) -> Vec<Line<'sta
 #[test]
 fn tui2_streaming_delta_at_the_bottom_updates_the_last_rows() {
     let (mut m, lines) = ten_thousand();
-    event(
-        &mut m,
-        Event::TurnStarted {
-            turn: 1,
-            text: "one more thing".into(),
-        },
-    );
+    turn_started(&mut m, 1, "one more thing");
     event(
         &mut m,
         Event::AssistantDelta {
@@ -405,11 +386,6 @@ fn tui2_ten_thousand_messages_scrolled_snapshot() {
         update(&mut m, key(KeyCode::PageUp));
     }
     check_against(&m, lines);
-    let shown = render(&m).backend().to_string();
-    insta::with_settings!({
-        snapshot_path => "../snapshots",
-        prepend_module_to_snapshot => false,
-    }, {
-        insta::assert_snapshot!("transcript_10k_scrolled", shown);
-    });
+    let shown = render(&m, m.width, m.height).backend().to_string();
+    snapshot("transcript_10k_scrolled", shown);
 }

@@ -1,8 +1,11 @@
 //! `update` without a terminal: key sequences and runtime events in, the
 //! right `Cmd`s and model changes out (TUI-1).
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+mod support;
+
+use crossterm::event::{KeyCode, KeyModifiers};
 use serde_json::json;
+use support::tui::{ctrl, key, key_mod, type_text};
 use zcode::permission::mode::{ExecutionState, Mode, ModeChoice};
 use zcode::permission::rules::Rule;
 use zcode::runtime::protocol::{
@@ -10,24 +13,6 @@ use zcode::runtime::protocol::{
 };
 use zcode::tui::model::{Cell, ToolStatus};
 use zcode::tui::{Cmd, Model, Msg, update};
-
-fn key(code: KeyCode) -> Msg {
-    Msg::Key(KeyEvent::new(code, KeyModifiers::NONE))
-}
-
-fn key_mod(code: KeyCode, modifiers: KeyModifiers) -> Msg {
-    Msg::Key(KeyEvent::new(code, modifiers))
-}
-
-fn ctrl(c: char) -> Msg {
-    key_mod(KeyCode::Char(c), KeyModifiers::CONTROL)
-}
-
-fn type_text(model: &mut Model, text: &str) {
-    for c in text.chars() {
-        assert!(update(model, key(KeyCode::Char(c))).is_empty());
-    }
-}
 
 fn bash_request(id: &str, always: AlwaysOption, full: bool) -> PermissionRequest {
     PermissionRequest {

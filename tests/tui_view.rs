@@ -1,108 +1,40 @@
 //! `view` snapshots through ratatui's `TestBackend` (TUI-6). Snapshots live
 //! in the top-level `snapshots/` directory.
 
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
+mod support;
+
 use ratatui::style::Color;
 use serde_json::json;
 use std::time::{Duration, Instant};
+use support::tui::{bash_request, event, render, screen, session, snapshot, turn_started};
 use zcode::permission::mode::{ExecutionState, Mode};
-use zcode::permission::rules::Rule;
-use zcode::runtime::protocol::{AlwaysOption, Event, PermissionRequest, RequestKind, TurnEnd};
-use zcode::tui::{Model, Msg, update, view};
-
-fn render(model: &Model, width: u16, height: u16) -> Terminal<TestBackend> {
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("test backend");
-    terminal.draw(|f| view(model, f)).expect("draw");
-    terminal
-}
-
-fn screen(model: &Model, width: u16, height: u16) -> String {
-    render(model, width, height).backend().to_string()
-}
-
-macro_rules! snap {
-    ($name:expr, $value:expr) => {
-        insta::with_settings!({
-            snapshot_path => "../snapshots",
-            prepend_module_to_snapshot => false,
-        }, {
-            insta::assert_snapshot!($name, $value);
-        })
-    };
-}
-
-fn event(model: &mut Model, event: Event) {
-    update(model, Msg::Runtime(event));
-}
-
-fn session(width: u16, height: u16) -> Model {
-    let mut m = Model::new(width, height);
-    event(
-        &mut m,
-        Event::SessionStarted {
-            session_id: "sess_0123456789abcdef".into(),
-            workspace: "/home/dev/project".into(),
-            model: "anthropic/claude-sonnet-4-5".into(),
-            provider: "Anthropic".into(),
-            offline_demo: false,
-            state: ExecutionState::new(Mode::Build, false),
-            resumed: false,
-            context_window: 0,
-        },
-    );
-    m
-}
+use zcode::runtime::protocol::{AlwaysOption, Event, RequestKind, TurnEnd};
+use zcode::tui::{Model, Msg, update};
 
 /// A running turn, started 7 seconds before the last tick.
 fn busy(width: u16, height: u16, text: &str) -> Model {
     let mut m = session(width, height);
     let start = Instant::now();
     update(&mut m, Msg::Tick(start));
-    event(
-        &mut m,
-        Event::TurnStarted {
-            turn: 1,
-            text: text.into(),
-        },
-    );
+    turn_started(&mut m, 1, text);
     update(&mut m, Msg::Tick(start + Duration::from_secs(7)));
     m.spinner = 0;
     m
 }
 
-fn bash_request(id: &str) -> PermissionRequest {
-    PermissionRequest {
-        request_id: id.into(),
-        kind: RequestKind::Tool,
-        call_id: format!("call_{id}"),
-        tool: "Bash".into(),
-        input: json!({"command": "cargo test --workspace", "description": "Run the tests"}),
-        rule_id: "ask.default".into(),
-        reason: "Bash asks before running commands in build mode".into(),
-        suggestions: vec![Rule {
-            tool_name: "Bash".into(),
-            rule_content: Some("cargo test:*".into()),
-        }],
-        always: AlwaysOption::Project,
-        full_access_available: true,
-        preview: None,
-    }
-}
-
 #[test]
 fn empty_session_80() {
-    snap!("empty_session_80", screen(&session(80, 16), 80, 16));
+    snapshot("empty_session_80", screen(&session(80, 16), 80, 16));
 }
 
 #[test]
 fn empty_session_60() {
-    snap!("empty_session_60", screen(&session(60, 12), 60, 12));
+    snapshot("empty_session_60", screen(&session(60, 12), 60, 12));
 }
 
 #[test]
 fn empty_session_160() {
-    snap!("empty_session_160", screen(&session(160, 12), 160, 12));
+    snapshot("empty_session_160", screen(&session(160, 12), 160, 12));
 }
 
 fn streamed() -> Model {
@@ -119,7 +51,7 @@ fn streamed() -> Model {
 
 #[test]
 fn streaming_reply() {
-    snap!("streaming_reply", screen(&streamed(), 80, 16));
+    snapshot("streaming_reply", screen(&streamed(), 80, 16));
 }
 
 #[test]
@@ -138,7 +70,7 @@ fn finished_reply() {
             answer: None,
         },
     );
-    snap!("finished_reply", screen(&m, 80, 16));
+    snapshot("finished_reply", screen(&m, 80, 16));
 }
 
 fn with_tools(width: u16) -> Model {
@@ -200,17 +132,17 @@ fn with_tools(width: u16) -> Model {
 
 #[test]
 fn tool_cells_running_done_failed_denied() {
-    snap!("tool_cells", screen(&with_tools(80), 80, 18));
+    snapshot("tool_cells", screen(&with_tools(80), 80, 18));
 }
 
 #[test]
 fn tool_cells_60() {
-    snap!("tool_cells_60", screen(&with_tools(60), 60, 18));
+    snapshot("tool_cells_60", screen(&with_tools(60), 60, 18));
 }
 
 #[test]
 fn tool_cells_160() {
-    snap!("tool_cells_160", screen(&with_tools(160), 160, 18));
+    snapshot("tool_cells_160", screen(&with_tools(160), 160, 18));
 }
 
 fn bash_approval(width: u16) -> Model {
@@ -236,17 +168,17 @@ fn bash_approval(width: u16) -> Model {
 
 #[test]
 fn bash_approval_with_queue_count() {
-    snap!("approval_bash", screen(&bash_approval(80), 80, 24));
+    snapshot("approval_bash", screen(&bash_approval(80), 80, 24));
 }
 
 #[test]
 fn bash_approval_60() {
-    snap!("approval_bash_60", screen(&bash_approval(60), 60, 24));
+    snapshot("approval_bash_60", screen(&bash_approval(60), 60, 24));
 }
 
 #[test]
 fn bash_approval_160() {
-    snap!("approval_bash_160", screen(&bash_approval(160), 160, 24));
+    snapshot("approval_bash_160", screen(&bash_approval(160), 160, 24));
 }
 
 #[test]
@@ -259,7 +191,7 @@ fn approval_second_option_selected() {
             crossterm::event::KeyModifiers::NONE,
         )),
     );
-    snap!("approval_bash_selected", screen(&m, 80, 24));
+    snapshot("approval_bash_selected", screen(&m, 80, 24));
 }
 
 #[test]
@@ -277,7 +209,7 @@ fn edit_approval_with_diff_session_option_no_full_access() {
             .into(),
     );
     event(&mut m, Event::PermissionRequested { request });
-    snap!("approval_edit_diff", screen(&m, 80, 24));
+    snapshot("approval_edit_diff", screen(&m, 80, 24));
 }
 
 #[test]
@@ -291,7 +223,7 @@ fn plan_approval_panel() {
     request.always = AlwaysOption::None;
     request.full_access_available = false;
     event(&mut m, Event::PermissionRequested { request });
-    snap!("approval_plan", screen(&m, 80, 24));
+    snapshot("approval_plan", screen(&m, 80, 24));
 }
 
 #[test]
@@ -304,7 +236,7 @@ fn question_panel_minimal() {
     request.always = AlwaysOption::None;
     request.full_access_available = false;
     event(&mut m, Event::PermissionRequested { request });
-    snap!("approval_question", screen(&m, 80, 20));
+    snapshot("approval_question", screen(&m, 80, 20));
 }
 
 #[test]
@@ -326,7 +258,7 @@ fn status_line_in_each_mode() {
             assert!(status.contains(label), "{label} missing at {width}");
         }
     }
-    snap!("status_modes", all);
+    snapshot("status_modes", all);
 }
 
 #[test]
@@ -334,7 +266,7 @@ fn busy_status_shows_spinner_and_elapsed_seconds() {
     let m = busy(80, 8, "go");
     let shown = screen(&m, 80, 8);
     assert!(shown.contains("7s"), "{shown}");
-    snap!("status_busy", shown);
+    snapshot("status_busy", shown);
 }
 
 #[test]
@@ -347,14 +279,14 @@ fn queued_input_is_shown() {
             text: "then update the README".into(),
         },
     );
-    snap!("queued_input", screen(&m, 80, 14));
+    snapshot("queued_input", screen(&m, 80, 14));
 }
 
 #[test]
 fn multi_line_composer() {
     let mut m = session(80, 14);
     update(&mut m, Msg::Paste("first line\nsecond line\nthird".into()));
-    snap!("composer_multi_line", screen(&m, 80, 14));
+    snapshot("composer_multi_line", screen(&m, 80, 14));
 }
 
 #[test]
@@ -383,7 +315,7 @@ fn scrolled_back_transcript() {
         );
     }
     m.scroll = 5;
-    snap!("transcript_scrolled", screen(&m, 60, 12));
+    snapshot("transcript_scrolled", screen(&m, 60, 12));
 }
 
 #[test]
@@ -408,7 +340,7 @@ fn ask6_question_panel_in_the_app() {
     request.always = AlwaysOption::None;
     request.full_access_available = false;
     event(&mut m, Event::PermissionRequested { request });
-    snap!("approval_question_panel", screen(&m, 80, 24));
+    snapshot("approval_question_panel", screen(&m, 80, 24));
 }
 
 #[test]
@@ -423,7 +355,7 @@ fn tui2_markdown_reply_with_a_code_block() {
             answer: None,
         },
     );
-    snap!("markdown_reply", screen(&m, 60, 20));
+    snapshot("markdown_reply", screen(&m, 60, 20));
     // Colour carries meaning here: the code block is highlighted.
     let terminal = render(&m, 60, 20);
     let buffer = terminal.backend().buffer();
@@ -444,7 +376,7 @@ fn tui2_streaming_markdown_commits_finished_blocks_only() {
             text: "First paragraph.\n\nSecond **unfinished".into(),
         },
     );
-    snap!("markdown_streaming", screen(&m, 60, 12));
+    snapshot("markdown_streaming", screen(&m, 60, 12));
 }
 
 #[test]
@@ -466,7 +398,7 @@ fn plan10_long_plan_scrolled_and_the_feedback_field() {
             crossterm::event::KeyModifiers::NONE,
         )),
     );
-    snap!("approval_plan_scrolled", screen(&m, 80, 30));
+    snapshot("approval_plan_scrolled", screen(&m, 80, 30));
     for code in [
         crossterm::event::KeyCode::Char('2'),
         crossterm::event::KeyCode::Char('n'),
@@ -480,5 +412,5 @@ fn plan10_long_plan_scrolled_and_the_feedback_field() {
             )),
         );
     }
-    snap!("approval_plan_feedback", screen(&m, 80, 30));
+    snapshot("approval_plan_feedback", screen(&m, 80, 30));
 }

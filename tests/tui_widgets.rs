@@ -1,6 +1,8 @@
 //! The pure TUI widgets: Markdown, highlighting, diffs and the ASK-6
 //! question panel (state machine and snapshots).
 
+mod support;
+
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -8,6 +10,7 @@ use ratatui::style::{Color, Modifier};
 use ratatui::text::Line;
 use ratatui::widgets::{Paragraph, Widget};
 use serde_json::{Map, Value, json};
+use support::tui::snapshot;
 use zcode::runtime::protocol::PermissionReply;
 use zcode::tools::ask_user_question::{Question, QuestionOption};
 use zcode::tui::widgets::Theme;
@@ -119,12 +122,6 @@ fn panel_buffer(panel: &QuestionPanel, theme: &Theme) -> Buffer {
     let mut buf = Buffer::empty(Rect::new(0, 0, 60, 24));
     panel.view(buf.area, &mut buf, theme);
     buf
-}
-
-fn snapshot(name: &str, value: String) {
-    insta::with_settings!({snapshot_path => "../snapshots", prepend_module_to_snapshot => false}, {
-        insta::assert_snapshot!(name, value);
-    });
 }
 
 // ---- question panel: keys -------------------------------------------------

@@ -466,6 +466,31 @@ async fn drain(socket: &mut TcpStream) {
     }
 }
 
+/// The `role: tool` messages of an OpenAI request, as `(tool_call_id, content)`.
+pub fn openai_tool_results(body: &Value) -> Vec<(String, String)> {
+    body["messages"]
+        .as_array()
+        .expect("messages")
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| {
+            (
+                m["tool_call_id"].as_str().unwrap_or_default().to_string(),
+                m["content"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// The content of the tool result answering `call_id` in an OpenAI request.
+pub fn openai_tool_result(body: &Value, call_id: &str) -> String {
+    openai_tool_results(body)
+        .into_iter()
+        .find(|(id, _)| id == call_id)
+        .map(|(_, c)| c)
+        .unwrap_or_else(|| panic!("no tool result for {call_id} in {body:#}"))
+}
+
 /// Whole SSE bodies in both dialects.
 pub mod sse {
     use serde_json::{Value, json};

@@ -2,10 +2,12 @@
 #![allow(dead_code)]
 
 pub mod fake_model_server;
+pub mod long_transcript;
 #[cfg(unix)]
 pub mod pty;
 #[cfg(unix)]
 pub mod runtime_harness;
+pub mod tui;
 
 use std::path::PathBuf;
 
