@@ -432,3 +432,69 @@ fn tui5_ctrl_z_suspends_to_the_shell_and_fg_resumes() {
         "the terminal was not restored at exit"
     );
 }
+
+/// The session id the status line ends with.
+fn status_session(pty: &Pty) -> String {
+    pty.with_screen(|s| {
+        support::pty::row_text(s, -2)
+            .split_whitespace()
+            .last()
+            .unwrap_or_default()
+            .to_string()
+    })
+}
+
+/// `/new` swaps in a fresh runtime and session; `/resume` lists the
+/// project's sessions and brings the first one back with its conversation
+/// (TUI-4): the app replaces its runtime while running.
+#[test]
+fn tui4_new_then_resume_swaps_the_session_and_replays_its_conversation() {
+    let home = tempfile::tempdir().expect("temp home");
+    let project = tempfile::tempdir().expect("temp project");
+    let mut pty = start_offline(home.path(), project.path());
+    pty.wait_for_text("offline demo provider");
+    let first = status_session(&pty);
+    assert_eq!(first.len(), 8, "session id in the status line: {first:?}");
+    pty.submit("hello from the first session");
+    pty.wait_for_text("offline demo model");
+    wait_idle(&pty);
+
+    pty.submit("/new");
+    pty.wait_for("a fresh session", WAIT, |s| {
+        let status = support::pty::row_text(s, -2);
+        !status.trim_end().ends_with(&first)
+            && status
+                .split_whitespace()
+                .last()
+                .is_some_and(|id| id.len() == 8)
+            && !s.contents().contains("hello from the first session")
+    });
+    let second = status_session(&pty);
+
+    pty.submit("/resume");
+    pty.wait_for_text("Resume a session");
+    // Move the highlight to the first session's row, then choose it.
+    let highlighted = |s: &vt100::Screen| {
+        s.contents()
+            .lines()
+            .find(|l| l.starts_with("› ") && !l.contains("Ask zcode"))
+            .unwrap_or_default()
+            .to_string()
+    };
+    for _ in 0..5 {
+        let now = pty.with_screen(highlighted);
+        if now.contains("hello from the first") {
+            break;
+        }
+        pty.send("\x1b[B");
+        pty.wait_for("the highlight to move", WAIT, |s| highlighted(s) != now);
+    }
+    pty.send("\r");
+    pty.wait_for("the first session back", WAIT, |s| {
+        support::pty::row_text(s, -2).trim_end().ends_with(&first)
+            && s.contents().contains("› hello from the first session")
+    });
+    assert_ne!(first, second);
+    let status = pty.quit();
+    assert!(status.success(), "exit {status:?}");
+}
