@@ -1,0 +1,324 @@
+//! What the runtime's events do to the model: the transcript's cells, the
+//! approval queue, the status line's state.
+
+use crate::runtime::protocol::{Event, HistoryItem, TurnEnd};
+use crate::tui::model::{Cell, Model, ToolStatus, input_summary};
+use crate::tui::picker::Picker;
+
+pub(super) fn on_event(model: &mut Model, event: Event) {
+    model.dirty = true;
+    match event {
+        Event::SessionStarted {
+            session_id,
+            workspace,
+            model: label,
+            offline_demo,
+            state,
+            resumed,
+            context_window,
+            ..
+        } => {
+            model.context_window = context_window;
+            model.session_id = session_id;
+            model.workspace = workspace;
+            model.model_label = label;
+            model.state = state;
+            if offline_demo {
+                push_notice(
+                    model,
+                    "offline demo provider (scripted replies): no model is configured. Set OPENAI_BASE_URL \
+                     (e.g. http://127.0.0.1:8080/v1) or OPENAI_API_KEY or ANTHROPIC_API_KEY, or add a provider \
+                     to $ZCODE_HOME/config.json; see the README.",
+                );
+            }
+            if resumed {
+                push_notice(model, "resumed session");
+            }
+        }
+        Event::TurnStarted { text, .. } => {
+            model.busy = true;
+            if model.turn_started.is_none() {
+                model.turn_started = model.now;
+            }
+            if let Some(i) = model.queued.iter().position(|q| *q == text) {
+                model.queued.remove(i);
+            }
+            model.cells.push(Cell::User { text });
+        }
+        Event::InputQueued { text, .. } => model.queued.push(text),
+        Event::AssistantDelta { text } => match model.cells.last_mut() {
+            Some(Cell::Assistant {
+                text: current,
+                streaming: true,
+            }) => current.push_str(&text),
+            _ => model.cells.push(Cell::Assistant {
+                text,
+                streaming: true,
+            }),
+        },
+        Event::ReasoningDelta { .. } => model.dirty = false,
+        // The last request's input is what the context holds now; a
+        // provider that reports none leaves the last figure.
+        Event::Usage { usage, .. } => {
+            model.dirty = usage.input_tokens > 0 && usage.input_tokens != model.context_tokens;
+            if usage.input_tokens > 0 {
+                model.context_tokens = usage.input_tokens;
+            }
+        }
+        Event::TodosChanged { todos } => model.todos = todos,
+        Event::AssistantMessage { text } => match model.cells.last_mut() {
+            Some(Cell::Assistant {
+                text: current,
+                streaming,
+            }) if *streaming => {
+                *current = text;
+                *streaming = false;
+            }
+            _ => {
+                if !text.is_empty() {
+                    model.cells.push(Cell::Assistant {
+                        text,
+                        streaming: false,
+                    });
+                }
+            }
+        },
+        Event::ToolCallStarted {
+            call_id,
+            tool,
+            input,
+        } => {
+            finish_streaming(model);
+            model.cells.push(Cell::Tool {
+                call_id,
+                tool,
+                summary: input_summary(&input),
+                status: ToolStatus::Running,
+                detail: String::new(),
+                output: String::new(),
+                diff: None,
+                expanded: model.tools_expanded,
+            });
+        }
+        Event::PermissionRequested { request } => model.approvals.push_back(request),
+        Event::PermissionResolved { request_id, .. } => {
+            if let Some(i) = model
+                .approvals
+                .iter()
+                .position(|r| r.request_id == request_id)
+            {
+                model.approvals.remove(i);
+                if i == 0 {
+                    model.approval_selected = 0;
+                }
+            }
+        }
+        Event::ToolCallFinished {
+            call_id,
+            output,
+            is_error,
+            diff,
+            ..
+        } => {
+            let status = if is_error {
+                ToolStatus::Failed
+            } else {
+                ToolStatus::Done
+            };
+            let line = first_line(&output);
+            if set_tool(model, &call_id, status, line) {
+                set_tool_output(model, &call_id, kept_output(&output), diff);
+            }
+        }
+        Event::ToolCallDenied { denial } => {
+            if !set_tool(
+                model,
+                &denial.call_id,
+                ToolStatus::Denied,
+                denial.reason.clone(),
+            ) {
+                model.cells.push(Cell::Tool {
+                    call_id: denial.call_id,
+                    tool: denial.tool,
+                    summary: input_summary(&denial.input),
+                    status: ToolStatus::Denied,
+                    detail: denial.reason,
+                    output: String::new(),
+                    diff: None,
+                    expanded: model.tools_expanded,
+                });
+            }
+        }
+        Event::ContextCompacted { kept_messages } => push_notice(
+            model,
+            &format!("older history was summarised ({kept_messages} messages kept)"),
+        ),
+        Event::SessionModeChanged { state } => model.state = state,
+        Event::History { items } => replay_history(model, items),
+        Event::ModelChanged {
+            model: label,
+            context_window,
+            ..
+        } => {
+            push_notice(model, &format!("model: {label} (from the next request on)"));
+            model.model_label = label;
+            // The context use shown so far was measured against the old
+            // window; the next request's usage replaces the count.
+            model.context_window = context_window;
+        }
+        Event::ProjectRules { rules } => {
+            let selected = model.picker.as_ref().map_or(0, |p| p.selected);
+            let mut picker = Picker::rules(rules);
+            picker.selected = selected.min(picker.items.len().saturating_sub(1));
+            model.picker = Some(picker);
+        }
+        Event::Notice { message } => push_notice(model, &message),
+        Event::Error { message } => model.cells.push(Cell::Error { text: message }),
+        Event::TurnFinished { end, .. } => {
+            finish_streaming(model);
+            match end {
+                TurnEnd::Interrupted => push_notice(model, "interrupted"),
+                TurnEnd::RoundLimit => push_notice(model, "stopped: tool-call round limit reached"),
+                TurnEnd::Completed | TurnEnd::Stopped | TurnEnd::Failed => {}
+            }
+            // A tool still "running" when its turn ends was cut off.
+            for cell in &mut model.cells {
+                if let Cell::Tool { status, .. } = cell
+                    && *status == ToolStatus::Running
+                {
+                    *status = ToolStatus::Failed;
+                }
+            }
+            model.busy = false;
+            model.turn_started = None;
+        }
+    }
+}
+
+/// A resumed session's conversation as cells.
+fn replay_history(model: &mut Model, items: Vec<HistoryItem>) {
+    for item in items {
+        let cell = match item {
+            HistoryItem::User { text } => Cell::User { text },
+            HistoryItem::Assistant { text } => Cell::Assistant {
+                text,
+                streaming: false,
+            },
+            HistoryItem::Tool {
+                call_id,
+                tool,
+                input,
+                output,
+                is_error,
+            } => Cell::Tool {
+                call_id,
+                tool,
+                summary: input_summary(&input),
+                status: if is_error {
+                    ToolStatus::Failed
+                } else {
+                    ToolStatus::Done
+                },
+                detail: first_line(&output),
+                output: kept_output(&output),
+                diff: None,
+                expanded: model.tools_expanded,
+            },
+            HistoryItem::Summary => Cell::Notice {
+                text: "older history was summarised".into(),
+            },
+        };
+        model.cells.push(cell);
+    }
+}
+
+fn push_notice(model: &mut Model, text: &str) {
+    model.cells.push(Cell::Notice {
+        text: text.to_string(),
+    });
+}
+
+fn finish_streaming(model: &mut Model) {
+    if let Some(Cell::Assistant { streaming, .. }) = model.cells.last_mut() {
+        *streaming = false;
+    }
+}
+
+/// Updates the tool cell of `call_id`; false when there is none.
+fn set_tool(model: &mut Model, id: &str, new_status: ToolStatus, new_detail: String) -> bool {
+    for cell in model.cells.iter_mut().rev() {
+        if let Cell::Tool {
+            call_id,
+            status,
+            detail,
+            ..
+        } = cell
+            && call_id == id
+        {
+            *status = new_status;
+            *detail = new_detail;
+            return true;
+        }
+    }
+    false
+}
+
+/// Tool output rows a cell keeps: enough to read, bounded in memory.
+const KEPT_OUTPUT_LINES: usize = 500;
+
+/// The output a tool cell keeps: at most `KEPT_OUTPUT_LINES` lines, tabs
+/// and control characters made printable, outer blank lines dropped.
+fn kept_output(output: &str) -> String {
+    let mut lines: Vec<String> = output
+        .lines()
+        .skip_while(|l| l.trim().is_empty())
+        .take(KEPT_OUTPUT_LINES)
+        .map(|l| {
+            l.replace('\t', "    ")
+                .chars()
+                .filter(|c| !c.is_control())
+                .collect()
+        })
+        .collect();
+    let total = output.lines().count();
+    if total > KEPT_OUTPUT_LINES {
+        lines.push(format!("… {} more lines", total - KEPT_OUTPUT_LINES));
+    }
+    while lines.last().is_some_and(|l| l.trim().is_empty()) {
+        lines.pop();
+    }
+    lines.join("\n")
+}
+
+/// Stores the output and diff of the tool cell of `id`.
+fn set_tool_output(model: &mut Model, id: &str, new_output: String, new_diff: Option<String>) {
+    for cell in model.cells.iter_mut().rev() {
+        if let Cell::Tool {
+            call_id,
+            output,
+            diff,
+            ..
+        } = cell
+            && call_id == id
+        {
+            *output = new_output;
+            *diff = new_diff;
+            return;
+        }
+    }
+}
+
+/// The first non-empty line of a tool's output, tabs and control
+/// characters made printable, outer whitespace trimmed.
+fn first_line(output: &str) -> String {
+    let line = output
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or_default();
+    line.replace('\t', "  ")
+        .chars()
+        .filter(|c| !c.is_control())
+        .collect::<String>()
+        .trim()
+        .to_string()
+}

@@ -1,0 +1,344 @@
+//! The pure state transition: `update(&mut Model, Msg) -> Vec<Cmd>` (TUI-1).
+
+mod approvals;
+mod events;
+
+use super::keys::{Action, action};
+use super::model::{Cell, Model};
+use super::msg::{Cmd, Msg};
+use super::picker::Picker;
+use crate::permission::mode::ModeChoice;
+use crate::runtime::protocol::Op;
+use approvals::{ensure_question_panel, on_approval_key, on_question_key};
+use crossterm::event::KeyEvent;
+use events::on_event;
+
+/// Applies `msg` to `model` and returns what the loop must do.
+pub fn update(model: &mut Model, msg: Msg) -> Vec<Cmd> {
+    let cmds = apply(model, msg);
+    // The head request's question panel exists as soon as it is shown.
+    ensure_question_panel(model);
+    sync_transcript(model);
+    cmds
+}
+
+/// Lays out what changed in the transcript, whatever changed it, and keeps
+/// the scroll within it (TUI-2).
+fn sync_transcript(model: &mut Model) {
+    let width = super::view::transcript_width(model);
+    model
+        .transcript_layout
+        .sync(&model.cells, width, model.monochrome);
+    // While a relayout is under way the row count is unknown; the view
+    // clamps until it is done.
+    if model.transcript_layout.is_complete() {
+        let rows = super::view::transcript::row_count(model, width);
+        let height = usize::from(super::view::transcript_height(model));
+        model.scroll = model.scroll.min(rows.saturating_sub(height));
+    }
+}
+
+fn apply(model: &mut Model, msg: Msg) -> Vec<Cmd> {
+    match msg {
+        Msg::Key(key) => on_key(model, key),
+        Msg::Paste(text) => {
+            if model.approvals.is_empty() {
+                // Terminals send CR for line breaks inside a paste.
+                let text = text.replace("\r\n", "\n").replace('\r', "\n");
+                model.composer.insert_str(&text);
+                model.history_pos = None;
+                model.quit_armed = false;
+                model.dirty = true;
+            }
+            Vec::new()
+        }
+        Msg::Resize(w, h) => {
+            model.width = w;
+            model.height = h;
+            model.dirty = true;
+            Vec::new()
+        }
+        Msg::Tick(now) => {
+            model.now = Some(now);
+            if model.busy {
+                model.spinner = model.spinner.wrapping_add(1);
+                model.dirty = true;
+            }
+            Vec::new()
+        }
+        Msg::Scroll(delta) => {
+            scroll_by(model, i32::from(delta));
+            Vec::new()
+        }
+        Msg::Runtime(event) => {
+            on_event(model, event);
+            Vec::new()
+        }
+        Msg::Sessions(list) => {
+            model.picker = Some(Picker::sessions(&list, &model.session_id));
+            model.dirty = true;
+            Vec::new()
+        }
+        Msg::Models(list) => {
+            model.picker = Some(Picker::models(&list, &model.model_label));
+            model.dirty = true;
+            Vec::new()
+        }
+        Msg::SessionReplaced => {
+            let mut fresh = Model::new(model.width, model.height);
+            fresh.history = std::mem::take(&mut model.history);
+            fresh.composer = std::mem::take(&mut model.composer);
+            fresh.monochrome = model.monochrome;
+            fresh.now = model.now;
+            *model = fresh;
+            Vec::new()
+        }
+    }
+}
+
+pub(super) fn page(model: &Model) -> i32 {
+    i32::from(model.height.saturating_sub(6)).max(1)
+}
+
+pub(super) fn scroll_by(model: &mut Model, delta: i32) {
+    let delta = isize::try_from(delta).unwrap_or_default();
+    model.scroll = model.scroll.saturating_add_signed(delta);
+    model.dirty = true;
+}
+
+fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Cmd> {
+    if ensure_question_panel(model) {
+        return on_question_key(model, key);
+    }
+    // TUI-4: an open picker, then the slash popup, see keys first.
+    if model.approvals.is_empty() {
+        if model.picker.is_some() {
+            return super::picker::on_key(model, key);
+        }
+        if let Some(cmds) = super::slash::on_popup_key(model, key) {
+            model.quit_armed = false;
+            return cmds;
+        }
+    }
+    let act = action(key);
+    if act == Action::Ignore {
+        return Vec::new();
+    }
+    model.dirty = true;
+    if act != Action::Interrupt {
+        model.quit_armed = false;
+    }
+    // The sidebar toggles in any state, an open approval included.
+    if act == Action::ToggleSidebar {
+        model.sidebar_hidden = !model.sidebar_hidden;
+        return Vec::new();
+    }
+    // So do the tool outputs: reading a command's output helps to answer.
+    if act == Action::ToggleToolOutput {
+        toggle_tool_output(model);
+        return Vec::new();
+    }
+    if !model.approvals.is_empty() {
+        return on_approval_key(model, act);
+    }
+    match act {
+        Action::Submit => submit(model),
+        Action::Newline => {
+            model.composer.insert_char('\n');
+            Vec::new()
+        }
+        Action::CycleMode => {
+            let current = if model.state.plan_enabled {
+                ModeChoice::Plan
+            } else {
+                ModeChoice::Mode(model.state.mode)
+            };
+            let at = ModeChoice::CYCLE.iter().position(|c| *c == current);
+            let next = match at {
+                Some(i) => ModeChoice::CYCLE[(i + 1) % ModeChoice::CYCLE.len()],
+                None => ModeChoice::CYCLE[0],
+            };
+            // Shown at once; the runtime confirms with `SessionModeChanged`.
+            model.state = model.state.apply(next);
+            vec![Cmd::Send(Op::SetMode { choice: next })]
+        }
+        Action::Cancel => {
+            if model.busy {
+                vec![Cmd::Send(Op::Interrupt)]
+            } else {
+                Vec::new()
+            }
+        }
+        Action::Interrupt => {
+            if model.busy {
+                model.quit_armed = false;
+                vec![Cmd::Send(Op::Interrupt)]
+            } else if !model.composer.is_empty() {
+                model.composer.take();
+                model.history_pos = None;
+                model.quit_armed = false;
+                Vec::new()
+            } else if model.quit_armed {
+                vec![Cmd::Quit]
+            } else {
+                model.quit_armed = true;
+                Vec::new()
+            }
+        }
+        Action::Suspend => vec![Cmd::Suspend],
+        Action::PageUp => {
+            scroll_by(model, page(model));
+            Vec::new()
+        }
+        Action::PageDown => {
+            scroll_by(model, -page(model));
+            Vec::new()
+        }
+        Action::Top => {
+            // Clamped to the top row once the transcript is synchronised.
+            model.scroll = usize::MAX;
+            Vec::new()
+        }
+        Action::Bottom => {
+            model.scroll = 0;
+            Vec::new()
+        }
+        // In a multi-line draft the arrows move between its lines; at its
+        // edges (and on an empty or recalled composer) they recall history.
+        Action::Up => {
+            if model.history_pos.is_some() || !model.composer.up() {
+                recall(model, true);
+            }
+            Vec::new()
+        }
+        Action::Down => {
+            if model.history_pos.is_some() || !model.composer.down() {
+                recall(model, false);
+            }
+            Vec::new()
+        }
+        Action::Home if !model.composer.is_empty() => {
+            model.composer.line_start();
+            Vec::new()
+        }
+        Action::End if !model.composer.is_empty() => {
+            model.composer.line_end();
+            Vec::new()
+        }
+        Action::Home => {
+            model.scroll = usize::MAX;
+            Vec::new()
+        }
+        Action::End => {
+            model.scroll = 0;
+            Vec::new()
+        }
+        Action::WordLeft => {
+            model.composer.word_left();
+            Vec::new()
+        }
+        Action::WordRight => {
+            model.composer.word_right();
+            Vec::new()
+        }
+        Action::DeleteWord => {
+            model.composer.delete_word();
+            Vec::new()
+        }
+        Action::Left => {
+            model.composer.left();
+            Vec::new()
+        }
+        Action::Right => {
+            model.composer.right();
+            Vec::new()
+        }
+        Action::LineStart => {
+            model.composer.line_start();
+            Vec::new()
+        }
+        Action::LineEnd => {
+            model.composer.line_end();
+            Vec::new()
+        }
+        Action::Backspace => {
+            model.composer.backspace();
+            Vec::new()
+        }
+        Action::Delete => {
+            model.composer.delete();
+            Vec::new()
+        }
+        Action::KillLine => {
+            model.composer.kill_line_start();
+            Vec::new()
+        }
+        Action::Char(c) => {
+            model.composer.insert_char(c);
+            model.history_pos = None;
+            Vec::new()
+        }
+        Action::Ignore | Action::ToggleSidebar | Action::ToggleToolOutput => Vec::new(),
+    }
+}
+
+fn submit(model: &mut Model) -> Vec<Cmd> {
+    if model.composer.text().trim().is_empty() {
+        return Vec::new();
+    }
+    if let Some(cmds) = super::slash::submit(model) {
+        return cmds;
+    }
+    let text = model.composer.take();
+    model.history_pos = None;
+    if model.history.last() != Some(&text) {
+        model.history.push(text.clone());
+    }
+    model.scroll = 0;
+    if !model.busy {
+        // The runtime starts a turn at once; `TurnStarted` confirms it.
+        model.busy = true;
+        model.turn_started = model.now;
+    }
+    vec![Cmd::Send(Op::UserInput { text })]
+}
+
+/// ↑/↓ recall history while the composer is empty or showing a recalled
+/// entry; otherwise they do nothing.
+fn recall(model: &mut Model, back: bool) {
+    if model.history.is_empty() {
+        return;
+    }
+    let recalling = model.history_pos.is_some();
+    if !recalling && !model.composer.is_empty() {
+        return;
+    }
+    let last = model.history.len() - 1;
+    let next = match (model.history_pos, back) {
+        (None, true) => Some(last),
+        (None, false) => None,
+        (Some(i), true) => Some(i.saturating_sub(1)),
+        (Some(i), false) if i >= last => None,
+        (Some(i), false) => Some(i + 1),
+    };
+    model.history_pos = next;
+    match next.and_then(|i| model.history.get(i)) {
+        Some(text) => {
+            let text = text.clone();
+            model.composer.set(&text);
+        }
+        None => {
+            model.composer.take();
+        }
+    }
+}
+
+/// Ctrl+O: every tool cell shows its whole output, or its first line again.
+fn toggle_tool_output(model: &mut Model) {
+    model.tools_expanded = !model.tools_expanded;
+    for cell in &mut model.cells {
+        if let Cell::Tool { expanded, .. } = cell {
+            *expanded = model.tools_expanded;
+        }
+    }
+}
