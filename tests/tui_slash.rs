@@ -523,6 +523,37 @@ fn tui4_session_replaced_starts_over_keeping_history_and_composer() {
     assert_eq!(m.history, vec!["/help".to_string()]);
 }
 
+fn started(label: &str) -> Msg {
+    Msg::Runtime(Event::SessionStarted {
+        session_id: "sess_fedcba9876543210".into(),
+        workspace: "/home/dev/project".into(),
+        model: label.into(),
+        provider: "local".into(),
+        offline_demo: false,
+        state: zcode::permission::mode::ExecutionState::new(Mode::Build, false),
+        resumed: false,
+        context_window: 0,
+    })
+}
+
+#[test]
+fn tui4_a_new_session_keeps_the_view_choices_and_says_when_the_model_changed() {
+    let mut m = session(80, 24);
+    update(&mut m, ctrl('o'));
+    update(&mut m, ctrl('t'));
+    update(&mut m, Msg::SessionReplaced);
+    assert!(m.tools_expanded && m.sidebar_hidden, "view choices kept");
+    update(&mut m, started("local/small"));
+    assert!(notices(&m).is_empty(), "same model: {:?}", notices(&m));
+    update(&mut m, Msg::SessionReplaced);
+    update(&mut m, started("local/large"));
+    assert_eq!(
+        notices(&m),
+        vec!["local/small is not available any more; this session uses local/large".to_string()]
+    );
+    assert_eq!(m.model_label, "local/large");
+}
+
 #[test]
 fn run5_history_event_replays_cells() {
     let mut m = session(80, 24);

@@ -21,7 +21,16 @@ pub(super) fn on_event(model: &mut Model, event: Event) {
             model.context_window = context_window;
             model.session_id = session_id;
             model.workspace = workspace;
-            model.model_label = label;
+            // After /new or /resume the label still names the model that was
+            // in use: say so when the new session could not keep it.
+            let previous = std::mem::replace(&mut model.model_label, label);
+            if !previous.is_empty() && previous != model.model_label {
+                let note = format!(
+                    "{previous} is not available any more; this session uses {}",
+                    model.model_label
+                );
+                push_notice(model, &note);
+            }
             model.state = state;
             if offline_demo {
                 push_notice(

@@ -90,6 +90,11 @@ fn apply(model: &mut Model, msg: Msg) -> Vec<Cmd> {
             fresh.composer = std::mem::take(&mut model.composer);
             fresh.monochrome = model.monochrome;
             fresh.now = model.now;
+            // The user's choices of how to look stay; the model in use is
+            // compared with the new session's when it starts.
+            fresh.tools_expanded = model.tools_expanded;
+            fresh.sidebar_hidden = model.sidebar_hidden;
+            fresh.model_label = std::mem::take(&mut model.model_label);
             *model = fresh;
             Vec::new()
         }
