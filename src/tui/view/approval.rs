@@ -6,6 +6,7 @@ use super::{Theme, truncate, wrap};
 use crate::permission::suggest::MAX_SHOWN_BASH_PREFIXES;
 use crate::runtime::protocol::{PermissionRequest, RequestKind};
 use crate::tui::model::{ApprovalOption, Model, approval_options, input_summary};
+use crate::tui::widgets::diff::render_diff;
 use crate::tui::widgets::highlight::highlight_code;
 use crate::tui::widgets::markdown::render_markdown;
 use ratatui::Frame;
@@ -214,18 +215,15 @@ fn tool_body(
     }
     if let Some(preview) = &request.preview {
         lines.push(Line::default());
-        let rows: Vec<&str> = preview.lines().collect();
+        // The same diff colours as the transcript's Edit and Write cells.
+        let rows = render_diff(preview, &theme.widgets());
         for row in rows.iter().take(MAX_PREVIEW) {
-            let style = if row.starts_with('+') && !row.starts_with("+++") {
-                theme.fg(Color::Green)
-            } else if row.starts_with('-') && !row.starts_with("---") {
-                theme.fg(Color::Red)
-            } else if row.starts_with("@@") {
-                theme.fg(Color::Cyan)
-            } else {
-                theme.dim()
-            };
-            lines.push(Line::from(Span::styled(truncate(row, width), style)));
+            // One styled span per diff row.
+            let style = row.spans.first().map(|s| s.style).unwrap_or_default();
+            lines.push(Line::from(Span::styled(
+                truncate(&row.to_string(), width),
+                style,
+            )));
         }
         if rows.len() > MAX_PREVIEW {
             lines.push(Line::from(Span::styled(
