@@ -498,3 +498,35 @@ fn tui4_new_then_resume_swaps_the_session_and_replays_its_conversation() {
     let status = pty.quit();
     assert!(status.success(), "exit {status:?}");
 }
+
+/// The mouse wheel scrolls the transcript in a real terminal (TUI-5): the
+/// terminal reports it as SGR mouse events once mouse capture is on.
+#[test]
+fn tui5_mouse_wheel_scrolls_the_transcript() {
+    let home = tempfile::tempdir().expect("temp home");
+    let project = tempfile::tempdir().expect("temp project");
+    let mut options = PtyOptions::new(env!("CARGO_BIN_EXE_zcode"), home.path(), project.path());
+    options.rows = 16;
+    let mut pty = Pty::spawn(options);
+    pty.wait_for_text("offline demo provider");
+    pty.submit("hello");
+    // The end of the demo's second reply (the first has scrolled away).
+    pty.wait_for_text("openai/gpt-4.1");
+    wait_idle(&pty);
+    // Wheel up (button 64) three times: the transcript leaves the bottom.
+    for _ in 0..3 {
+        pty.send("\x1b[<64;10;5M");
+    }
+    pty.wait_for("the transcript scrolled back", WAIT, |s| {
+        s.contents().contains("End returns to the bottom")
+    });
+    // Wheel down (button 65) until it is back at the bottom.
+    for _ in 0..20 {
+        pty.send("\x1b[<65;10;5M");
+    }
+    pty.wait_for("the transcript back at the bottom", WAIT, |s| {
+        !s.contents().contains("End returns to the bottom")
+    });
+    let status = pty.quit();
+    assert!(status.success(), "exit {status:?}");
+}
