@@ -93,3 +93,79 @@ fn tui5_growing_relayouts_like_a_fresh_draw() {
 fn tui5_tiny_terminals_do_not_panic() {
     resize_through(&[(80, 24), (20, 6), (1, 1), (10, 3), (80, 24)]);
 }
+
+/// Every panel drawn at every small size (down to 1x1) and through resizes:
+/// nothing panics, whatever is open (TUI-5).
+#[test]
+fn tui5_every_panel_survives_tiny_and_odd_sizes() {
+    use zcode::store::{TodoItem, TodoPriority, TodoStatus};
+    let todo = |content: &str, status| TodoItem {
+        content: content.into(),
+        status,
+        priority: TodoPriority::Medium,
+    };
+    let with_todos = |m: &mut Model| {
+        event(
+            m,
+            Event::TodosChanged {
+                todos: vec![
+                    todo("Read the parser", TodoStatus::Completed),
+                    todo("Add a test for unknown keys", TodoStatus::InProgress),
+                    todo("Update the README", TodoStatus::Pending),
+                ],
+            },
+        );
+    };
+    let mut states: Vec<(&str, Model)> = Vec::new();
+    let mut m = busy_model(120, 30);
+    with_todos(&mut m);
+    states.push(("bash approval + sidebar", m));
+
+    let mut m = Session::new(120, 30).start();
+    with_todos(&mut m);
+    support::tui::type_text(&mut m, "/");
+    assert!(zcode::tui::slash::popup(&m).is_some(), "the popup is open");
+    states.push(("slash popup", m));
+
+    let mut m = Session::new(120, 30).start();
+    support::tui::type_text(&mut m, "/mode");
+    update(&mut m, support::tui::key(crossterm::event::KeyCode::Enter));
+    assert!(m.picker.is_some(), "the mode picker is open");
+    states.push(("mode picker", m));
+
+    let mut plan = busy_model(120, 30);
+    plan.approvals.clear();
+    let mut request = support::tui::bash_request("perm_plan");
+    request.kind = RequestKind::Plan;
+    request.tool = "ExitPlanMode".into();
+    request.input =
+        json!({"plan": "# Plan\n\n".to_string() + &"- step with some words\n".repeat(40)});
+    request.always = AlwaysOption::None;
+    event(&mut plan, Event::PermissionRequested { request });
+    states.push(("plan approval", plan));
+
+    let mut question = busy_model(120, 30);
+    question.approvals.clear();
+    let mut request = support::tui::bash_request("perm_q");
+    request.kind = RequestKind::Question;
+    request.tool = "AskUserQuestion".into();
+    request.input = json!({"questions": [{"question": "Which CI provider should the project use?", "header": "CI", "multiSelect": true, "options": [{"label": "GitHub Actions", "description": "hosted runners"}, {"label": "GitLab CI", "description": "self-hosted"}]}]});
+    request.always = AlwaysOption::None;
+    event(&mut question, Event::PermissionRequested { request });
+    update(&mut question, Msg::Tick(Instant::now()));
+    assert!(question.question.is_some(), "the question panel is open");
+    states.push(("question panel", question));
+
+    for (name, model) in states {
+        for width in [1u16, 2, 3, 5, 8, 13, 21, 34, 55, 99, 100, 101] {
+            for height in [1u16, 2, 3, 4, 6, 9, 14] {
+                let mut m = model.clone();
+                update(&mut m, Msg::Resize(width, height));
+                let shown = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    screen(&m, width, height)
+                }));
+                assert!(shown.is_ok(), "{name} panicked at {width}x{height}");
+            }
+        }
+    }
+}
