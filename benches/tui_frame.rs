@@ -124,5 +124,50 @@ fn finish_relayout(model: &mut Model) -> usize {
     ticks
 }
 
-criterion_group!(benches, bench_frame, bench_delta, bench_resize);
+/// A frame and a tick while a long plan waits for approval: the panel's
+/// Markdown is rendered for its height and for the frame (PLAN-10).
+fn bench_plan_approval(c: &mut Criterion) {
+    use serde_json::json;
+    use zcode::runtime::protocol::{AlwaysOption, PermissionRequest, RequestKind};
+    let mut model = long_transcript::model(CELLS, WIDTH, HEIGHT);
+    let mut plan = String::from("# Plan\n\n");
+    for i in 0..300 {
+        plan.push_str(&format!(
+            "{i}. Change `module_{i}` so that **its tests** pass, then run `cargo test --test module_{i}`.\n"
+        ));
+    }
+    event(
+        &mut model,
+        Event::PermissionRequested {
+            request: PermissionRequest {
+                request_id: "perm_plan".into(),
+                kind: RequestKind::Plan,
+                call_id: "call_plan".into(),
+                tool: "ExitPlanMode".into(),
+                input: json!({ "plan": plan }),
+                rule_id: "ask.plan".into(),
+                reason: String::new(),
+                suggestions: Vec::new(),
+                always: AlwaysOption::None,
+                full_access_available: false,
+                preview: None,
+            },
+        },
+    );
+    let mut terminal = Terminal::new(TestBackend::new(WIDTH, HEIGHT)).expect("test backend");
+    c.bench_function("frame_10k_plan_300_lines", |b| {
+        b.iter(|| terminal.draw(|f| view(black_box(&model), f)).map(|_| ()))
+    });
+    c.bench_function("tick_10k_plan_300_lines", |b| {
+        b.iter(|| update(&mut model, Msg::Tick(Instant::now())))
+    });
+}
+
+criterion_group!(
+    benches,
+    bench_frame,
+    bench_delta,
+    bench_resize,
+    bench_plan_approval
+);
 criterion_main!(benches);

@@ -636,3 +636,34 @@ fn ask6_digit_chooses_and_esc_rejects() {
     let (_, reply) = reply_for(&mut m, key(KeyCode::Esc));
     assert_eq!(reply, PermissionReply::Deny { feedback: None });
 }
+
+/// A long plan is rendered once per plan and width by `update`, not for
+/// every frame; the view's rows are the same as a fresh render (PLAN-10).
+#[test]
+fn plan10_the_plan_is_rendered_once_per_plan_and_width() {
+    use zcode::tui::view::Theme;
+    use zcode::tui::view::approval::plan_markdown;
+    let mut m = support::tui::session(80, 24);
+    let mut request = support::tui::bash_request("perm_plan");
+    request.kind = RequestKind::Plan;
+    request.tool = "ExitPlanMode".into();
+    request.input = json!({"plan": "# Plan\n\n1. Split `update`.\n2. Test **each** part."});
+    request.always = AlwaysOption::None;
+    request.full_access_available = false;
+    update(
+        &mut m,
+        Msg::Runtime(Event::PermissionRequested {
+            request: request.clone(),
+        }),
+    );
+    let rows = m.plan_rows.clone().expect("the plan is rendered");
+    assert_eq!((rows.request_id.as_str(), rows.width), ("perm_plan", 78));
+    assert_eq!(rows.lines, plan_markdown(&request, 78, &Theme::new(false)));
+    update(&mut m, Msg::Resize(60, 24));
+    let rows = m.plan_rows.clone().expect("rendered again");
+    assert_eq!(rows.width, 58);
+    assert_eq!(rows.lines, plan_markdown(&request, 58, &Theme::new(false)));
+    // Approved: nothing is kept.
+    update(&mut m, key(KeyCode::Enter));
+    assert!(m.plan_rows.is_none());
+}

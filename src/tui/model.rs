@@ -294,6 +294,17 @@ pub fn input_summary(input: &Value) -> String {
     input.to_string()
 }
 
+/// The head plan request's Markdown rows at one width, kept by `update` so
+/// a long plan is not rendered again for every frame and update (PLAN-10).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlanRows {
+    pub request_id: String,
+    /// The panel's inner width.
+    pub width: u16,
+    pub monochrome: bool,
+    pub lines: Vec<ratatui::text::Line<'static>>,
+}
+
 /// The whole UI state.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Model {
@@ -341,6 +352,8 @@ pub struct Model {
     pub picker: Option<crate::tui::picker::Picker>,
     /// Tool cells show their whole output (Ctrl+O); new cells follow.
     pub tools_expanded: bool,
+    /// The plan of the head request, rendered (see `PlanRows`).
+    pub plan_rows: Option<PlanRows>,
     /// The session's todo list (TODO-7), shown in the sidebar.
     pub todos: Vec<TodoItem>,
     /// The user hid the sidebar (Ctrl+T).
@@ -383,6 +396,7 @@ impl Model {
             slash: Default::default(),
             picker: None,
             tools_expanded: false,
+            plan_rows: None,
             todos: Vec::new(),
             sidebar_hidden: false,
             context_window: 0,

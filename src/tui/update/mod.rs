@@ -4,11 +4,13 @@ mod approvals;
 mod events;
 
 use super::keys::{Action, action};
-use super::model::{Cell, Model};
+use super::model::{Cell, Model, PlanRows};
 use super::msg::{Cmd, Msg};
 use super::picker::Picker;
+use super::view::Theme;
+use super::view::approval::plan_markdown;
 use crate::permission::mode::ModeChoice;
-use crate::runtime::protocol::Op;
+use crate::runtime::protocol::{Op, RequestKind};
 use approvals::{ensure_question_panel, on_approval_key, on_question_key};
 use crossterm::event::KeyEvent;
 use events::on_event;
@@ -18,8 +20,36 @@ pub fn update(model: &mut Model, msg: Msg) -> Vec<Cmd> {
     let cmds = apply(model, msg);
     // The head request's question panel exists as soon as it is shown.
     ensure_question_panel(model);
+    sync_plan_rows(model);
     sync_transcript(model);
     cmds
+}
+
+/// Renders the head plan request's Markdown once per plan and width.
+fn sync_plan_rows(model: &mut Model) {
+    let Some(request) = model
+        .approvals
+        .front()
+        .filter(|r| r.kind == RequestKind::Plan)
+    else {
+        model.plan_rows = None;
+        return;
+    };
+    // The panel's inner width: the screen less the two borders.
+    let width = model.width.saturating_sub(2);
+    let fresh = model.plan_rows.as_ref().is_some_and(|c| {
+        c.request_id == request.request_id && c.width == width && c.monochrome == model.monochrome
+    });
+    if fresh {
+        return;
+    }
+    let lines = plan_markdown(request, width, &Theme::new(model.monochrome));
+    model.plan_rows = Some(PlanRows {
+        request_id: request.request_id.clone(),
+        width,
+        monochrome: model.monochrome,
+        lines,
+    });
 }
 
 /// Lays out what changed in the transcript, whatever changed it, and keeps

@@ -33,7 +33,7 @@ pub fn height(model: &Model, width: u16, screen_height: u16) -> u16 {
     let rows = body(
         request,
         model,
-        &Theme::new(true),
+        &Theme::new(model.monochrome),
         usize::from(width.saturating_sub(2)),
     )
     .len();
@@ -246,14 +246,22 @@ fn plan_body(
         theme.bold(),
     )));
     lines.push(Line::default());
-    let plan = request
-        .input
-        .get("plan")
-        .and_then(Value::as_str)
-        .unwrap_or_default();
-    // PLAN-10: the plan as Markdown, scrolled with PgUp/PgDn.
+    // PLAN-10: the plan as Markdown, scrolled with PgUp/PgDn; rendered once
+    // by `update`, here only when that copy does not fit.
     let md_width = u16::try_from(width).unwrap_or(u16::MAX);
-    let rows = render_markdown(plan, md_width, &theme.widgets());
+    let cached = model.plan_rows.as_ref().filter(|c| {
+        c.request_id == request.request_id
+            && c.width == md_width
+            && c.monochrome == theme.is_monochrome()
+    });
+    let rendered;
+    let rows: &[Line<'static>] = match cached {
+        Some(c) => &c.lines,
+        None => {
+            rendered = plan_markdown(request, md_width, theme);
+            &rendered
+        }
+    };
     let last_start = rows.len().saturating_sub(MAX_PLAN);
     let start = usize::from(model.approval_scroll).min(last_start);
     if start > 0 {
@@ -361,4 +369,14 @@ fn break_line(line: Line<'static>, width: usize) -> Vec<Line<'static>> {
     }
     rows.push(Line::from(row));
     rows
+}
+
+/// A plan request's plan rendered as Markdown at `width` (PLAN-10).
+pub fn plan_markdown(request: &PermissionRequest, width: u16, theme: &Theme) -> Vec<Line<'static>> {
+    let plan = request
+        .input
+        .get("plan")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    render_markdown(plan, width, &theme.widgets())
 }

@@ -104,6 +104,10 @@ impl Theme {
         Self { monochrome }
     }
 
+    pub fn is_monochrome(&self) -> bool {
+        self.monochrome
+    }
+
     /// The matching theme of the Markdown and diff widgets.
     pub fn widgets(&self) -> crate::tui::widgets::Theme {
         if self.monochrome {
