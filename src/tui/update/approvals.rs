@@ -1,7 +1,7 @@
 //! Keys while a request waits: the tool and plan approval panels (APPR-6,
 //! APPR-7, PLAN-10) and the question panel (ASK-6).
 
-use super::{page, scroll_by};
+use super::{page, scroll_page};
 use crate::runtime::protocol::{Op, PermissionReply, RequestKind};
 use crate::tools::ask_user_question::AskUserQuestionInput;
 use crate::tui::keys::{Action, action};
@@ -142,12 +142,8 @@ pub(super) fn on_approval_key(model: &mut Model, act: Action) -> Vec<Cmd> {
                 .saturating_add(u16::try_from(page(model).unsigned_abs()).unwrap_or(u16::MAX));
             Vec::new()
         }
-        Action::PageUp => {
-            scroll_by(model, page(model));
-            Vec::new()
-        }
-        Action::PageDown => {
-            scroll_by(model, -page(model));
+        Action::PageUp | Action::PageDown => {
+            scroll_page(model, act == Action::PageUp);
             Vec::new()
         }
         _ => Vec::new(),

@@ -135,9 +135,7 @@ pub(super) fn on_event(model: &mut Model, event: Event) {
                 ToolStatus::Done
             };
             let line = first_line(&output);
-            if set_tool(model, &call_id, status, line) {
-                set_tool_output(model, &call_id, kept_output(&output), diff);
-            }
+            set_tool(model, &call_id, status, line, kept_output(&output), diff);
         }
         Event::ToolCallDenied { denial } => {
             if !set_tool(
@@ -145,6 +143,8 @@ pub(super) fn on_event(model: &mut Model, event: Event) {
                 &denial.call_id,
                 ToolStatus::Denied,
                 denial.reason.clone(),
+                String::new(),
+                None,
             ) {
                 model.cells.push(Cell::Tool {
                     call_id: denial.call_id,
@@ -253,19 +253,31 @@ fn finish_streaming(model: &mut Model) {
     }
 }
 
-/// Updates the tool cell of `call_id`; false when there is none.
-fn set_tool(model: &mut Model, id: &str, new_status: ToolStatus, new_detail: String) -> bool {
+/// Updates the tool cell of `call_id` (its status, detail line, kept
+/// output and diff); false when there is none.
+fn set_tool(
+    model: &mut Model,
+    id: &str,
+    new_status: ToolStatus,
+    new_detail: String,
+    new_output: String,
+    new_diff: Option<String>,
+) -> bool {
     for cell in model.cells.iter_mut().rev() {
         if let Cell::Tool {
             call_id,
             status,
             detail,
+            output,
+            diff,
             ..
         } = cell
             && call_id == id
         {
             *status = new_status;
             *detail = new_detail;
+            *output = new_output;
+            *diff = new_diff;
             return true;
         }
     }
@@ -278,6 +290,7 @@ const KEPT_OUTPUT_LINES: usize = 500;
 /// The output a tool cell keeps: at most `KEPT_OUTPUT_LINES` lines, tabs
 /// and control characters made printable, outer blank lines dropped.
 fn kept_output(output: &str) -> String {
+    let total = output.lines().skip_while(|l| l.trim().is_empty()).count();
     let mut lines: Vec<String> = output
         .lines()
         .skip_while(|l| l.trim().is_empty())
@@ -289,7 +302,6 @@ fn kept_output(output: &str) -> String {
                 .collect()
         })
         .collect();
-    let total = output.lines().count();
     if total > KEPT_OUTPUT_LINES {
         lines.push(format!("… {} more lines", total - KEPT_OUTPUT_LINES));
     }
@@ -297,24 +309,6 @@ fn kept_output(output: &str) -> String {
         lines.pop();
     }
     lines.join("\n")
-}
-
-/// Stores the output and diff of the tool cell of `id`.
-fn set_tool_output(model: &mut Model, id: &str, new_output: String, new_diff: Option<String>) {
-    for cell in model.cells.iter_mut().rev() {
-        if let Cell::Tool {
-            call_id,
-            output,
-            diff,
-            ..
-        } = cell
-            && call_id == id
-        {
-            *output = new_output;
-            *diff = new_diff;
-            return;
-        }
-    }
 }
 
 /// The first non-empty line of a tool's output, tabs and control

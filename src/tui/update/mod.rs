@@ -135,6 +135,12 @@ pub(super) fn page(model: &Model) -> i32 {
     i32::from(model.height.saturating_sub(6)).max(1)
 }
 
+/// PgUp (`back`) or PgDn in the transcript.
+pub(super) fn scroll_page(model: &mut Model, back: bool) {
+    let page = page(model);
+    scroll_by(model, if back { page } else { -page });
+}
+
 pub(super) fn scroll_by(model: &mut Model, delta: i32) {
     let delta = isize::try_from(delta).unwrap_or_default();
     model.scroll = model.scroll.saturating_add_signed(delta);
@@ -221,12 +227,8 @@ fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Cmd> {
             }
         }
         Action::Suspend => vec![Cmd::Suspend],
-        Action::PageUp => {
-            scroll_by(model, page(model));
-            Vec::new()
-        }
-        Action::PageDown => {
-            scroll_by(model, -page(model));
+        Action::PageUp | Action::PageDown => {
+            scroll_page(model, act == Action::PageUp);
             Vec::new()
         }
         Action::Top => {

@@ -6,7 +6,7 @@ use super::{Theme, truncate, wrap};
 use crate::permission::suggest::MAX_SHOWN_BASH_PREFIXES;
 use crate::runtime::protocol::{PermissionRequest, RequestKind};
 use crate::tui::model::{ApprovalOption, Model, approval_options, input_summary};
-use crate::tui::widgets::diff::render_diff;
+use crate::tui::widgets::diff::line_style;
 use crate::tui::widgets::highlight::highlight_code;
 use crate::tui::widgets::markdown::render_markdown;
 use ratatui::Frame;
@@ -216,13 +216,12 @@ fn tool_body(
     if let Some(preview) = &request.preview {
         lines.push(Line::default());
         // The same diff colours as the transcript's Edit and Write cells.
-        let rows = render_diff(preview, &theme.widgets());
+        let widgets = theme.widgets();
+        let rows: Vec<&str> = preview.lines().collect();
         for row in rows.iter().take(MAX_PREVIEW) {
-            // One styled span per diff row.
-            let style = row.spans.first().map(|s| s.style).unwrap_or_default();
             lines.push(Line::from(Span::styled(
-                truncate(&row.to_string(), width),
-                style,
+                truncate(&row.replace('\t', "    "), width),
+                line_style(row, &widgets),
             )));
         }
         if rows.len() > MAX_PREVIEW {

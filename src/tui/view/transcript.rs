@@ -2,7 +2,7 @@
 
 use super::{Theme, truncate, wrap};
 use crate::tui::model::{Cell, Model, ToolStatus};
-use crate::tui::widgets::diff::{DiffLineKind, classify, render_diff};
+use crate::tui::widgets::diff::{DiffLineKind, classify, line_style};
 use crate::tui::widgets::markdown::{render_markdown, render_streaming};
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -336,23 +336,20 @@ fn diff_rows(
     out: &mut Vec<Line<'static>>,
 ) -> usize {
     let widgets = theme.widgets();
-    let rows: Vec<Line<'static>> = render_diff(diff, &widgets)
-        .into_iter()
-        .filter(|line| {
-            let text: String = line.spans.iter().map(|s| s.content.as_ref()).collect();
-            classify(&text) != DiffLineKind::Header
-        })
+    let rows: Vec<&str> = diff
+        .lines()
+        .filter(|line| classify(line) != DiffLineKind::Header)
         .collect();
-    let total = rows.len();
-    for row in rows.into_iter().take(max) {
-        let style = row.spans.first().map(|s| s.style).unwrap_or_default();
-        let text: String = row.spans.iter().map(|s| s.content.as_ref()).collect();
+    for row in rows.iter().take(max) {
         out.push(Line::from(vec![
             Span::raw("    "),
-            Span::styled(truncate(&text, width.saturating_sub(4)), style),
+            Span::styled(
+                truncate(&row.replace('\t', "    "), width.saturating_sub(4)),
+                line_style(row, &widgets),
+            ),
         ]));
     }
-    total.saturating_sub(max)
+    rows.len().saturating_sub(max)
 }
 
 fn detail_style(status: ToolStatus, theme: &Theme) -> Style {

@@ -44,19 +44,26 @@ pub fn classify(line: &str) -> DiffLineKind {
     }
 }
 
+/// The style of one line of a unified diff.
+pub fn line_style(line: &str, theme: &Theme) -> ratatui::style::Style {
+    match classify(line) {
+        DiffLineKind::Header => theme.diff_header,
+        DiffLineKind::Hunk => theme.diff_hunk,
+        DiffLineKind::Added => theme.diff_add,
+        DiffLineKind::Removed => theme.diff_remove,
+        DiffLineKind::Context => ratatui::style::Style::new(),
+    }
+}
+
 /// Renders a unified diff, one styled line per input line (tabs become
 /// four spaces).
 pub fn render_diff(diff: &str, theme: &Theme) -> Vec<Line<'static>> {
     diff.lines()
         .map(|line| {
-            let style = match classify(line) {
-                DiffLineKind::Header => theme.diff_header,
-                DiffLineKind::Hunk => theme.diff_hunk,
-                DiffLineKind::Added => theme.diff_add,
-                DiffLineKind::Removed => theme.diff_remove,
-                DiffLineKind::Context => ratatui::style::Style::new(),
-            };
-            Line::from(Span::styled(line.replace('\t', "    "), style))
+            Line::from(Span::styled(
+                line.replace('\t', "    "),
+                line_style(line, theme),
+            ))
         })
         .collect()
 }
