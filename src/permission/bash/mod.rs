@@ -15,7 +15,23 @@ pub struct Subcommand {
     pub words: Vec<String>,
     /// Leading `VAR=value` assignments were present (BASH-2).
     pub has_assignments: bool,
+    /// Per word: it is expanded by the shell (a glob, `$NAME`), so `words`
+    /// holds its source text, not its value. Only a sandboxed analysis
+    /// accepts such words (see `AnalyzeOptions`).
+    #[serde(skip)]
+    pub dynamic: Vec<bool>,
     pub read_only: bool,
+}
+
+/// How the read-only judgment may reason.
+///
+/// `sandboxed`: a command judged read-only will run inside the kernel's
+/// read-only sandbox, so forms whose only risk the sandbox removes (a glob,
+/// `$VAR`, a program that reads widely) may be judged read-only. Without it
+/// the judgment stays strict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct AnalyzeOptions {
+    pub sandboxed: bool,
 }
 
 /// The result of analysing one Bash command (BASH-1..4).
@@ -29,6 +45,7 @@ pub struct BashAnalysis {
     pub read_only: bool,
 }
 
+mod git;
 mod parse;
 mod policy;
 mod prefix;
@@ -45,15 +62,22 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 /// Analyses one command (BASH-1..4). Never panics: anything the parser or
 /// the analysis cannot handle is an unsafe, opaque command (BASH-8).
 pub fn analyze(command: &str) -> BashAnalysis {
+    analyze_with(command, AnalyzeOptions::default())
+}
+
+/// `analyze` with the judgment's options (see `AnalyzeOptions`).
+pub fn analyze_with(command: &str, options: AnalyzeOptions) -> BashAnalysis {
     let subcommands = catch_unwind(AssertUnwindSafe(|| {
-        parse::parse_safe(command).map(|parsed| {
+        parse::parse_safe(command, options).map(|parsed| {
             parsed
                 .into_iter()
                 .map(|p| Subcommand {
-                    read_only: !p.has_assignments && readonly::is_read_only(&p.words),
+                    read_only: !p.has_assignments
+                        && readonly::is_read_only(&p.words, &p.dynamic, options),
                     text: p.text,
                     words: p.words,
                     has_assignments: p.has_assignments,
+                    dynamic: p.dynamic,
                 })
                 .collect::<Vec<_>>()
         })

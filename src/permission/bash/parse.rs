@@ -30,10 +30,15 @@ pub(crate) struct ParsedSubcommand {
     pub text: String,
     pub words: Vec<String>,
     pub has_assignments: bool,
+    /// Per word: expanded by the shell (see `Subcommand::dynamic`).
+    pub dynamic: Vec<bool>,
 }
 
 /// Parses `command`; `None` when the parse is not safe (BASH-1, BASH-3).
-pub(crate) fn parse_safe(command: &str) -> Option<Vec<ParsedSubcommand>> {
+pub(crate) fn parse_safe(
+    command: &str,
+    _options: super::AnalyzeOptions,
+) -> Option<Vec<ParsedSubcommand>> {
     if command.len() > MAX_COMMAND_BYTES || !within_static_limits(command) {
         return None;
     }
@@ -312,6 +317,7 @@ fn build_subcommand(found: FoundCommand<'_>, text: &str) -> Option<ParsedSubcomm
     }
     Some(ParsedSubcommand {
         text: text.to_string(),
+        dynamic: vec![false; words.len()],
         words,
         has_assignments,
     })

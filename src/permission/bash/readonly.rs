@@ -6,11 +6,15 @@
 //! (`time`, `env`, `xargs`, `sudo`, `bash -c`, …) are never read-only: a
 //! wrong "no" costs one question, a wrong "yes" can destroy work.
 
-use super::sed;
+use super::{AnalyzeOptions, git, sed};
 
 /// Is this simple command (its words after quote removal, assignments
-/// excluded) a known read-only form?
-pub(crate) fn is_read_only(words: &[String]) -> bool {
+/// excluded) a known read-only form? `dynamic` marks words the shell expands
+/// (their source text is in `words`); none is accepted yet.
+pub(crate) fn is_read_only(words: &[String], dynamic: &[bool], _options: AnalyzeOptions) -> bool {
+    if dynamic.iter().any(|d| *d) {
+        return false;
+    }
     let Some((program, args)) = words.split_first() else {
         return false;
     };
@@ -51,7 +55,7 @@ pub(crate) fn is_read_only(words: &[String]) -> bool {
         "tree" => !args
             .iter()
             .any(|a| short_cluster_has(a, &['o', 'R']) || long_opt(a, "output")),
-        "git" => git_is_read_only(args),
+        "git" => git::is_read_only(args),
         _ => is_version_query(program, args),
     }
 }
@@ -99,7 +103,7 @@ pub(crate) fn is_listed(program: &str) -> bool {
 
 /// `--name`, `--name=value`, or an abbreviation of `--name` (getopt_long
 /// accepts any unambiguous prefix, so `--out` may mean `--output`).
-fn long_opt(arg: &str, full: &str) -> bool {
+pub(crate) fn long_opt(arg: &str, full: &str) -> bool {
     let Some(body) = arg.strip_prefix("--") else {
         return false;
     };
@@ -181,56 +185,6 @@ fn date_is_read_only(args: &[String]) -> bool {
         }
     }
     true
-}
-
-/// `git` read-only subcommands, with no global option before the subcommand
-/// (`-c`, `-C`, `--exec-path`, `--git-dir`, `-p`, …).
-fn git_is_read_only(args: &[String]) -> bool {
-    let Some((sub, rest)) = args.split_first() else {
-        return false;
-    };
-    if sub == "--version" {
-        return rest.is_empty();
-    }
-    if rest.iter().any(|a| git_flag_is_dangerous(a)) {
-        return false;
-    }
-    match sub.as_str() {
-        "status" | "log" | "diff" | "show" | "rev-parse" | "ls-files" | "blame" => true,
-        "branch" => rest.iter().all(|a| is_branch_listing_flag(a)),
-        "remote" => matches!(rest, [] | [_]) && rest.iter().all(|a| a == "-v" || a == "--verbose"),
-        _ => false,
-    }
-}
-
-/// `--output` (and its abbreviations) writes a file; `--ext-diff` and
-/// `--textconv` run configured programs.
-fn git_flag_is_dangerous(arg: &str) -> bool {
-    let Some(body) = arg.strip_prefix("--") else {
-        return false;
-    };
-    let name = body.split_once('=').map_or(body, |(n, _)| n);
-    name.starts_with("output")
-        || long_opt(arg, "output")
-        || long_opt(arg, "ext-diff")
-        || long_opt(arg, "textconv")
-}
-
-fn is_branch_listing_flag(arg: &str) -> bool {
-    matches!(
-        arg,
-        "--list"
-            | "--all"
-            | "--remotes"
-            | "--verbose"
-            | "--show-current"
-            | "--color"
-            | "--no-color"
-            | "--column"
-            | "--no-column"
-    ) || arg.strip_prefix('-').is_some_and(|cluster| {
-        !cluster.is_empty() && cluster.chars().all(|c| matches!(c, 'a' | 'r' | 'v' | 'l'))
-    })
 }
 
 /// `cargo --version`, `node -v`, …: exactly one argument. (`go version` and
