@@ -9,6 +9,7 @@ pub mod hooks;
 pub mod model;
 pub mod permission;
 pub mod runtime;
+pub mod sandbox;
 pub mod session;
 pub mod store;
 pub mod tools;

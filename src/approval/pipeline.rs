@@ -16,6 +16,7 @@ use crate::runtime::plan_file::write_plan_file;
 use crate::runtime::protocol::{
     AlwaysOption, Denial, Event, PermissionReply, PermissionRequest, RequestKind, ResolvedBy,
 };
+use crate::sandbox::SandboxKind;
 use crate::tools::Tool;
 use crate::tools::{ask_user_question, plan_mode};
 use futures_util::FutureExt;
@@ -190,7 +191,16 @@ pub async fn execute_call(
         Approval::Run(_) if cancel.is_cancelled() => {
             finish_error(core, call, INTERRUPTED_TEXT.to_string())
         }
-        Approval::Run(input) => run_tool(core, &tool, call, input, cancel).await,
+        Approval::Run(input) => {
+            // Allowed outright: the evaluation says where it runs; approved
+            // after a question: as approved commands run.
+            let sandbox = if eval.decision.behavior == Behavior::Allow {
+                eval.sandbox
+            } else {
+                lock(&core.permissions).approved_sandbox()
+            };
+            run_tool(core, &tool, call, input, sandbox, cancel).await
+        }
     }
 }
 
@@ -619,9 +629,11 @@ async fn run_tool(
     tool: &Arc<dyn Tool>,
     call: &ToolCall,
     input: Value,
+    sandbox: Option<SandboxKind>,
     cancel: &CancellationToken,
 ) -> CallOutcome {
-    let ctx = core.tool_context(cancel);
+    let mut ctx = core.tool_context(cancel);
+    ctx.sandbox = sandbox.map(|kind| core.sandbox_policy(kind));
     // A panicking tool is a failed call, not a broken session.
     let output = match std::panic::AssertUnwindSafe(tool.run(input.clone(), &ctx))
         .catch_unwind()

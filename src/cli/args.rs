@@ -73,6 +73,25 @@ pub enum Command {
     /// List the models of the catalog; [current] marks the one a new
     /// session would use (with --model, that model).
     Models,
+    /// Run one command inside exactly the kernel sandbox the Bash tool uses.
+    Sandbox(SandboxArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct SandboxArgs {
+    /// Nothing writable but /dev/null and the terminal, no network (the
+    /// default; what commands judged read-only run in).
+    #[arg(long, conflicts_with = "workspace_write")]
+    pub read_only: bool,
+    /// Writable: the workspace (the current directory, or --cwd) and the
+    /// temp directory; network as config `sandbox.network` says.
+    #[arg(long)]
+    pub workspace_write: bool,
+    #[command(flatten)]
+    pub cwd: CwdArg,
+    /// The program and its arguments (after `--`).
+    #[arg(last = true, required = true, value_name = "CMD")]
+    pub command: Vec<String>,
 }
 
 #[derive(Debug, Args)]

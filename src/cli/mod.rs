@@ -5,6 +5,7 @@ mod environment;
 mod headless_cmd;
 mod models_cmd;
 mod permission_cmd;
+mod sandbox_cmd;
 mod sessions_cmd;
 pub mod tool_list_args;
 mod tui_cmd;
@@ -71,6 +72,7 @@ fn run_inner(args: Vec<OsString>) -> anyhow::Result<ExitCode> {
         Some(Command::Permission(cmd)) => permission_cmd::run(cmd, cli.mode, &tool_lists),
         Some(Command::Sessions(cmd)) => sessions_cmd::run(cmd),
         Some(Command::Models) => models_cmd::run(cli.model.as_deref()),
+        Some(Command::Sandbox(args)) => sandbox_cmd::run(args),
         Some(Command::Tui) | None => tui_cmd::run(&cli, &tool_lists),
     }
 }

@@ -20,6 +20,7 @@ use super::hooks::{
 };
 use super::{Config, ConfigError, PermissionConfig};
 use crate::permission::mode::{Mode, ModeError, parse_stored_mode};
+use crate::sandbox::{ApprovedCommands, SandboxMode, SandboxSettings};
 
 /// A JSON object holding a `T`. Derived struct impls also accept a JSON
 /// array of the field values in order, which for a config file is only ever
@@ -59,6 +60,19 @@ struct RawConfig {
     permission: Object<RawPermission>,
     #[serde(default)]
     hooks: Object<RawHooks>,
+    #[serde(default)]
+    sandbox: Object<RawSandbox>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RawSandbox {
+    #[serde(default)]
+    mode: Option<String>,
+    #[serde(default)]
+    approved_commands: Option<String>,
+    #[serde(default)]
+    network: bool,
 }
 
 #[derive(Debug, Deserialize)]
@@ -101,6 +115,8 @@ struct RawPermission {
     auto_approve_high_risk: bool,
     #[serde(default)]
     web_fetch_allowed_domains: Vec<String>,
+    #[serde(default)]
+    read_only_commands: Vec<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -152,6 +168,7 @@ pub(crate) fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
         providers: v.providers(raw.providers)?,
         permission: v.permission(raw.permission.0)?,
         hooks: v.hooks(raw.hooks.0)?,
+        sandbox: v.sandbox(raw.sandbox.0)?,
         warnings,
     })
 }
@@ -363,6 +380,51 @@ impl Validator<'_> {
             disallowed_tools: raw.disallowed_tools,
             auto_approve_high_risk: raw.auto_approve_high_risk,
             web_fetch_allowed_domains: raw.web_fetch_allowed_domains,
+            read_only_commands: self.read_only_commands(raw.read_only_commands)?,
+        })
+    }
+
+    /// `permission.readOnlyCommands`: prefixes in the rule syntax
+    /// (`make -n:*`, `mytool status:*`, or an exact command).
+    fn read_only_commands(&self, raw: Vec<String>) -> Result<Vec<String>, ConfigError> {
+        let mut out = Vec::with_capacity(raw.len());
+        for (i, entry) in raw.into_iter().enumerate() {
+            let entry = entry.trim().to_string();
+            let program = entry.trim_end_matches(":*").trim();
+            if program.is_empty() || program == "*" {
+                return Err(self.err(
+                    format!("permission.readOnlyCommands[{i}]"),
+                    "must name a command, e.g. \"make -n:*\" (a bare wildcard would declare every command read-only)",
+                ));
+            }
+            out.push(entry);
+        }
+        Ok(out)
+    }
+
+    fn sandbox(&self, raw: RawSandbox) -> Result<SandboxSettings, ConfigError> {
+        let mode = match raw.mode.as_deref() {
+            None => SandboxMode::default(),
+            Some(value) => SandboxMode::parse(value).ok_or_else(|| {
+                self.err(
+                    "sandbox.mode",
+                    format!("must be \"auto\", \"required\" or \"off\", not \"{value}\""),
+                )
+            })?,
+        };
+        let approved_commands = match raw.approved_commands.as_deref() {
+            None => ApprovedCommands::default(),
+            Some(value) => ApprovedCommands::parse(value).ok_or_else(|| {
+                self.err(
+                    "sandbox.approvedCommands",
+                    format!("must be \"none\" or \"workspace-write\", not \"{value}\""),
+                )
+            })?,
+        };
+        Ok(SandboxSettings {
+            mode,
+            approved_commands,
+            network: raw.network,
         })
     }
 

@@ -57,6 +57,9 @@ pub struct PermissionConfig {
     pub auto_approve_high_risk: bool,
     /// As written; [`Config::permission_settings`] normalises them.
     pub web_fetch_allowed_domains: Vec<String>,
+    /// Command prefixes the user declares read-only; they run unasked only
+    /// inside the read-only sandbox.
+    pub read_only_commands: Vec<String>,
 }
 
 /// The loaded configuration. `Default` is what a missing file means.
@@ -68,6 +71,8 @@ pub struct Config {
     pub providers: Vec<Provider>,
     pub permission: PermissionConfig,
     pub hooks: Hooks,
+    /// The `sandbox` section.
+    pub sandbox: crate::sandbox::SandboxSettings,
     /// Non-fatal findings such as unknown keys, one line each.
     pub warnings: Vec<String>,
 }
@@ -111,6 +116,8 @@ impl Config {
                 .map(|d| d.trim().to_lowercase())
                 .filter(|d| !d.is_empty())
                 .collect(),
+            read_only_commands: p.read_only_commands.clone(),
+            sandbox: self.sandbox,
         }
     }
 

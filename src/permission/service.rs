@@ -2,17 +2,20 @@
 //! needs the environment (target resolution, Bash analysis, suggestions) and
 //! the session's in-memory grants (GRANT-2).
 
-use super::bash::{self, BashAnalysis};
+use super::bash::{self, AnalyzeOptions, BashAnalysis};
 use super::capability::{Capability, RiskLevel, SideEffectScope, builtin_capability};
+use super::check::rule_id;
 use super::check::{
     Behavior, CheckContext, Decision, HookPermission, TargetLocation, apply_overlays,
     check_permission,
 };
 use super::mode::ExecutionState;
 use super::paths::{ResolvedDir, locate_target};
+use super::rules::content_matches;
 use super::rules::{Rule, RuleSet};
 use super::settings::PermissionSettings;
 use super::suggest::suggested_rules;
+use crate::sandbox::{self, ApprovedCommands, SandboxKind, SandboxMode};
 use serde_json::Value;
 use std::path::Path;
 
@@ -41,6 +44,52 @@ pub struct Evaluation {
     /// What "always allow" would save (SUG-1, SUG-2); empty for a non-Bash
     /// call that is not asked about.
     pub suggestions: Vec<Rule>,
+    /// The sandbox a Bash call runs in: the read-only one when it is
+    /// allowed because it was judged read-only, else (once allowed or
+    /// approved) what `sandbox.approvedCommands` says.
+    pub sandbox: Option<SandboxKind>,
+}
+
+/// Whether commands judged read-only run in the read-only sandbox.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReadOnlySandbox {
+    /// They do; the analysis may be wider (`AnalyzeOptions::sandboxed`).
+    Active,
+    /// `sandbox.mode` is `off`: the strict analysis alone.
+    Off,
+    /// `auto` on a kernel without the sandbox: the strict analysis alone.
+    Unavailable(String),
+    /// `required` on a kernel without the sandbox: nothing runs unasked.
+    Missing(String),
+}
+
+impl ReadOnlySandbox {
+    pub fn from_settings(mode: SandboxMode) -> Self {
+        let support = sandbox::support();
+        match (mode, &support.unavailable) {
+            (SandboxMode::Off, _) => Self::Off,
+            (_, None) => Self::Active,
+            (SandboxMode::Auto, Some(why)) => Self::Unavailable(why.clone()),
+            (SandboxMode::Required, Some(why)) => Self::Missing(why.clone()),
+        }
+    }
+
+    pub fn is_active(&self) -> bool {
+        *self == Self::Active
+    }
+
+    /// The one-line notice for a front end, when there is something to say.
+    pub fn notice(&self) -> Option<String> {
+        match self {
+            Self::Active | Self::Off => None,
+            Self::Unavailable(why) => Some(format!(
+                "no kernel sandbox ({why}): read-only commands are judged strictly and run unsandboxed"
+            )),
+            Self::Missing(why) => Some(format!(
+                "no kernel sandbox ({why}) and sandbox.mode is \"required\": every command is asked"
+            )),
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -49,11 +98,13 @@ pub struct PermissionService {
     workspace: ResolvedDir,
     memory_dir: Option<ResolvedDir>,
     session_rules: Vec<Rule>,
+    read_only_sandbox: ReadOnlySandbox,
 }
 
 impl PermissionService {
     pub fn new(settings: PermissionSettings, workspace: &Path, memory_dir: Option<&Path>) -> Self {
         Self {
+            read_only_sandbox: ReadOnlySandbox::from_settings(settings.sandbox.mode),
             settings,
             workspace: ResolvedDir::new(workspace),
             memory_dir: memory_dir.map(ResolvedDir::new),
@@ -67,6 +118,45 @@ impl PermissionService {
 
     pub fn workspace(&self) -> &Path {
         self.workspace.path()
+    }
+
+    pub fn read_only_sandbox(&self) -> &ReadOnlySandbox {
+        &self.read_only_sandbox
+    }
+
+    /// The Bash analysis under this service's sandbox: wider where the
+    /// read-only sandbox runs what it judges read-only, with the user's
+    /// `readOnlyCommands`; nothing read-only where the sandbox is required
+    /// and missing.
+    pub fn analyze_bash(&self, command: &str) -> BashAnalysis {
+        let active = self.read_only_sandbox.is_active();
+        let mut analysis = bash::analyze_with(command, AnalyzeOptions { sandboxed: active });
+        if active && analysis.safe_parse && !self.settings.read_only_commands.is_empty() {
+            for sub in analysis.subcommands.iter_mut().filter(|s| !s.read_only) {
+                sub.read_only = !sub.has_assignments
+                    && self
+                        .settings
+                        .read_only_commands
+                        .iter()
+                        .any(|prefix| content_matches(&sub.text, prefix));
+            }
+            analysis.read_only = !analysis.subcommands.is_empty()
+                && analysis.subcommands.iter().all(|s| s.read_only);
+        }
+        if matches!(self.read_only_sandbox, ReadOnlySandbox::Missing(_)) {
+            for sub in &mut analysis.subcommands {
+                sub.read_only = false;
+            }
+            analysis.read_only = false;
+        }
+        analysis
+    }
+
+    /// The sandbox an approved (not judged read-only) command runs in.
+    pub fn approved_sandbox(&self) -> Option<SandboxKind> {
+        (self.settings.sandbox.approved_commands == ApprovedCommands::WorkspaceWrite
+            && sandbox::support().available())
+        .then_some(SandboxKind::WorkspaceWrite)
     }
 
     /// GRANT-2: "Always allow in this session" grants the whole tool.
@@ -102,7 +192,7 @@ impl PermissionService {
             .or_else(|| builtin_capability(tool_name))
             .unwrap_or(UNKNOWN_TOOL_CAPABILITY);
         let bash = (tool_name == "Bash")
-            .then(|| bash::analyze(input.get("command").and_then(Value::as_str).unwrap_or("")));
+            .then(|| self.analyze_bash(input.get("command").and_then(Value::as_str).unwrap_or("")));
         let target = locate_target(
             tool_name,
             static_cap.permission_name,
@@ -135,12 +225,28 @@ impl PermissionService {
         } else {
             Vec::new()
         };
+        let sandbox = match &bash {
+            None => None,
+            Some(b)
+                if b.read_only
+                    && self.read_only_sandbox.is_active()
+                    && decision.behavior == Behavior::Allow
+                    && matches!(
+                        decision.rule_id,
+                        rule_id::READ_ONLY | rule_id::PLAN_READ_ONLY
+                    ) =>
+            {
+                Some(SandboxKind::ReadOnly)
+            }
+            Some(_) => self.approved_sandbox(),
+        };
         Evaluation {
             decision,
             capability,
             bash,
             target,
             suggestions,
+            sandbox,
         }
     }
 }

@@ -11,6 +11,11 @@ pub struct PermissionSettings {
     pub auto_approve_high_risk: bool,
     /// Lower-cased hosts; a leading `*.` admits every subdomain.
     pub web_fetch_allowed_domains: Vec<String>,
+    /// Config `permission.readOnlyCommands`: prefixes (rule syntax) that
+    /// count as read-only, but only where the read-only sandbox runs them.
+    pub read_only_commands: Vec<String>,
+    /// Config `sandbox`.
+    pub sandbox: crate::sandbox::SandboxSettings,
 }
 
 impl PermissionSettings {

@@ -140,6 +140,21 @@ impl SessionCore {
         Ok(change)
     }
 
+    /// The sandbox policy of `kind` for this session's workspace.
+    pub fn sandbox_policy(
+        &self,
+        kind: crate::sandbox::SandboxKind,
+    ) -> crate::sandbox::SandboxPolicy {
+        use crate::sandbox::{SandboxKind, SandboxPolicy};
+        match kind {
+            SandboxKind::ReadOnly => SandboxPolicy::read_only(),
+            SandboxKind::WorkspaceWrite => {
+                let network = lock(&self.permissions).settings().sandbox.network;
+                SandboxPolicy::workspace_write(self.workspace.clone(), network)
+            }
+        }
+    }
+
     pub fn tool_context(&self, cancel: &CancellationToken) -> ToolContext {
         let model = self.model();
         ToolContext {
@@ -153,6 +168,7 @@ impl SessionCore {
                 model_ref: format!("{}/{}", model.provider_id, model.model_id),
                 model: Some(model),
             }),
+            sandbox: None,
         }
     }
 

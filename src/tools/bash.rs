@@ -290,6 +290,12 @@ pub async fn run_command(command: &str, timeout: Duration, ctx: &ToolContext) ->
         .env("GIT_TERMINAL_PROMPT", "0")
         .process_group(0)
         .kill_on_drop(true);
+    if let Some(policy) = &ctx.sandbox
+        && let Err(e) = crate::sandbox::apply_to_tokio(&mut cmd, policy)
+    {
+        // Never run unsandboxed what was allowed only because of the sandbox.
+        return ToolOutput::error(format!("{e}; the command was not run."));
+    }
     let spawned = cmd.spawn();
     // The parent's copies of the write end must close, or EOF never comes.
     drop(cmd);
@@ -368,7 +374,11 @@ pub async fn run_command(command: &str, timeout: Duration, ctx: &ToolContext) ->
     }
     match (ending_label(&ending, timeout), status) {
         (Some(label), _) => ToolOutput::error(format!("{text}\n\n{label}")),
-        (None, Some(status)) => ToolOutput::ok(format!("{text}\n\n{}", describe_status(status))),
+        (None, Some(status)) => ToolOutput::ok(format!(
+            "{text}\n\n{}{}",
+            describe_status(status),
+            sandbox_note(ctx.sandbox.as_ref(), status)
+        )),
         (None, None) => ToolOutput::error(text),
     }
 }
@@ -383,6 +393,30 @@ fn ending_label(ending: &Ending, timeout: Duration) -> Option<String> {
         Ending::Cancelled => {
             Some("Command was interrupted; its process group was killed.".to_string())
         }
+    }
+}
+
+/// Tells the model, when a sandboxed command failed, what the sandbox
+/// refuses: its error may be a refused write or connection.
+fn sandbox_note(policy: Option<&crate::sandbox::SandboxPolicy>, status: ExitStatus) -> String {
+    use crate::sandbox::SandboxKind;
+    match policy {
+        Some(p) if !status.success() => match p.kind {
+            SandboxKind::ReadOnly => " (it ran in the read-only sandbox, since it was judged \
+                read-only: writing files and network access are refused there; a command that \
+                must write or connect needs approval)"
+                .to_string(),
+            SandboxKind::WorkspaceWrite => format!(
+                " (it ran in the workspace-write sandbox: only the workspace and the temp \
+                 directory are writable{})",
+                if p.network {
+                    ""
+                } else {
+                    ", and network access is refused"
+                }
+            ),
+        },
+        _ => String::new(),
     }
 }
 

@@ -59,6 +59,8 @@ pub struct ToolContext {
     /// Session-level services for tools that read or change session state
     /// (todos, model listing); `None` in contexts without a session.
     pub session: Option<SessionServices>,
+    /// The kernel sandbox this call's commands run in (Bash); `None`: none.
+    pub sandbox: Option<crate::sandbox::SandboxPolicy>,
 }
 
 /// What session-state tools reach through their context.
@@ -93,6 +95,7 @@ impl ToolContext {
             cancel: CancellationToken::new(),
             files: Arc::new(Mutex::new(FileStateTracker::default())),
             session: None,
+            sandbox: None,
         }
     }
 

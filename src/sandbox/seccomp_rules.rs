@@ -1,0 +1,181 @@
+//! The seccomp half of the sandbox: syscalls that would get a command out
+//! of the Landlock rules, or change the machine, fail with EPERM (so the
+//! command reports its own error); `clone3` fails with ENOSYS so that libc
+//! falls back to `clone`, whose namespace flags can be inspected.
+
+use super::{SandboxKind, SandboxPolicy};
+use seccompiler::{
+    BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
+    SeccompRule, TargetArch,
+};
+use std::collections::BTreeMap;
+
+#[cfg(target_arch = "x86_64")]
+const ARCH: TargetArch = TargetArch::x86_64;
+#[cfg(target_arch = "aarch64")]
+const ARCH: TargetArch = TargetArch::aarch64;
+#[cfg(target_arch = "riscv64")]
+const ARCH: TargetArch = TargetArch::riscv64;
+
+/// Does the kernel accept seccomp filters? (`PR_GET_SECCOMP` answers 0 when
+/// seccomp is built in and this process is not yet filtered.)
+pub(super) fn kernel_supports_filters() -> bool {
+    // SAFETY: a prctl query without side effects.
+    let mode = unsafe { libc::prctl(libc::PR_GET_SECCOMP, 0, 0, 0, 0) };
+    // 0: no filter yet; 2: already filtered (nesting is allowed).
+    mode == 0 || mode == 2
+}
+
+/// Syscalls refused whatever their arguments.
+const ALWAYS_REFUSED: &[libc::c_long] = &[
+    libc::SYS_ptrace,
+    libc::SYS_process_vm_readv,
+    libc::SYS_process_vm_writev,
+    libc::SYS_mount,
+    libc::SYS_umount2,
+    libc::SYS_pivot_root,
+    libc::SYS_chroot,
+    libc::SYS_move_mount,
+    libc::SYS_open_tree,
+    libc::SYS_fsopen,
+    libc::SYS_fsconfig,
+    libc::SYS_fsmount,
+    libc::SYS_fspick,
+    libc::SYS_mount_setattr,
+    libc::SYS_unshare,
+    libc::SYS_setns,
+    libc::SYS_kexec_load,
+    libc::SYS_kexec_file_load,
+    libc::SYS_init_module,
+    libc::SYS_finit_module,
+    libc::SYS_delete_module,
+    libc::SYS_reboot,
+    libc::SYS_swapon,
+    libc::SYS_swapoff,
+    libc::SYS_settimeofday,
+    libc::SYS_clock_settime,
+    libc::SYS_clock_adjtime,
+    libc::SYS_adjtimex,
+    libc::SYS_sethostname,
+    libc::SYS_setdomainname,
+    libc::SYS_bpf,
+    libc::SYS_perf_event_open,
+    libc::SYS_keyctl,
+    libc::SYS_add_key,
+    libc::SYS_request_key,
+    libc::SYS_acct,
+    libc::SYS_quotactl,
+    libc::SYS_userfaultfd,
+    libc::SYS_pidfd_getfd,
+    libc::SYS_open_by_handle_at,
+    // io_uring performs socket and file operations the filter never sees.
+    libc::SYS_io_uring_setup,
+    libc::SYS_io_uring_enter,
+    libc::SYS_io_uring_register,
+    #[cfg(target_arch = "x86_64")]
+    libc::SYS_iopl,
+    #[cfg(target_arch = "x86_64")]
+    libc::SYS_ioperm,
+];
+
+/// Network syscalls refused when the policy has no network: no socket
+/// can reach anything, while `socketpair` streams between the command's own
+/// processes keep working.
+const NETWORK_REFUSED: &[libc::c_long] = &[libc::SYS_connect, libc::SYS_bind];
+
+const CLONE_NAMESPACE_FLAGS: [libc::c_int; 7] = [
+    libc::CLONE_NEWNS,
+    libc::CLONE_NEWUSER,
+    libc::CLONE_NEWPID,
+    libc::CLONE_NEWNET,
+    libc::CLONE_NEWUTS,
+    libc::CLONE_NEWIPC,
+    libc::CLONE_NEWCGROUP,
+];
+
+/// Terminal ioctls that inject input into, or control, the terminal.
+const TIOCSTI: u64 = 0x5412;
+const TIOCLINUX: u64 = 0x541C;
+/// The socket type's low bits (flags such as SOCK_CLOEXEC live above).
+const SOCK_TYPE_MASK: u64 = 0xf;
+
+fn cond(
+    arg: u8,
+    len: SeccompCmpArgLen,
+    op: SeccompCmpOp,
+    value: u64,
+) -> Result<SeccompCondition, String> {
+    SeccompCondition::new(arg, len, op, value).map_err(|e| e.to_string())
+}
+
+fn rule(conditions: Vec<SeccompCondition>) -> Result<SeccompRule, String> {
+    SeccompRule::new(conditions).map_err(|e| e.to_string())
+}
+
+/// The seccomp programs for `policy`, in the order they are installed.
+pub(super) fn programs(policy: &SandboxPolicy) -> Result<Vec<BpfProgram>, String> {
+    use SeccompCmpArgLen::{Dword, Qword};
+    let mut refused: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
+    for &nr in ALWAYS_REFUSED {
+        refused.insert(nr, Vec::new());
+    }
+    // A clone that makes any new namespace (one rule per flag: a rule's
+    // conditions are all required, and the rules of a syscall are
+    // alternatives).
+    let namespace_rules = CLONE_NAMESPACE_FLAGS
+        .iter()
+        .map(|&flag| {
+            let flag = flag as u64;
+            rule(vec![cond(0, Qword, SeccompCmpOp::MaskedEq(flag), flag)?])
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    refused.insert(libc::SYS_clone, namespace_rules);
+    refused.insert(
+        libc::SYS_ioctl,
+        vec![
+            rule(vec![cond(1, Dword, SeccompCmpOp::Eq, TIOCSTI)?])?,
+            rule(vec![cond(1, Dword, SeccompCmpOp::Eq, TIOCLINUX)?])?,
+        ],
+    );
+    if policy.kind == SandboxKind::ReadOnly {
+        // Landlock ABI 3 covers truncate(2); older kernels do not.
+        refused.insert(libc::SYS_truncate, Vec::new());
+    }
+    if !policy.network {
+        for &nr in NETWORK_REFUSED {
+            refused.insert(nr, Vec::new());
+        }
+        let unix = libc::AF_UNIX as u64;
+        let dgram = libc::SOCK_DGRAM as u64;
+        // Only Unix stream sockets: datagrams could be sent to a named
+        // socket without `connect`.
+        let socket_rules = vec![
+            rule(vec![cond(0, Dword, SeccompCmpOp::Ne, unix)?])?,
+            rule(vec![cond(
+                1,
+                Dword,
+                SeccompCmpOp::MaskedEq(SOCK_TYPE_MASK),
+                dgram,
+            )?])?,
+        ];
+        refused.insert(libc::SYS_socket, socket_rules.clone());
+        refused.insert(libc::SYS_socketpair, socket_rules);
+        // A datagram with a destination address.
+        refused.insert(
+            libc::SYS_sendto,
+            vec![rule(vec![cond(4, Qword, SeccompCmpOp::Ne, 0)?])?],
+        );
+    }
+    let eperm = SeccompAction::Errno(libc::EPERM as u32);
+    let main = SeccompFilter::new(refused, SeccompAction::Allow, eperm, ARCH)
+        .map_err(|e| e.to_string())?;
+
+    let mut clone3 = BTreeMap::new();
+    clone3.insert(libc::SYS_clone3, Vec::new());
+    let enosys = SeccompAction::Errno(libc::ENOSYS as u32);
+    let fallback = SeccompFilter::new(clone3, SeccompAction::Allow, enosys, ARCH)
+        .map_err(|e| e.to_string())?;
+
+    let compile = |f: SeccompFilter| BpfProgram::try_from(f).map_err(|e| e.to_string());
+    Ok(vec![compile(main)?, compile(fallback)?])
+}

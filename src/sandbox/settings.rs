@@ -1,0 +1,60 @@
+//! Config `sandbox`: when the sandbox is used.
+
+use serde::Serialize;
+
+/// `sandbox.mode`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SandboxMode {
+    /// The sandbox where the kernel supports it; otherwise the strict
+    /// analysis alone, and a notice.
+    #[default]
+    Auto,
+    /// No sandbox, no command runs unasked: read-only commands are asked.
+    Required,
+    /// Never a sandbox (the strict analysis alone).
+    Off,
+}
+
+impl SandboxMode {
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "auto" => Some(Self::Auto),
+            "required" => Some(Self::Required),
+            "off" => Some(Self::Off),
+            _ => None,
+        }
+    }
+}
+
+/// `sandbox.approvedCommands`: how commands the user (or a rule) approved
+/// run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ApprovedCommands {
+    /// As they are, outside any sandbox.
+    #[default]
+    None,
+    /// Writes limited to the workspace and the temp directory.
+    WorkspaceWrite,
+}
+
+impl ApprovedCommands {
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "none" => Some(Self::None),
+            "workspace-write" => Some(Self::WorkspaceWrite),
+            _ => None,
+        }
+    }
+}
+
+/// The `sandbox` section.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SandboxSettings {
+    pub mode: SandboxMode,
+    pub approved_commands: ApprovedCommands,
+    /// Network for approved commands under `workspace-write`.
+    pub network: bool,
+}
