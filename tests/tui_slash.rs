@@ -533,6 +533,7 @@ fn started(label: &str) -> Msg {
         state: zcode::permission::mode::ExecutionState::new(Mode::Build, false),
         resumed: false,
         context_window: 0,
+        sandbox_notice: None,
     })
 }
 

@@ -147,6 +147,12 @@ fn check(
                 .collect::<Vec<_>>()
         );
         out["readOnly"] = json!(bash.read_only);
+        // How the command would run once allowed (or approved).
+        out["sandbox"] = json!(eval.sandbox.map_or("none", |k| k.as_str()));
+        if let Some(notice) = service.read_only_sandbox().notice() {
+            out["sandboxNotice"] = json!(notice);
+            eprintln!("zcode: {notice}");
+        }
     }
     if eval.decision.behavior == Behavior::Ask || eval.bash.is_some() {
         out["suggestions"] = serde_json::to_value(&eval.suggestions)?;

@@ -145,6 +145,9 @@ pub fn start(setup: RuntimeSetup, mut store: Store) -> Result<RuntimeHandle, Ses
         state: opened.state,
         resumed: opened.resumed,
         context_window: setup.model.context_window,
+        sandbox_notice: self::core::lock(&core.permissions)
+            .read_only_sandbox()
+            .notice(),
     });
     if opened.resumed {
         core.emit(Event::History {

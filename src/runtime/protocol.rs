@@ -201,6 +201,10 @@ pub enum Event {
         /// The model's context window in tokens; 0 when unknown.
         #[serde(default)]
         context_window: u64,
+        /// Said once when commands judged read-only cannot run in the
+        /// kernel sandbox (see `ReadOnlySandbox::notice`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        sandbox_notice: Option<String>,
     },
     TurnStarted {
         turn: u64,

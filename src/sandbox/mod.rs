@@ -102,11 +102,18 @@ pub fn support() -> &'static Support {
     SUPPORT.get_or_init(probe)
 }
 
+/// Set (to anything but empty), zcode behaves as on a kernel without the
+/// sandbox: to see, and test, the fallback on a machine that has it.
+pub const PRETEND_UNAVAILABLE_ENV: &str = "ZCODE_SANDBOX_UNAVAILABLE";
+
 #[cfg(target_os = "linux")]
 fn probe() -> Support {
     let landlock_abi = landlock_rules::kernel_abi();
     let seccomp = seccomp_rules::kernel_supports_filters();
-    let unavailable = if landlock_abi < 1 {
+    let pretend = std::env::var_os(PRETEND_UNAVAILABLE_ENV).is_some_and(|v| !v.is_empty());
+    let unavailable = if pretend {
+        Some(format!("{PRETEND_UNAVAILABLE_ENV} is set"))
+    } else if landlock_abi < 1 {
         Some("the kernel does not offer Landlock (Linux 5.13 or newer with Landlock enabled at boot)".to_string())
     } else if !seccomp {
         Some("the kernel does not offer seccomp filters".to_string())

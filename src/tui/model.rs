@@ -346,6 +346,9 @@ pub struct Model {
     pub monochrome: bool,
     /// Advances on every tick while busy.
     pub spinner: usize,
+    /// Commands judged read-only run without the kernel sandbox (or, with
+    /// `sandbox.mode` "required", are asked): the status line says so.
+    pub sandbox_missing: bool,
     /// The slash popup's selection (TUI-4).
     pub slash: crate::tui::slash::PopupState,
     /// The open picker (`/mode`, `/model`, `/permissions`, `/resume`).
@@ -393,6 +396,7 @@ impl Model {
             dirty: true,
             monochrome: false,
             spinner: 0,
+            sandbox_missing: false,
             slash: Default::default(),
             picker: None,
             tools_expanded: false,

@@ -2,6 +2,8 @@
 #![allow(dead_code)]
 
 pub mod fake_model_server;
+#[cfg(unix)]
+pub mod headless;
 pub mod long_transcript;
 #[cfg(unix)]
 pub mod pty;

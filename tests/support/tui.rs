@@ -169,6 +169,7 @@ impl Session {
                 state: ExecutionState::new(self.mode, false),
                 resumed: false,
                 context_window: self.context_window,
+                sandbox_notice: None,
             },
         );
         m

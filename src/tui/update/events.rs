@@ -16,9 +16,14 @@ pub(super) fn on_event(model: &mut Model, event: Event) {
             state,
             resumed,
             context_window,
+            sandbox_notice,
             ..
         } => {
             model.context_window = context_window;
+            if let Some(notice) = &sandbox_notice {
+                push_notice(model, notice);
+            }
+            model.sandbox_missing = sandbox_notice.is_some();
             model.session_id = session_id;
             model.workspace = workspace;
             // After /new or /resume the label still names the model that was

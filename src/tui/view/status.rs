@@ -10,6 +10,9 @@ use ratatui::style::Color;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
+/// Shown while commands judged read-only run without the kernel sandbox.
+const NO_SANDBOX: &str = "no sandbox";
+
 const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 
 fn mode_color(label: &str) -> Color {
@@ -40,11 +43,23 @@ pub fn render_status(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect
     };
     let (ctx_long, ctx_short) = context_use(model);
     let session = model.short_session();
+    let sandbox = if model.sandbox_missing {
+        NO_SANDBOX
+    } else {
+        ""
+    };
     let candidates = [
-        vec![spinner.as_str(), &ctx_long, &model.model_label, session],
-        vec![&spinner, &ctx_long, &model.model_label],
-        vec![&spinner, &ctx_long],
-        vec![&spinner, &ctx_short],
+        vec![
+            spinner.as_str(),
+            sandbox,
+            &ctx_long,
+            &model.model_label,
+            session,
+        ],
+        vec![&spinner, sandbox, &ctx_long, &model.model_label],
+        vec![&spinner, sandbox, &ctx_long],
+        vec![&spinner, sandbox, &ctx_short],
+        vec![&spinner, sandbox],
         vec![&spinner],
     ];
     let fixed = label.chars().count() + 2 + 1;
@@ -83,6 +98,8 @@ pub fn render_status(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect
         }
         let style = if *part == ctx_long || *part == ctx_short {
             context_style(model, theme).unwrap_or(base)
+        } else if *part == NO_SANDBOX {
+            theme.fg(Color::Yellow)
         } else {
             base
         };
