@@ -298,3 +298,48 @@ async fn sandbox_workspace_write_allows_the_workspace_only() {
     assert!(refused(&out), "{}", out.content);
     assert!(listener.accept().is_err());
 }
+
+#[tokio::test]
+async fn sandbox_read_only_refuses_signals_to_processes_outside_it() {
+    if support().landlock_abi < 6 {
+        eprintln!(
+            "Landlock ABI {} has no signal scope",
+            support().landlock_abi
+        );
+        return;
+    }
+    let (_d, ctx) = read_only();
+    let mut outside = std::process::Command::new("sleep")
+        .arg("30")
+        .spawn()
+        .unwrap();
+    let pid = outside.id();
+    let out = bash(&ctx, &format!("kill -TERM {pid}")).await;
+    assert!(refused(&out), "{}", out.content);
+    assert!(
+        outside.try_wait().unwrap().is_none(),
+        "the outside process was killed"
+    );
+    // Its own processes it may still signal.
+    let out = bash(&ctx, "sleep 30 & kill $! && wait $!; echo status=$?").await;
+    assert!(out.content.contains("status=143"), "{}", out.content);
+    outside.kill().unwrap();
+    outside.wait().unwrap();
+}
+
+#[tokio::test]
+async fn sandbox_read_only_gives_no_writable_descriptor_but_its_streams() {
+    let (_d, ctx) = read_only();
+    // Every descriptor the command inherits: 0 (/dev/null), 1 and 2 (the
+    // output pipe), and the one `ls` opens to list them.
+    let out = bash(&ctx, "ls /proc/self/fd").await;
+    let fds: Vec<&str> = out.content.lines().take_while(|l| !l.is_empty()).collect();
+    assert_eq!(fds, ["0", "1", "2", "3"], "{}", out.content);
+    let out = bash(&ctx, "echo hi > /dev/tty").await;
+    assert!(
+        out.is_error || !out.content.starts_with("hi"),
+        "{}",
+        out.content
+    );
+    assert!(!out.content.contains("Exit code: 0"), "{}", out.content);
+}

@@ -147,7 +147,14 @@ async fn sandbox_config_keys_are_validated() {
         h.write_config(&config);
         let run = h
             .run(
-                &["permission", "check", "--tool", "Bash", "--input", r#"{"command":"ls"}"#],
+                &[
+                    "permission",
+                    "check",
+                    "--tool",
+                    "Bash",
+                    "--input",
+                    r#"{"command":"ls"}"#,
+                ],
                 &[],
             )
             .await;
@@ -164,7 +171,9 @@ async fn sandbox_command_runs_one_command_in_the_bash_tools_sandbox() {
     assert!(run.stderr.contains("Permission denied"), "{run}");
     assert!(!h.project().join("x").exists());
 
-    let run = h.run(&["sandbox", "--read-only", "--", "cat", "/etc/passwd"], &[]).await;
+    let run = h
+        .run(&["sandbox", "--read-only", "--", "cat", "/etc/passwd"], &[])
+        .await;
     assert_eq!(run.code, Some(0), "{run}");
 
     let run = h
@@ -176,7 +185,9 @@ async fn sandbox_command_runs_one_command_in_the_bash_tools_sandbox() {
     // Exit codes pass through; a signal is 128+N.
     let run = h.run(&["sandbox", "--", "sh", "-c", "exit 7"], &[]).await;
     assert_eq!(run.code, Some(7), "{run}");
-    let run = h.run(&["sandbox", "--", "sh", "-c", "kill -9 $$"], &[]).await;
+    let run = h
+        .run(&["sandbox", "--", "sh", "-c", "kill -9 $$"], &[])
+        .await;
     assert_eq!(run.code, Some(137), "{run}");
 
     let run = h.run(&["sandbox", "--", "no-such-program-here"], &[]).await;
@@ -184,7 +195,10 @@ async fn sandbox_command_runs_one_command_in_the_bash_tools_sandbox() {
     assert!(run.stderr.contains("no-such-program-here"), "{run}");
 
     let run = h
-        .run(&["sandbox", "--read-only", "--workspace-write", "--", "true"], &[])
+        .run(
+            &["sandbox", "--read-only", "--workspace-write", "--", "true"],
+            &[],
+        )
         .await;
     assert_eq!(run.code, Some(2), "{run}");
 }

@@ -24,9 +24,11 @@ pub(super) fn kernel_abi() -> i32 {
     i32::try_from(v).unwrap_or(0).max(0)
 }
 
-/// Files the read-only sandbox still lets a command write: the null device
-/// and the controlling terminal.
-const WRITABLE_DEVICES: [&str; 2] = ["/dev/null", "/dev/tty"];
+/// Files the sandbox still lets a command open for writing: the null device.
+/// (Its standard streams, the terminal or the Bash tool's pipes, are open
+/// already and stay writable; `/dev/tty` is not reopened, so that a command
+/// cannot draw over the TUI or send the terminal escape sequences.)
+const WRITABLE_DEVICES: [&str; 1] = ["/dev/null"];
 
 pub(super) fn ruleset(policy: &SandboxPolicy, abi: i32) -> Result<RulesetCreated, String> {
     let abi = ABI::from(abi);

@@ -4,7 +4,7 @@
 //! judgment runs inside the read-only sandbox, so that a flaw in the shell
 //! analysis cannot write, delete or reach the network: Landlock makes the
 //! whole filesystem readable and executable but writable only at `/dev/null`
-//! and the terminal, and forbids TCP (ABI 4+), abstract Unix sockets and
+//! (and the standard streams the command was given), and forbids TCP (ABI 4+), abstract Unix sockets and
 //! signals to processes outside the sandbox (ABI 6+); a seccomp filter closes
 //! the other ways out (sockets other than Unix streams, connecting to a Unix
 //! socket, ptrace, mount, namespaces, io_uring, terminal injection, clock and
@@ -31,7 +31,8 @@ pub use settings::{ApprovedCommands, SandboxMode, SandboxSettings};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum SandboxKind {
-    /// Nothing writable but `/dev/null` and the terminal; no network.
+    /// Nothing writable but `/dev/null` and the open standard streams; no
+    /// network.
     ReadOnly,
     /// Writable: the workspace and the temp directory; network as set.
     WorkspaceWrite,
@@ -206,6 +207,7 @@ impl PreparedSandbox {
                 seccompiler::apply_filter(program)
                     .map_err(|e| std::io::Error::other(e.to_string()))?;
             }
+            privileges::close_inherited_descriptors();
             Ok(())
         }
         #[cfg(not(target_os = "linux"))]

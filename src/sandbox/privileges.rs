@@ -1,6 +1,9 @@
-//! Dropping every capability in the sandboxed child, so that a command run
-//! as root gains nothing from being root: no capability now, none from the
-//! bounding or ambient sets later, and none on exec (`SECBIT_NOROOT`).
+//! What the sandboxed child gives up besides the Landlock and seccomp rules:
+//! every capability, so that a command run as root gains nothing from being
+//! root (none now, none from the bounding or ambient sets later, none on
+//! exec: `SECBIT_NOROOT`), and every descriptor zcode itself inherited
+//! beyond the standard streams (a writable pipe or file left open by
+//! whatever started zcode would otherwise be a way out).
 
 const SECBIT_NOROOT: libc::c_ulong = 1 << 0;
 const SECBIT_NOROOT_LOCKED: libc::c_ulong = 1 << 1;
@@ -69,5 +72,31 @@ pub(super) fn drop_all() {
             &mut header as *mut CapHeader,
             data.as_ptr(),
         );
+    }
+}
+
+/// Marks every descriptor above the standard streams close-on-exec (not
+/// closed now: the spawner's exec-error pipe must live until the exec).
+pub(super) fn close_inherited_descriptors() {
+    const CLOSE_RANGE_CLOEXEC: libc::c_uint = 1 << 2;
+    // SAFETY: close_range and fcntl on descriptor numbers only.
+    unsafe {
+        if libc::syscall(
+            libc::SYS_close_range,
+            3 as libc::c_uint,
+            libc::c_uint::MAX,
+            CLOSE_RANGE_CLOEXEC,
+        ) == 0
+        {
+            return;
+        }
+        // Kernels before 5.11: one descriptor at a time.
+        let max = match libc::sysconf(libc::_SC_OPEN_MAX) {
+            n if n > 3 => n.min(1 << 20) as libc::c_int,
+            _ => 1024,
+        };
+        for fd in 3..max {
+            libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC);
+        }
     }
 }

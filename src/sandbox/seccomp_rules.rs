@@ -177,5 +177,48 @@ pub(super) fn programs(policy: &SandboxPolicy) -> Result<Vec<BpfProgram>, String
         .map_err(|e| e.to_string())?;
 
     let compile = |f: SeccompFilter| BpfProgram::try_from(f).map_err(|e| e.to_string());
-    Ok(vec![compile(main)?, compile(fallback)?])
+    let mut programs = vec![compile(main)?, compile(fallback)?];
+    #[cfg(target_arch = "x86_64")]
+    programs.push(no_x32());
+    Ok(programs)
+}
+
+/// x32 syscalls carry the x86_64 audit arch with bit 30 set in their number,
+/// so the filters above (which match exact numbers) would let them all
+/// through: they are refused as a whole.
+#[cfg(target_arch = "x86_64")]
+fn no_x32() -> BpfProgram {
+    use seccompiler::sock_filter;
+    const LD_W_ABS: u16 = 0x00 | 0x00 | 0x20;
+    const JMP_JGE_K: u16 = 0x05 | 0x30;
+    const RET_K: u16 = 0x06;
+    const X32_SYSCALL_BIT: u32 = 0x4000_0000;
+    let errno = libc::SECCOMP_RET_ERRNO | (libc::ENOSYS as u32 & libc::SECCOMP_RET_DATA);
+    vec![
+        // seccomp_data.nr is at offset 0.
+        sock_filter {
+            code: LD_W_ABS,
+            jt: 0,
+            jf: 0,
+            k: 0,
+        },
+        sock_filter {
+            code: JMP_JGE_K,
+            jt: 0,
+            jf: 1,
+            k: X32_SYSCALL_BIT,
+        },
+        sock_filter {
+            code: RET_K,
+            jt: 0,
+            jf: 0,
+            k: errno,
+        },
+        sock_filter {
+            code: RET_K,
+            jt: 0,
+            jf: 0,
+            k: libc::SECCOMP_RET_ALLOW,
+        },
+    ]
 }
