@@ -189,8 +189,9 @@ pub(super) fn programs(policy: &SandboxPolicy) -> Result<Vec<BpfProgram>, String
 #[cfg(target_arch = "x86_64")]
 fn no_x32() -> BpfProgram {
     use seccompiler::sock_filter;
-    const LD_W_ABS: u16 = 0x00 | 0x00 | 0x20;
-    const JMP_JGE_K: u16 = 0x05 | 0x30;
+    // BPF_LD | BPF_W | BPF_ABS, BPF_JMP | BPF_JGE | BPF_K, BPF_RET | BPF_K.
+    const LD_W_ABS: u16 = 0x20;
+    const JMP_JGE_K: u16 = 0x35;
     const RET_K: u16 = 0x06;
     const X32_SYSCALL_BIT: u32 = 0x4000_0000;
     let errno = libc::SECCOMP_RET_ERRNO | (libc::ENOSYS as u32 & libc::SECCOMP_RET_DATA);
