@@ -262,6 +262,31 @@ fn status_line_in_each_mode() {
 }
 
 #[test]
+fn status_line_says_when_there_is_no_kernel_sandbox() {
+    let notice = "no kernel sandbox (the kernel does not offer Landlock): read-only \
+                  commands are judged strictly and run unsandboxed";
+    let mut all = String::new();
+    for width in [60u16, 80, 160] {
+        let m = support::tui::Session::new(width, 8)
+            .sandbox_notice(notice)
+            .start();
+        assert!(m.sandbox_missing);
+        let shown = screen(&m, width, 8);
+        assert!(shown.contains("no sandbox"), "{shown}");
+        all.push_str(&format!("@{width}:\n{shown}\n"));
+    }
+    // The transcript says why, once.
+    let m = support::tui::Session::new(160, 8)
+        .sandbox_notice(notice)
+        .start();
+    assert_eq!(screen(&m, 160, 8).matches("no kernel sandbox").count(), 1);
+    // With the sandbox, nothing is said.
+    let m = session(160, 8);
+    assert!(!screen(&m, 160, 8).contains("sandbox"));
+    snapshot("status_no_sandbox", all);
+}
+
+#[test]
 fn busy_status_shows_spinner_and_elapsed_seconds() {
     let m = busy(80, 8, "go");
     let shown = screen(&m, 80, 8);

@@ -124,6 +124,7 @@ pub struct Session {
     provider: &'static str,
     mode: Mode,
     context_window: u64,
+    sandbox_notice: Option<&'static str>,
 }
 
 impl Session {
@@ -135,7 +136,14 @@ impl Session {
             provider: "Anthropic",
             mode: Mode::Build,
             context_window: 0,
+            sandbox_notice: None,
         }
+    }
+
+    /// The session starts without the kernel sandbox, saying `notice`.
+    pub fn sandbox_notice(mut self, notice: &'static str) -> Self {
+        self.sandbox_notice = Some(notice);
+        self
     }
 
     /// The model reference and provider name the session announces.
@@ -169,7 +177,7 @@ impl Session {
                 state: ExecutionState::new(self.mode, false),
                 resumed: false,
                 context_window: self.context_window,
-                sandbox_notice: None,
+                sandbox_notice: self.sandbox_notice.map(String::from),
             },
         );
         m
