@@ -10,20 +10,51 @@
 fn arity(primary: &str) -> Option<usize> {
     let n = match primary {
         // Operators and no-argument tests, actions and options.
-        "(" | ")" | "!" | "," | "-not" | "-a" | "-and" | "-o" | "-or" | "-true" | "-false"
-        | "-empty" | "-executable" | "-readable" | "-writable" | "-nogroup" | "-nouser"
-        | "-print" | "-print0" | "-ls" | "-prune" | "-quit" | "-daystart" | "-follow"
-        | "-depth" | "-d" | "-mount" | "-xdev" | "-noleaf" | "-warn" | "-nowarn"
-        | "-ignore_readdir_race" | "-noignore_readdir_race" | "-help" | "--help"
-        | "-version" | "--version" => 0,
+        "("
+        | ")"
+        | "!"
+        | ","
+        | "-not"
+        | "-a"
+        | "-and"
+        | "-o"
+        | "-or"
+        | "-true"
+        | "-false"
+        | "-empty"
+        | "-executable"
+        | "-readable"
+        | "-writable"
+        | "-nogroup"
+        | "-nouser"
+        | "-print"
+        | "-print0"
+        | "-ls"
+        | "-prune"
+        | "-quit"
+        | "-daystart"
+        | "-follow"
+        | "-depth"
+        | "-d"
+        | "-mount"
+        | "-xdev"
+        | "-noleaf"
+        | "-warn"
+        | "-nowarn"
+        | "-ignore_readdir_race"
+        | "-noignore_readdir_race"
+        | "-help"
+        | "--help"
+        | "-version"
+        | "--version" => 0,
         // One argument: a pattern, a number, a file to compare with, a
         // format for stdout.
         "-name" | "-iname" | "-path" | "-ipath" | "-wholename" | "-iwholename" | "-regex"
-        | "-iregex" | "-lname" | "-ilname" | "-type" | "-xtype" | "-size" | "-perm"
-        | "-user" | "-group" | "-uid" | "-gid" | "-links" | "-inum" | "-samefile"
-        | "-newer" | "-anewer" | "-cnewer" | "-amin" | "-cmin" | "-mmin" | "-atime"
-        | "-ctime" | "-mtime" | "-used" | "-fstype" | "-context" | "-maxdepth"
-        | "-mindepth" | "-regextype" | "-printf" | "-files0-from" => 1,
+        | "-iregex" | "-lname" | "-ilname" | "-type" | "-xtype" | "-size" | "-perm" | "-user"
+        | "-group" | "-uid" | "-gid" | "-links" | "-inum" | "-samefile" | "-newer" | "-anewer"
+        | "-cnewer" | "-amin" | "-cmin" | "-mmin" | "-atime" | "-ctime" | "-mtime" | "-used"
+        | "-fstype" | "-context" | "-maxdepth" | "-mindepth" | "-regextype" | "-printf"
+        | "-files0-from" => 1,
         _ => return is_newer_xy(primary).then_some(1),
     };
     Some(n)

@@ -134,7 +134,10 @@ pub(crate) fn parse<'a>(spec: &OptSpec, args: &'a [String], order: Order) -> Opt
                         } else {
                             rest
                         };
-                        parsed.options.push(Opt { id, value: Some(value) });
+                        parsed.options.push(Opt {
+                            id,
+                            value: Some(value),
+                        });
                         break;
                     }
                 }

@@ -34,10 +34,12 @@ const DATE: OptSpec = OptSpec {
 };
 
 /// `date` prints unless told to set the clock: by `-s`/`--set`, or by an
-/// operand that is not `+FORMAT` (`date 0101…`, `date -Id 0101…`).
+/// operand that is not `+FORMAT` (`date 0101…`, `date -Id 0101…`). Two or
+/// more operands are refused by date itself ("extra operand") before it
+/// sets anything, as `date +%s -u` reads with `POSIXLY_CORRECT`.
 pub(crate) fn date_is_read_only(args: &[String]) -> bool {
     judge_all_orders(&DATE, args, |p| {
-        !p.has(&["s"]) && p.operands.iter().all(|o| o.starts_with('+'))
+        !p.has(&["s"]) && (p.operands.len() > 1 || p.operands.iter().all(|o| o.starts_with('+')))
     })
 }
 

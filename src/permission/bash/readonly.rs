@@ -24,7 +24,10 @@ pub(crate) fn is_read_only(words: &[String], dynamic: &[bool], options: AnalyzeO
     let Some((program, args)) = words.split_first() else {
         return false;
     };
-    let is_dynamic = |i: usize| dynamic.get(i).copied().unwrap_or(false);
+    if dynamic.len() != words.len() {
+        return false;
+    }
+    let is_dynamic = |i: usize| dynamic.get(i).copied().unwrap_or(true);
     let any_dynamic = (0..words.len()).any(is_dynamic);
     if is_dynamic(0) || (any_dynamic && !options.sandboxed) {
         return false;
@@ -159,3 +162,7 @@ pub(crate) fn long_opt(arg: &str, full: &str) -> bool {
     let name = body.split_once('=').map_or(body, |(n, _)| n);
     !name.is_empty() && full.starts_with(name)
 }
+
+#[cfg(test)]
+#[path = "readonly_tests.rs"]
+mod tests;

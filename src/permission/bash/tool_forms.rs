@@ -85,10 +85,9 @@ pub(crate) fn hostname_is_read_only(args: &[String]) -> bool {
 /// single-dash word with `o` or `R` counts, and any long option that could
 /// abbreviate `--output`.
 pub(crate) fn tree_is_read_only(args: &[String]) -> bool {
-    !args.iter().any(|a| {
-        short_cluster_has(a, &['o', 'R'])
-            || long_opt(a, "output")
-    })
+    !args
+        .iter()
+        .any(|a| short_cluster_has(a, &['o', 'R']) || long_opt(a, "output"))
 }
 
 /// `rg --pre CMD` and `--hostname-bin CMD` run programs, `-z` /
@@ -163,7 +162,9 @@ mod tests {
         for ok in ["", "-s", "-f", "--fqdn", "-I", "-d -y"] {
             assert!(hostname_is_read_only(&words(ok)), "{ok}");
         }
-        for bad in ["evil", "-F file", "-b", "-b name", "-s evil", "-sF x", "--sh", "-y nis"] {
+        for bad in [
+            "evil", "-F file", "-b", "-b name", "-s evil", "-sF x", "--sh", "-y nis",
+        ] {
             assert!(!hostname_is_read_only(&words(bad)), "{bad}");
         }
     }
