@@ -224,7 +224,10 @@ mod tests {
         args.iter().map(|a| a.to_string()).collect()
     }
 
-    fn read(args: &[&str], order: Order) -> Option<(Vec<(String, Option<String>)>, Vec<String>)> {
+    /// Options as (id, value) and operands, owned.
+    type Read = (Vec<(String, Option<String>)>, Vec<String>);
+
+    fn read(args: &[&str], order: Order) -> Option<Read> {
         let args = words(args);
         let parsed = parse(&SPEC, &args, order)?;
         Some((
