@@ -76,6 +76,8 @@ pub(crate) fn is_read_only(words: &[String], dynamic: &[bool], options: AnalyzeO
 /// network or change state (checked against their option lists): any
 /// static arguments are read-only, and in the sandbox so is any expansion
 /// (a glob matching a file named `--foo` is just another option of theirs).
+/// Their arguments are not parsed: no reading of them changes the verdict,
+/// an unknown option only makes the program fail.
 fn reads_whatever_the_arguments(program: &str) -> bool {
     matches!(
         program,
