@@ -45,12 +45,18 @@ pub struct BashAnalysis {
     pub read_only: bool,
 }
 
+mod builtins;
+mod dev_tools;
+mod find;
+mod getopt;
 mod git;
+mod gnu_forms;
 mod parse;
 mod policy;
 mod prefix;
 mod readonly;
 mod sed;
+mod tool_forms;
 mod word;
 
 pub use parse::{MAX_COMMAND_BYTES, MAX_NESTING_DEPTH};

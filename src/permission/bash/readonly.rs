@@ -2,66 +2,83 @@
 //!
 //! A subcommand is read-only only when its program is listed here and none of
 //! its arguments is a form that writes a file, changes system state or runs
-//! another program. Unknown programs, programs given by path and wrappers
-//! (`time`, `env`, `xargs`, `sudo`, `bash -c`, …) are never read-only: a
+//! another program. Arguments are read the way the program reads them (see
+//! `getopt`). Unknown programs, programs given by path and wrappers
+//! (`time`, `env PROG`, `xargs`, `sudo`, `bash -c`, …) are never read-only: a
 //! wrong "no" costs one question, a wrong "yes" can destroy work.
+//!
+//! A sandboxed judgment (`AnalyzeOptions::sandboxed`: the command runs with a
+//! read-only filesystem, no network, no privilege) accepts more: words the
+//! shell expands (globs, `$VAR`) for programs that no argument at all can
+//! make write or run something, and programs that are harmless only inside
+//! the sandbox (`cd`, `test`, `cargo tree`, …). Forms known to be dangerous
+//! stay refused there too: the sandbox is a second wall, not the first.
 
-use super::{AnalyzeOptions, git, sed};
+use super::{AnalyzeOptions, builtins, dev_tools, find, git, gnu_forms, sed, tool_forms};
 
 /// Is this simple command (its words after quote removal, assignments
-/// excluded) a known read-only form? `dynamic` marks words the shell expands
-/// (their source text is in `words`); none is accepted yet.
-pub(crate) fn is_read_only(words: &[String], dynamic: &[bool], _options: AnalyzeOptions) -> bool {
-    if dynamic.iter().any(|d| *d) {
-        return false;
-    }
+/// excluded) a known read-only form? `dynamic[i]`: word `i` is expanded by
+/// the shell (its source text is in `words`); only a sandboxed judgment
+/// accepts such words, and only where any expansion is harmless.
+pub(crate) fn is_read_only(words: &[String], dynamic: &[bool], options: AnalyzeOptions) -> bool {
     let Some((program, args)) = words.split_first() else {
         return false;
     };
-    match program.as_str() {
-        "ls" | "cat" | "head" | "wc" | "grep" | "egrep" | "fgrep" | "cut" | "tr" | "cmp"
-        | "stat" | "du" | "df" | "pwd" | "echo" | "which" | "whoami" | "uname" | "basename"
-        | "dirname" | "realpath" | "true" | "false" => true,
-        "tail" => !args.iter().any(|a| {
-            short_cluster_has(a, &['f', 'F'])
-                || (a.starts_with('+') && a.contains(['f', 'F']))
-                || long_opt(a, "follow")
-        }),
-        "rg" => !args.iter().any(|a| {
-            short_cluster_has(a, &['z'])
-                || ["pre", "pre-glob", "search-zip", "hostname-bin"]
-                    .iter()
-                    .any(|o| long_opt(a, o))
-        }),
-        "find" => !args.iter().any(|a| {
-            a.starts_with("-exec")
-                || a.starts_with("-ok")
-                || a.starts_with("-fprint")
-                || a == "-delete"
-                || a == "-fls"
-        }),
+    if dynamic.len() != words.len() {
+        return false;
+    }
+    let is_dynamic = |i: usize| dynamic.get(i).copied().unwrap_or(true);
+    let any_dynamic = (0..words.len()).any(is_dynamic);
+    if is_dynamic(0) || (any_dynamic && !options.sandboxed) {
+        return false;
+    }
+    let program = program.as_str();
+    if reads_whatever_the_arguments(program) {
+        return true;
+    }
+    if options.sandboxed {
+        if harmless_in_sandbox_whatever_the_arguments(program) {
+            return true;
+        }
+        if program == "command" {
+            return builtins::command_only_describes(args, dynamic.get(1..).unwrap_or(&[]));
+        }
+    }
+    // The remaining forms depend on their exact words.
+    if any_dynamic {
+        return false;
+    }
+    match program {
+        "tail" => gnu_forms::tail_is_read_only(args),
+        "sort" => gnu_forms::sort_is_read_only(args),
+        "uniq" => gnu_forms::uniq_is_read_only(args),
+        "date" => gnu_forms::date_is_read_only(args),
+        "file" => gnu_forms::file_is_read_only(args),
+        "diff" => gnu_forms::diff_is_read_only(args),
+        "find" => find::is_read_only(args),
         "sed" => sed::is_read_only(args),
-        "sort" => !args.iter().any(|a| {
-            short_cluster_has(a, &['o']) || long_opt(a, "output") || long_opt(a, "compress-program")
-        }),
-        "uniq" => uniq_operands(args) <= 1,
-        "diff" => !args.iter().any(|a| long_opt(a, "output")),
-        "file" => !args
-            .iter()
-            .any(|a| short_cluster_has(a, &['C']) || long_opt(a, "compile")),
-        "printf" => !args.iter().any(|a| a.starts_with("-v")),
-        "date" => date_is_read_only(args),
-        // `-o` writes the listing to a file; `-R` reruns tree with `-o`.
-        "tree" => !args
-            .iter()
-            .any(|a| short_cluster_has(a, &['o', 'R']) || long_opt(a, "output")),
+        "rg" => tool_forms::rg_is_read_only(args),
+        "tree" => tool_forms::tree_is_read_only(args),
+        "xxd" => tool_forms::xxd_is_read_only(args),
+        "hostname" => tool_forms::hostname_is_read_only(args),
+        "printf" => builtins::printf_is_read_only(args),
+        // `env` alone prints the environment; with arguments it runs a program.
+        "env" => args.is_empty(),
         "git" => git::is_read_only(args),
-        _ => is_version_query(program, args),
+        _ => {
+            dev_tools::is_version_query(program, args)
+                || (options.sandboxed && dev_tools::is_sandboxed_query(program, args))
+        }
     }
 }
 
-/// Programs that have read-only forms (a version query aside).
-pub(crate) fn is_listed(program: &str) -> bool {
+/// Programs that no argument makes write a file, run a program, use the
+/// network or change state (checked against their option lists): any
+/// static arguments are read-only, and in the sandbox so is any expansion
+/// (a glob matching a file named `--foo` is just another option of theirs).
+/// Their arguments are not parsed: no reading of them changes the verdict,
+/// an unknown option only makes the program fail.
+fn reads_whatever_the_arguments(program: &str) -> bool {
     matches!(
         program,
         "ls" | "cat"
@@ -84,21 +101,58 @@ pub(crate) fn is_listed(program: &str) -> bool {
             | "basename"
             | "dirname"
             | "realpath"
+            | "readlink"
             | "true"
             | "false"
-            | "tail"
-            | "rg"
-            | "find"
-            | "sed"
-            | "sort"
-            | "uniq"
-            | "diff"
-            | "file"
-            | "printf"
-            | "date"
-            | "tree"
-            | "git"
+            | "nl"
+            | "tac"
+            | "comm"
+            | "column"
+            | "id"
+            | "printenv"
+            | "ps"
+            | "jq"
+            | "md5sum"
+            | "sha1sum"
+            | "sha224sum"
+            | "sha256sum"
+            | "sha384sum"
+            | "sha512sum"
+            | "b2sum"
+            | "cksum"
     )
+}
+
+/// Shell builtins that only test, describe or move the shell's own working
+/// directory. Harmless with any arguments, but judged read-only only in the
+/// sandbox: `cd` moves the later subcommands (`cd elsewhere && git status`
+/// reads another repository's configuration, which may name programs), and
+/// the strict list of builtins stays as it was.
+fn harmless_in_sandbox_whatever_the_arguments(program: &str) -> bool {
+    matches!(program, "cd" | "test" | "[" | "type")
+}
+
+/// Programs that have read-only forms (a version query aside).
+pub(crate) fn is_listed(program: &str) -> bool {
+    reads_whatever_the_arguments(program)
+        || harmless_in_sandbox_whatever_the_arguments(program)
+        || matches!(
+            program,
+            "tail"
+                | "sort"
+                | "uniq"
+                | "date"
+                | "file"
+                | "diff"
+                | "find"
+                | "sed"
+                | "rg"
+                | "tree"
+                | "xxd"
+                | "hostname"
+                | "printf"
+                | "git"
+        )
 }
 
 /// `--name`, `--name=value`, or an abbreviation of `--name` (getopt_long
@@ -111,95 +165,6 @@ pub(crate) fn long_opt(arg: &str, full: &str) -> bool {
     !name.is_empty() && full.starts_with(name)
 }
 
-/// A single-dash option cluster (`-nf`) containing one of `letters`.
-fn short_cluster_has(arg: &str, letters: &[char]) -> bool {
-    match arg.strip_prefix('-') {
-        Some(cluster) if !cluster.starts_with('-') => cluster.contains(letters),
-        _ => false,
-    }
-}
-
-/// The number of file operands of `uniq` (a second one is the OUTPUT file).
-fn uniq_operands(args: &[String]) -> usize {
-    let mut operands = 0;
-    let mut options_done = false;
-    let mut i = 0;
-    while i < args.len() {
-        let a = args[i].as_str();
-        i += 1;
-        if options_done || a == "-" || !a.starts_with('-') {
-            operands += 1;
-        } else if a == "--" {
-            options_done = true;
-        } else if a.starts_with("--") {
-            let takes_value = ["skip-fields", "skip-chars", "check-chars"]
-                .iter()
-                .any(|o| long_opt(a, o));
-            if takes_value && !a.contains('=') {
-                i += 1;
-            }
-        } else if let Some(pos) = a[1..].find(['f', 's', 'w']) {
-            // `-f N`: the value is the next word unless attached (`-f3`).
-            if pos == a.len() - 2 {
-                i += 1;
-            }
-        }
-    }
-    operands
-}
-
-/// `date` without `-s`/`--set` and without a positional operand (which sets
-/// the clock); only `+FORMAT` operands are allowed.
-fn date_is_read_only(args: &[String]) -> bool {
-    let mut i = 0;
-    while i < args.len() {
-        let a = args[i].as_str();
-        i += 1;
-        if a.starts_with('+') {
-            continue;
-        }
-        if a.starts_with("--") {
-            if long_opt(a, "set") {
-                return false;
-            }
-            let takes_value = ["date", "file", "reference"].iter().any(|o| long_opt(a, o));
-            if takes_value && !a.contains('=') {
-                i += 1;
-            }
-            continue;
-        }
-        let Some(cluster) = a.strip_prefix('-').filter(|c| !c.is_empty()) else {
-            return false;
-        };
-        for (pos, c) in cluster.char_indices() {
-            match c {
-                's' => return false,
-                'd' | 'f' | 'r' => {
-                    if pos + 1 == cluster.len() {
-                        i += 1;
-                    }
-                    break;
-                }
-                _ => {}
-            }
-        }
-    }
-    true
-}
-
-/// `cargo --version`, `node -v`, …: exactly one argument. (`go version` and
-/// `rustup --version` are left out: they may download a toolchain.)
-fn is_version_query(program: &str, args: &[String]) -> bool {
-    let [arg] = args else {
-        return false;
-    };
-    let arg = arg.as_str();
-    match program {
-        "cargo" | "rustc" | "python" | "python3" | "pip" | "pip3" => {
-            matches!(arg, "--version" | "-V")
-        }
-        "node" | "npm" => matches!(arg, "--version" | "-v"),
-        "gcc" | "clang" | "make" | "cmake" | "java" | "javac" => arg == "--version",
-        _ => false,
-    }
-}
+#[cfg(test)]
+#[path = "readonly_tests.rs"]
+mod tests;
