@@ -49,7 +49,9 @@ fn bench_decisions(c: &mut Criterion) {
                 target: TargetLocation {
                     inside_workspace: true,
                     memory_file: false,
+                    protected: None,
                 },
+                path: None,
                 bash: None,
                 mcp: None,
             }))
@@ -71,6 +73,7 @@ fn bench_decisions(c: &mut Criterion) {
                 project_rules: &rules,
                 session_rules: &[],
                 target: TargetLocation::default(),
+                path: None,
                 bash: Some(&analysis),
                 mcp: None,
             })

@@ -128,7 +128,8 @@ fn check(
     }
     let settings = env.permission_settings(lists);
     let memory_dir = project.memory_dir(&env.home);
-    let service = PermissionService::new(settings, &project.workspace, Some(&memory_dir));
+    let service = PermissionService::new(settings, &project.workspace, Some(&memory_dir))
+        .with_zcode_home(&env.home);
     let eval = service.evaluate(tool, None, &input, state, &project_rules, None);
 
     let mut out = json!({

@@ -6,10 +6,11 @@ use super::bash::{self, BashAnalysis};
 use super::capability::{Capability, RiskLevel, SideEffectScope, builtin_capability};
 use super::check::{
     Behavior, CheckContext, Decision, HookPermission, TargetLocation, apply_overlays,
-    check_permission,
+    check_permission, rule_id,
 };
 use super::mode::ExecutionState;
-use super::paths::{ResolvedDir, locate_target};
+use super::path_rules::PathSubject;
+use super::paths::{PathContext, ResolvedCall, ResolvedDir, resolve_call};
 use super::rules::{Rule, RuleSet};
 use super::settings::PermissionSettings;
 use super::suggest::suggested_rules;
@@ -38,6 +39,8 @@ pub struct Evaluation {
     pub capability: Capability,
     pub bash: Option<BashAnalysis>,
     pub target: TargetLocation,
+    /// The resolved path the rules were compared with (RULE-3).
+    pub path_subject: Option<PathSubject>,
     /// What "always allow" would save (SUG-1, SUG-2); empty for a non-Bash
     /// call that is not asked about.
     pub suggestions: Vec<Rule>,
@@ -48,6 +51,7 @@ pub struct PermissionService {
     settings: PermissionSettings,
     workspace: ResolvedDir,
     memory_dir: Option<ResolvedDir>,
+    zcode_home: Option<ResolvedDir>,
     session_rules: Vec<Rule>,
 }
 
@@ -57,8 +61,15 @@ impl PermissionService {
             settings,
             workspace: ResolvedDir::new(workspace),
             memory_dir: memory_dir.map(ResolvedDir::new),
+            zcode_home: None,
             session_rules: Vec::new(),
         }
+    }
+
+    /// Protects `$ZCODE_HOME`'s config and store from edits (PERM-10).
+    pub fn with_zcode_home(mut self, zcode_home: &Path) -> Self {
+        self.zcode_home = Some(ResolvedDir::new(zcode_home));
+        self
     }
 
     pub fn settings(&self) -> &PermissionSettings {
@@ -103,12 +114,18 @@ impl PermissionService {
             .unwrap_or(UNKNOWN_TOOL_CAPABILITY);
         let bash = (tool_name == "Bash")
             .then(|| bash::analyze(input.get("command").and_then(Value::as_str).unwrap_or("")));
-        let target = locate_target(
+        let ResolvedCall {
+            target,
+            path_subject,
+        } = resolve_call(
             tool_name,
             static_cap.permission_name,
             input,
-            &self.workspace,
-            self.memory_dir.as_ref(),
+            PathContext {
+                workspace: &self.workspace,
+                memory_dir: self.memory_dir.as_ref(),
+                zcode_home: self.zcode_home.as_ref(),
+            },
         );
         let ctx = CheckContext {
             tool_name,
@@ -119,6 +136,7 @@ impl PermissionService {
             project_rules,
             session_rules: &self.session_rules,
             target,
+            path: path_subject.as_ref(),
             bash: bash.as_ref(),
             mcp: None,
         };
@@ -130,7 +148,11 @@ impl PermissionService {
         };
         // Only a question offers "always allow"; Bash keeps its suggestions
         // for `zcode permission check`, which shows them with the analysis.
-        let suggestions = if decision.behavior == Behavior::Ask || bash.is_some() {
+        let protected_ask = decision.rule_id == rule_id::EDIT_PROTECTED_PATH;
+        let suggestions = if protected_ask {
+            // No rule lifts this ask (PERM-10): nothing to offer.
+            Vec::new()
+        } else if decision.behavior == Behavior::Ask || bash.is_some() {
             suggested_rules(tool_name, input, bash.as_ref())
         } else {
             Vec::new()
@@ -140,6 +162,7 @@ impl PermissionService {
             capability,
             bash,
             target,
+            path_subject,
             suggestions,
         }
     }
