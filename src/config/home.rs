@@ -71,11 +71,4 @@ mod tests {
         assert!(msg.contains("HOME") && msg.contains("ZCODE_HOME"), "{msg}");
     }
 
-    #[test]
-    fn perm10_protected_names_follow_the_home_layout() {
-        use crate::permission::protected::{ZCODE_CONFIG_FILE, ZCODE_STORE_DIR};
-        assert_eq!(CONFIG_FILE_NAME, ZCODE_CONFIG_FILE);
-        let db = crate::store::default_db_path(std::path::Path::new("/h"));
-        assert!(db.starts_with(std::path::Path::new("/h").join(ZCODE_STORE_DIR)));
-    }
 }
