@@ -844,8 +844,14 @@ fn grant3_project_id_examples() {
     let id = project_id(Path::new("/Home/U/My Project (2)"));
     assert!(id.starts_with("home-u-my-project-2-"), "{id}");
     // Folded alike, still apart.
-    assert_ne!(project_id(Path::new("/a/ws")), project_id(Path::new("/a-ws")));
-    assert_ne!(project_id(Path::new("/a/ws")), project_id(Path::new("/a/WS")));
+    assert_ne!(
+        project_id(Path::new("/a/ws")),
+        project_id(Path::new("/a-ws"))
+    );
+    assert_ne!(
+        project_id(Path::new("/a/ws")),
+        project_id(Path::new("/a/WS"))
+    );
 }
 
 proptest::proptest! {

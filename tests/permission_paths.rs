@@ -90,7 +90,11 @@ fn assert_protected(svc: &PermissionService, input: &Value, rules: &RuleSet) {
             (Behavior::Ask, rule_id::EDIT_PROTECTED_PATH),
             "{tool} {input}"
         );
-        assert!(e.suggestions.is_empty(), "{tool} {input}: {:?}", e.suggestions);
+        assert!(
+            e.suggestions.is_empty(),
+            "{tool} {input}: {:?}",
+            e.suggestions
+        );
     }
 }
 
@@ -126,7 +130,11 @@ fn perm10_protected_upper_case_git_dir_asks() {
     // case-insensitive file system it is `.git`; asking costs one question.
     let f = Fixture::new();
     assert_protected(&f.service(), &write(".GIT/config"), &RuleSet::default());
-    assert_protected(&f.service(), &write(".Git/hooks/pre-commit"), &RuleSet::default());
+    assert_protected(
+        &f.service(),
+        &write(".Git/hooks/pre-commit"),
+        &RuleSet::default(),
+    );
 }
 
 #[test]
@@ -164,7 +172,13 @@ fn perm10_protected_through_symlinks() {
     std::os::unix::fs::symlink("../.git", f.ws.join("docs/g")).unwrap();
     let svc = f.service();
     let none = RuleSet::default();
-    for p in ["link/config", "cfg", "hooks/pre-commit", "docs/g/config", "link/hooks/x"] {
+    for p in [
+        "link/config",
+        "cfg",
+        "hooks/pre-commit",
+        "docs/g/config",
+        "link/hooks/x",
+    ] {
         assert_protected(&svc, &write(p), &none);
     }
 }
@@ -203,7 +217,13 @@ fn perm10_protected_zcode_config_but_not_memory_files() {
         assert_eq!(e.decision.rule_id, rule_id::EDIT_PROTECTED_PATH, "{p:?}");
     }
     let memory = home.join("projects/p/memory/notes.md");
-    let e = eval(&svc, "Write", &write(memory.to_str().unwrap()), BUILD, &none);
+    let e = eval(
+        &svc,
+        "Write",
+        &write(memory.to_str().unwrap()),
+        BUILD,
+        &none,
+    );
     assert_eq!(e.decision.rule_id, rule_id::MEMORY_FILE);
 }
 
@@ -271,10 +291,22 @@ fn perm10_protected_deny_plan_and_yolo_keep_their_meaning() {
     let deny = rules(RuleKind::Deny, &[Rule::with_content("Write", ".git/*")]);
     let e = eval(&svc, "Write", &write(".git/config"), EDIT, &deny);
     assert_eq!(e.decision.behavior, Behavior::Deny);
-    let e = eval(&svc, "Write", &write(".git/config"), PLAN, &RuleSet::default());
+    let e = eval(
+        &svc,
+        "Write",
+        &write(".git/config"),
+        PLAN,
+        &RuleSet::default(),
+    );
     assert_eq!(e.decision.behavior, Behavior::Deny);
     // PERM-4: yolo bypasses prompts by design.
-    let e = eval(&svc, "Write", &write(".git/config"), YOLO, &RuleSet::default());
+    let e = eval(
+        &svc,
+        "Write",
+        &write(".git/config"),
+        YOLO,
+        &RuleSet::default(),
+    );
     assert_eq!(e.decision.rule_id, rule_id::YOLO);
 }
 
@@ -286,7 +318,13 @@ fn perm10_protected_memory_overlay_does_not_lift_it() {
     let svc = PermissionService::new(PermissionSettings::default(), &f.ws, Some(&memory));
     let target = memory.join("notes.md");
     for state in [EDIT, BUILD, PLAN] {
-        let e = eval(&svc, "Write", &write(target.to_str().unwrap()), state, &RuleSet::default());
+        let e = eval(
+            &svc,
+            "Write",
+            &write(target.to_str().unwrap()),
+            state,
+            &RuleSet::default(),
+        );
         assert_eq!(
             (e.decision.behavior, e.decision.rule_id),
             (Behavior::Ask, rule_id::EDIT_PROTECTED_PATH),
@@ -305,7 +343,10 @@ fn decide(svc: &PermissionService, tool: &str, input: &Value, set: &RuleSet) -> 
 fn rule3_path_deny_cannot_be_dodged_by_spelling() {
     let f = Fixture::new();
     let svc = f.service();
-    let deny = rules(RuleKind::Deny, &[Rule::with_content("Edit", "src/secret/*")]);
+    let deny = rules(
+        RuleKind::Deny,
+        &[Rule::with_content("Edit", "src/secret/*")],
+    );
     let abs = f.ws.join("src/secret/a");
     for p in [
         "src/secret/a",
@@ -321,7 +362,11 @@ fn rule3_path_deny_cannot_be_dodged_by_spelling() {
     ] {
         for tool in ["Edit", "Write"] {
             let input = edit(p);
-            assert_eq!(decide(&svc, tool, &input, &deny), Behavior::Deny, "{tool} {p}");
+            assert_eq!(
+                decide(&svc, tool, &input, &deny),
+                Behavior::Deny,
+                "{tool} {p}"
+            );
         }
     }
     // Read is another tool.
@@ -336,7 +381,12 @@ fn rule3_path_deny_pattern_spellings_are_normalised() {
     let f = Fixture::new();
     let svc = f.service();
     let abs_pattern = format!("{}/src/secret/*", f.ws.display());
-    for pattern in ["./src/secret/*", "src//secret/*", "x/../src/secret/*", &abs_pattern] {
+    for pattern in [
+        "./src/secret/*",
+        "src//secret/*",
+        "x/../src/secret/*",
+        &abs_pattern,
+    ] {
         let deny = rules(RuleKind::Deny, &[Rule::with_content("Read", pattern)]);
         for p in ["src/secret/a", "./src/secret/a"] {
             assert_eq!(
@@ -355,7 +405,10 @@ fn rule3_path_deny_follows_symlinks() {
     f.symlink(f.ws.join("src/secret"), "s");
     f.symlink(f.ws.join("src/secret/a"), "a-link");
     let svc = f.service();
-    let deny = rules(RuleKind::Deny, &[Rule::with_content("Read", "src/secret/*")]);
+    let deny = rules(
+        RuleKind::Deny,
+        &[Rule::with_content("Read", "src/secret/*")],
+    );
     for p in ["s/a", "a-link", "./s/a"] {
         assert_eq!(
             decide(&svc, "Read", &json!({"file_path": p}), &deny),
@@ -377,7 +430,10 @@ fn rule3_path_allow_never_matches_outside_the_workspace() {
     let svc = f.service();
     let allow = rules(
         RuleKind::Allow,
-        &[Rule::with_content("Edit", "src/*"), Rule::with_content("Edit", "*")],
+        &[
+            Rule::with_content("Edit", "src/*"),
+            Rule::with_content("Edit", "*"),
+        ],
     );
     let outside = f.root.join("outside/src/secret/x");
     for p in [
@@ -386,12 +442,25 @@ fn rule3_path_allow_never_matches_outside_the_workspace() {
         "../outside/src/x",
         outside.to_str().unwrap(),
     ] {
-        assert_eq!(decide(&svc, "Write", &write(p), &allow), Behavior::Ask, "{p}");
+        assert_eq!(
+            decide(&svc, "Write", &write(p), &allow),
+            Behavior::Ask,
+            "{p}"
+        );
     }
     // Inside, in any spelling: allowed.
     let abs = f.ws.join("src/main.rs");
-    for p in ["src/main.rs", "./src/main.rs", "x/../src/main.rs", abs.to_str().unwrap()] {
-        assert_eq!(decide(&svc, "Write", &write(p), &allow), Behavior::Allow, "{p}");
+    for p in [
+        "src/main.rs",
+        "./src/main.rs",
+        "x/../src/main.rs",
+        abs.to_str().unwrap(),
+    ] {
+        assert_eq!(
+            decide(&svc, "Write", &write(p), &allow),
+            Behavior::Allow,
+            "{p}"
+        );
     }
 }
 
@@ -404,7 +473,11 @@ fn rule3_path_allow_does_not_follow_a_symlink_out() {
     let svc = f.service();
     let allow = rules(RuleKind::Allow, &[Rule::with_content("Edit", "src/*")]);
     for p in ["src/out/x", "src/out/new/dir/x", "src/sec/y", "src/out"] {
-        assert_eq!(decide(&svc, "Write", &write(p), &allow), Behavior::Ask, "{p}");
+        assert_eq!(
+            decide(&svc, "Write", &write(p), &allow),
+            Behavior::Ask,
+            "{p}"
+        );
     }
 }
 
@@ -419,7 +492,10 @@ fn rule3_path_absolute_allow_matches_the_resolved_path() {
         Behavior::Allow
     );
     // A relative pattern that leaves the workspace names that place.
-    let allow = rules(RuleKind::Allow, &[Rule::with_content("Edit", "../outside/src/*")]);
+    let allow = rules(
+        RuleKind::Allow,
+        &[Rule::with_content("Edit", "../outside/src/*")],
+    );
     let abs = f.root.join("outside/src/b");
     assert_eq!(
         decide(&svc, "Write", &write(abs.to_str().unwrap()), &allow),
@@ -456,12 +532,26 @@ fn rule3_path_ask_and_grep_glob_paths() {
 fn rule2_write_deny_covers_edit_and_edit_deny_covers_write() {
     let f = Fixture::new();
     let svc = f.service();
-    let deny = rules(RuleKind::Deny, &[Rule::with_content("Write", "src/secret/*")]);
-    assert_eq!(decide(&svc, "Edit", &edit("src/secret/a"), &deny), Behavior::Deny);
+    let deny = rules(
+        RuleKind::Deny,
+        &[Rule::with_content("Write", "src/secret/*")],
+    );
+    assert_eq!(
+        decide(&svc, "Edit", &edit("src/secret/a"), &deny),
+        Behavior::Deny
+    );
     let deny = rules(RuleKind::Deny, &[Rule::tool("Edit")]);
     assert_eq!(decide(&svc, "Write", &write("a"), &deny), Behavior::Deny);
     // Allow keeps RULE-2's one direction: a Write allow does not allow Edit.
     let allow = rules(RuleKind::Allow, &[Rule::tool("Write")]);
     assert_eq!(decide(&svc, "Edit", &edit("a"), &allow), Behavior::Ask);
     assert_eq!(decide(&svc, "Write", &write("a"), &allow), Behavior::Allow);
+}
+
+#[test]
+fn perm10_protected_zcode_names_follow_the_home_layout() {
+    use zcode::permission::protected::{ZCODE_CONFIG_FILE, ZCODE_STORE_DIR};
+    assert_eq!(zcode::config::CONFIG_FILE_NAME, ZCODE_CONFIG_FILE);
+    let db = zcode::store::default_db_path(Path::new("/h"));
+    assert!(db.starts_with(Path::new("/h").join(ZCODE_STORE_DIR)));
 }

@@ -70,5 +70,4 @@ mod tests {
         let msg = err.to_string();
         assert!(msg.contains("HOME") && msg.contains("ZCODE_HOME"), "{msg}");
     }
-
 }

@@ -110,7 +110,10 @@ mod tests {
 
     #[test]
     fn grant3_collisions_of_the_readable_part_get_distinct_ids() {
-        let ids = ["/a/ws", "/a-ws", "/a/WS", "/A/ws", "/a//ws", "/a ws", "/a@ws"].map(id);
+        let ids = [
+            "/a/ws", "/a-ws", "/a/WS", "/A/ws", "/a//ws", "/a ws", "/a@ws",
+        ]
+        .map(id);
         for (i, a) in ids.iter().enumerate() {
             assert_eq!(split(a).0, "a-ws");
             for b in &ids[i + 1..] {
@@ -135,7 +138,10 @@ mod tests {
 
     #[test]
     fn grant3_unicode_is_folded() {
-        assert_eq!(split(&id("/home/Ünïcødé/projekt-ä")).0, "home-n-c-d-projekt");
+        assert_eq!(
+            split(&id("/home/Ünïcødé/projekt-ä")).0,
+            "home-n-c-d-projekt"
+        );
         assert_eq!(split(&id("/home/日本語/app")).0, "home-app");
     }
 

@@ -170,7 +170,11 @@ mod tests {
             ("a/../../b", "../b"),
             ("./a", "a"),
         ] {
-            assert_eq!(lexical_normalize(Path::new(raw)), PathBuf::from(want), "{raw}");
+            assert_eq!(
+                lexical_normalize(Path::new(raw)),
+                PathBuf::from(want),
+                "{raw}"
+            );
         }
     }
 
@@ -204,7 +208,10 @@ mod tests {
             Some("src")
         );
         // Glob without `path`: the subject is the glob, not a path.
-        assert_eq!(raw_path_subject("Glob", &json!({"pattern": "**/*.rs"})), None);
+        assert_eq!(
+            raw_path_subject("Glob", &json!({"pattern": "**/*.rs"})),
+            None
+        );
         assert_eq!(raw_path_subject("Read", &json!({"file_path": ""})), None);
         assert_eq!(
             raw_path_subject("WebFetch", &json!({"url": "https://x", "path": "a"})),

@@ -187,7 +187,10 @@ mod tests {
             ("/ws/.husky/pre-commit", ProtectedPath::CommitHook),
             ("/ws/.pre-commit-config.yaml", ProtectedPath::CommitHook),
             ("/home/u/.zcode/config.json", ProtectedPath::ZcodeConfig),
-            ("/home/u/.zcode/cli/db/db.sqlite", ProtectedPath::ZcodeConfig),
+            (
+                "/home/u/.zcode/cli/db/db.sqlite",
+                ProtectedPath::ZcodeConfig,
+            ),
             ("/ws/rust-toolchain.toml", ProtectedPath::ToolchainConfig),
             ("/ws/.cargo/config.toml", ProtectedPath::ToolchainConfig),
             ("/ws/.cargo/config", ProtectedPath::ToolchainConfig),

@@ -114,7 +114,13 @@ fn move_settings(conn: &Connection, old_id: &str, new_id: &str) -> rusqlite::Res
             conn.execute(
                 "UPDATE local_setting SET value = ?1
                  WHERE scope = ?2 AND scope_id = ?3 AND namespace = ?4 AND key = ?5",
-                params![text, SCOPE_PROJECT, new_id, NAMESPACE_PERMISSION, KEY_RULESET],
+                params![
+                    text,
+                    SCOPE_PROJECT,
+                    new_id,
+                    NAMESPACE_PERMISSION,
+                    KEY_RULESET
+                ],
             )?;
             conn.execute(
                 "DELETE FROM local_setting
@@ -300,7 +306,12 @@ mod tests {
             store.project_last_mode(&id).unwrap(),
             Some(ExecutionState::new(Mode::Edit, false))
         );
-        assert!(store.legacy_project_rules(Path::new("/a/ws")).unwrap().is_empty());
+        assert!(
+            store
+                .legacy_project_rules(Path::new("/a/ws"))
+                .unwrap()
+                .is_empty()
+        );
         for s in ["s1", "s2"] {
             assert_eq!(store.get_session(s).unwrap().unwrap().project_id, id);
         }
@@ -310,7 +321,12 @@ mod tests {
             .unwrap();
         assert_eq!(record.new_id.as_deref(), Some(id.as_str()));
         assert_eq!(record.settings, 2);
-        assert!(store.take_unnoticed_ambiguous_carry_overs().unwrap().is_empty());
+        assert!(
+            store
+                .take_unnoticed_ambiguous_carry_overs()
+                .unwrap()
+                .is_empty()
+        );
         assert_eq!(
             store.take_unnoticed_carried_ids().unwrap(),
             vec![(legacy_project_id(Path::new("/a/ws")), id)]
@@ -333,19 +349,31 @@ mod tests {
             assert_eq!(store.project_last_mode(&id).unwrap(), None, "{ws}");
             // Still visible under the old id, for `zcode permission list`.
             assert_eq!(
-                store.legacy_project_rules(Path::new(ws)).unwrap().allow.len(),
+                store
+                    .legacy_project_rules(Path::new(ws))
+                    .unwrap()
+                    .allow
+                    .len(),
                 1
             );
         }
         // Every session now carries its own workspace's id.
         for (s, ws) in [("s1", "/a/ws"), ("s2", "/a-ws"), ("s3", "/a/WS")] {
-            assert_eq!(store.get_session(s).unwrap().unwrap().project_id, new_id(ws));
+            assert_eq!(
+                store.get_session(s).unwrap().unwrap().project_id,
+                new_id(ws)
+            );
         }
         let told = store.take_unnoticed_ambiguous_carry_overs().unwrap();
         assert_eq!(told.len(), 1);
         assert!(told[0].is_ambiguous());
         assert_eq!(told[0].workspaces, vec!["/a-ws", "/a/WS", "/a/ws"]);
-        assert!(store.take_unnoticed_ambiguous_carry_overs().unwrap().is_empty());
+        assert!(
+            store
+                .take_unnoticed_ambiguous_carry_overs()
+                .unwrap()
+                .is_empty()
+        );
         let record = store
             .project_id_carry_over(Path::new("/a-ws"))
             .unwrap()
@@ -412,12 +440,16 @@ mod tests {
         // Running the step again changes nothing.
         let before = dump(&path);
         let conn = Connection::open(&path).unwrap();
-        conn.execute("DROP TABLE project_id_carry_over", []).unwrap();
+        conn.execute("DROP TABLE project_id_carry_over", [])
+            .unwrap();
         migrate(&conn).unwrap();
         assert_eq!(dump(&path), before);
         let store = Store::open(&path).unwrap();
         assert_eq!(store.migrations_applied(), 0);
-        assert_eq!(store.project_rules(&new_id("/a/ws")).unwrap().allow.len(), 1);
+        assert_eq!(
+            store.project_rules(&new_id("/a/ws")).unwrap().allow.len(),
+            1
+        );
         // `/b` and `/b/` are two spellings in the sessions table: treated as
         // two directories, so not carried over.
         assert!(store.project_rules(&new_id("/b")).unwrap().is_empty());
