@@ -53,11 +53,30 @@ impl ProtectedPath {
     }
 }
 
-/// ASCII case-insensitive equality: on a case-insensitive file system
-/// (macOS, Windows) `.GIT/config` is `.git/config`; on Linux the extra
-/// question for a `.GIT` directory costs nothing.
-fn is(name: &str, expected: &str) -> bool {
-    name.eq_ignore_ascii_case(expected)
+/// Code points HFS+ ignores in file names (`.g\u{200c}it` is `.git`
+/// there).
+fn hfs_ignorable(c: char) -> bool {
+    matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{206a}'..='\u{206f}' | '\u{feff}')
+}
+
+/// A file name as case-insensitive file systems compare it: ASCII case
+/// folded (macOS, Windows: `.GIT/config` is `.git/config`; on Linux the
+/// extra question for a `.GIT` directory costs nothing), HFS+-ignorable
+/// code points dropped, and trailing dots and spaces trimmed (Windows:
+/// `.git.` is `.git`).
+fn fold_name(name: &str) -> String {
+    let kept: String = name.chars().filter(|c| !hfs_ignorable(*c)).collect();
+    kept.trim_end_matches(['.', ' ']).to_ascii_lowercase()
+}
+
+/// Equality of a folded name with a lower-case expected name.
+fn is(folded: &str, expected: &str) -> bool {
+    folded == expected
+}
+
+/// `.git`, also as its NTFS short name `git~1`.
+fn is_dot_git(folded: &str) -> bool {
+    folded == ".git" || folded == "git~1"
 }
 
 /// The protection that applies to `path` by its names alone (no I/O).
@@ -69,27 +88,28 @@ pub fn protected_by_name(path: &Path, zcode_home: Option<&Path>) -> Option<Prote
     {
         return Some(ProtectedPath::ZcodeConfig);
     }
-    let names: Vec<&str> = path
+    let names: Vec<String> = path
         .components()
         .filter_map(|c| match c {
-            Component::Normal(n) => n.to_str().or(Some("\u{fffd}")),
+            Component::Normal(n) => Some(fold_name(&n.to_string_lossy())),
             _ => None,
         })
         .collect();
-    let Some((&file, dirs)) = names.split_last() else {
+    let Some((file, dirs)) = names.split_last() else {
         return None;
     };
+    let file = file.as_str();
     // A directory component anywhere above the file.
     for dir in dirs {
-        if is(dir, ".git") {
+        if is_dot_git(dir) {
             return Some(ProtectedPath::GitDir);
         }
         if is(dir, ".husky") {
             return Some(ProtectedPath::CommitHook);
         }
     }
-    let parent = dirs.last().copied().unwrap_or("");
-    if is(file, ".git") {
+    let parent = dirs.last().map_or("", String::as_str);
+    if is_dot_git(file) {
         return Some(ProtectedPath::GitDir);
     }
     if [".gitmodules", ".gitconfig"].iter().any(|n| is(file, n)) {
@@ -132,7 +152,7 @@ fn zcode_home_file_is_protected(rest: &Path) -> bool {
     let mut parts = rest.components();
     match parts.next() {
         Some(Component::Normal(first)) => {
-            let first = first.to_string_lossy();
+            let first = fold_name(&first.to_string_lossy());
             is(&first, ZCODE_CONFIG_FILE) || is(&first, ZCODE_STORE_DIR)
         }
         // The home directory itself (e.g. replaced by a file).
@@ -182,6 +202,12 @@ mod tests {
             ("/ws/vendor/x/.git/config", ProtectedPath::GitDir),
             ("/ws/.GIT/config", ProtectedPath::GitDir),
             ("/ws/sub/.git", ProtectedPath::GitDir),
+            ("/ws/.g\u{200c}it/config", ProtectedPath::GitDir),
+            ("/ws/\u{feff}.git/hooks/pre-commit", ProtectedPath::GitDir),
+            ("/ws/GIT~1/config", ProtectedPath::GitDir),
+            ("/ws/.git./config", ProtectedPath::GitDir),
+            ("/ws/.git /config", ProtectedPath::GitDir),
+            ("/ws/.GITMODULES", ProtectedPath::GitConfig),
             ("/ws/.gitmodules", ProtectedPath::GitConfig),
             ("/home/u/.gitconfig", ProtectedPath::GitConfig),
             ("/ws/.husky/pre-commit", ProtectedPath::CommitHook),
