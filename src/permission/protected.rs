@@ -95,9 +95,7 @@ pub fn protected_by_name(path: &Path, zcode_home: Option<&Path>) -> Option<Prote
             _ => None,
         })
         .collect();
-    let Some((file, dirs)) = names.split_last() else {
-        return None;
-    };
+    let (file, dirs) = names.split_last()?;
     let file = file.as_str();
     // A directory component anywhere above the file.
     for dir in dirs {

@@ -9,7 +9,6 @@ use super::check::{
     check_permission, rule_id,
 };
 use super::mode::ExecutionState;
-use super::path_rules::PathSubject;
 use super::paths::{PathContext, ResolvedCall, ResolvedDir, resolve_call};
 use super::rules::{Rule, RuleSet};
 use super::settings::PermissionSettings;
@@ -39,8 +38,6 @@ pub struct Evaluation {
     pub capability: Capability,
     pub bash: Option<BashAnalysis>,
     pub target: TargetLocation,
-    /// The resolved path the rules were compared with (RULE-3).
-    pub path_subject: Option<PathSubject>,
     /// What "always allow" would save (SUG-1, SUG-2); empty for a non-Bash
     /// call that is not asked about.
     pub suggestions: Vec<Rule>,
@@ -162,7 +159,6 @@ impl PermissionService {
             capability,
             bash,
             target,
-            path_subject,
             suggestions,
         }
     }
