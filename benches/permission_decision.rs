@@ -7,6 +7,7 @@ use zcode::permission::bash::analyze;
 use zcode::permission::capability::builtin_capability;
 use zcode::permission::check::{CheckContext, TargetLocation, check_permission};
 use zcode::permission::mode::{ExecutionState, Mode};
+use zcode::permission::path_rules::PathSubject;
 use zcode::permission::rules::{Rule, RuleSet};
 use zcode::permission::settings::PermissionSettings;
 
@@ -36,6 +37,9 @@ fn bench_decisions(c: &mut Criterion) {
 
     let write_cap = builtin_capability("Write").expect("Write is built in");
     let write_input = json!({"file_path": "src/main.rs", "content": "fn main() {}"});
+    // What the service resolves before the check (RULE-3 path subject).
+    let workspace = std::path::Path::new("/home/u/ws");
+    let write_path = PathSubject::new("src/main.rs", &workspace.join("src/main.rs"), workspace);
     c.bench_function("decision/non-bash (Write, build, 6 rules)", |b| {
         b.iter(|| {
             check_permission(black_box(&CheckContext {
@@ -49,7 +53,9 @@ fn bench_decisions(c: &mut Criterion) {
                 target: TargetLocation {
                     inside_workspace: true,
                     memory_file: false,
+                    protected: None,
                 },
+                path: Some(&write_path),
                 bash: None,
                 mcp: None,
             }))
@@ -71,6 +77,7 @@ fn bench_decisions(c: &mut Criterion) {
                 project_rules: &rules,
                 session_rules: &[],
                 target: TargetLocation::default(),
+                path: None,
                 bash: Some(&analysis),
                 mcp: None,
             })

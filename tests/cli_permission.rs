@@ -342,3 +342,120 @@ fn cli4_sessions_list_empty() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stdout(&out).contains("No sessions"));
 }
+
+/// A database as the previous release left it (schema 1): the current
+/// schema minus step 2's table, with sessions and settings under old ids.
+fn downgrade_to_schema_1(db: &Path, sessions: &[(&str, &Path)], rules_for: &Path) {
+    use zcode::config::project_id::legacy_project_id;
+    drop(zcode::store::Store::open(db).unwrap());
+    let conn = rusqlite::Connection::open(db).unwrap();
+    conn.execute_batch("DROP TABLE project_id_carry_over; PRAGMA user_version = 1;")
+        .unwrap();
+    for (id, ws) in sessions {
+        let ws = ws.to_str().unwrap();
+        conn.execute(
+            "INSERT INTO sessions (id, workspace, project_id, mode, created_at, updated_at)
+             VALUES (?1, ?2, ?3, 'build', 1, 1)",
+            rusqlite::params![id, ws, legacy_project_id(Path::new(ws))],
+        )
+        .unwrap();
+    }
+    conn.execute(
+        "INSERT INTO local_setting (scope, scope_id, namespace, key, value, updated_at)
+         VALUES ('project', ?1, 'permission', 'ruleset', ?2, 1)",
+        rusqlite::params![
+            legacy_project_id(rules_for),
+            r#"{"allow":[{"toolName":"Bash","ruleContent":"make deploy:*"}]}"#
+        ],
+    )
+    .unwrap();
+}
+
+#[test]
+fn grant3_cli_shared_old_id_is_not_carried_over_and_is_reported_once() {
+    let env = Env::new();
+    let root = std::fs::canonicalize(env.project.path()).unwrap();
+    let a = root.join("a/ws");
+    let b = root.join("a-ws");
+    std::fs::create_dir_all(&a).unwrap();
+    std::fs::create_dir_all(&b).unwrap();
+    let db = env.home.path().join("cli/db/db.sqlite");
+    downgrade_to_schema_1(&db, &[("s1", &a), ("s2", &b)], &a);
+
+    let first = env.run(&["permission", "list", "--cwd", a.to_str().unwrap()]);
+    assert!(first.status.success(), "{}", stderr(&first));
+    let note = stderr(&first);
+    assert!(note.contains("no longer apply"), "{note}");
+    assert!(note.contains(a.to_str().unwrap()) && note.contains(b.to_str().unwrap()));
+    let out = stdout(&first);
+    assert!(out.contains("No saved rules"), "{out}");
+    assert!(
+        out.contains("Not applied") && out.contains("make deploy:*"),
+        "{out}"
+    );
+    // Said once; the decision does not use the shared rule.
+    let again = env.run(&["permission", "list", "--cwd", b.to_str().unwrap()]);
+    assert!(
+        !stderr(&again).contains("no longer apply"),
+        "{}",
+        stderr(&again)
+    );
+    let v = env.check(
+        "Bash",
+        r#"{"command":"make deploy"}"#,
+        &["--cwd", a.to_str().unwrap()],
+    );
+    assert_eq!(v["behavior"], "ask", "{v}");
+}
+
+#[test]
+fn grant3_cli_single_directory_keeps_its_rules_and_memory() {
+    let env = Env::new();
+    let root = std::fs::canonicalize(env.project.path()).unwrap();
+    let a = root.join("a/ws");
+    std::fs::create_dir_all(&a).unwrap();
+    let db = env.home.path().join("cli/db/db.sqlite");
+    downgrade_to_schema_1(&db, &[("s1", &a)], &a);
+    let old_memory = env
+        .home
+        .path()
+        .join("projects")
+        .join(zcode::config::project_id::legacy_project_id(&a))
+        .join("memory");
+    std::fs::create_dir_all(&old_memory).unwrap();
+    std::fs::write(old_memory.join("notes.md"), "n").unwrap();
+
+    let v = env.check(
+        "Bash",
+        r#"{"command":"make deploy"}"#,
+        &["--cwd", a.to_str().unwrap()],
+    );
+    assert_eq!(v["ruleId"], "rule.project.allow", "{v}");
+    let new_memory = env
+        .home
+        .path()
+        .join("projects")
+        .join(zcode::config::project_id(&a))
+        .join("memory/notes.md");
+    assert!(new_memory.is_file(), "{new_memory:?}");
+}
+
+#[test]
+fn perm10_cli_protected_git_config_in_edit_mode() {
+    let env = Env::new();
+    std::fs::create_dir_all(env.project.path().join(".git")).unwrap();
+    let v = env.check(
+        "Write",
+        r#"{"file_path":"./.git//config","content":"[core]\n\tfsmonitor = x\n"}"#,
+        &["--mode", "edit"],
+    );
+    assert_eq!(v["behavior"], "ask", "{v}");
+    assert_eq!(v["ruleId"], "edit.protectedPath", "{v}");
+    assert_eq!(v["suggestions"], serde_json::json!([]), "{v}");
+    let v = env.check(
+        "Write",
+        r#"{"file_path":"src/main.rs","content":"x"}"#,
+        &["--mode", "edit"],
+    );
+    assert_eq!(v["behavior"], "allow", "{v}");
+}

@@ -56,6 +56,7 @@ impl Case {
             project_rules: &self.project,
             session_rules: &self.session,
             target: self.target,
+            path: None,
             bash: analysis.as_ref(),
             mcp: self.mcp,
         })
@@ -408,6 +409,7 @@ fn perm13_memory_overlay() {
     let mem = TargetLocation {
         inside_workspace: false,
         memory_file: true,
+        protected: None,
     };
     // Overrides the plan deny and an ordinary ask.
     let d = apply_overlays(
@@ -471,6 +473,7 @@ fn perm13_memory_overlay_keeps_a_hook_ask_or_deny() {
     let mem = TargetLocation {
         inside_workspace: false,
         memory_file: true,
+        protected: None,
     };
     // Build mode already asks; the hook's ask must survive the overlay.
     let d = apply_overlays(

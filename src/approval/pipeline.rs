@@ -267,6 +267,8 @@ fn permission_request(
         // Questions and plans are answered, not granted.
         always: match eval.capability.allow_always_option() {
             _ if kind != RequestKind::Tool => AlwaysOption::None,
+            // A saved rule could never lift this ask (PERM-10).
+            _ if eval.decision.rule_id == rule_id::EDIT_PROTECTED_PATH => AlwaysOption::None,
             AllowAlways::Project => AlwaysOption::Project,
             AllowAlways::Session => AlwaysOption::Session,
             AllowAlways::Never => AlwaysOption::None,

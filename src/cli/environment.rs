@@ -35,8 +35,13 @@ impl Environment {
         Ok(Self { home, config })
     }
 
+    /// Opens the store; the first open after the project ids changed
+    /// (GRANT-3) also moves memory directories and says once what it could
+    /// not carry over.
     pub fn open_store(&self) -> anyhow::Result<Store> {
-        Ok(Store::open(default_db_path(&self.home))?)
+        let mut store = Store::open(default_db_path(&self.home))?;
+        carry_over_project_ids(&self.home, &mut store);
+        Ok(store)
     }
 
     /// The config's permission section plus this process's tool lists.
@@ -111,6 +116,45 @@ impl Environment {
             )
             .map_err(|e| format!("/model {}: {e}", reference.trim()))
         })
+    }
+}
+
+/// The outside-the-database part of the project id change (GRANT-3):
+/// memory directories follow their carried-over id, and rules left under
+/// an id several directories shared are reported once. Best effort: a
+/// failure here never keeps zcode from starting.
+fn carry_over_project_ids(home: &Path, store: &mut Store) {
+    match store.take_unnoticed_carried_ids() {
+        Ok(moves) => {
+            for (old, new) in moves {
+                let from = home.join("projects").join(&old);
+                let to = home.join("projects").join(&new);
+                if from.is_dir() && !to.exists() {
+                    if let Err(e) = std::fs::rename(&from, &to) {
+                        eprintln!(
+                            "zcode: warning: cannot move {} to {}: {e}",
+                            from.display(),
+                            to.display()
+                        );
+                    }
+                }
+            }
+        }
+        Err(e) => eprintln!("zcode: warning: {e}"),
+    }
+    match store.take_unnoticed_ambiguous_carry_overs() {
+        Ok(shared) => {
+            for record in shared {
+                eprintln!(
+                    "zcode: note: {} saved project setting(s) were shared by {} under one id; \
+                     they no longer apply to any of them. `zcode permission list --cwd DIR` \
+                     shows them; re-add the rules you want with `zcode permission add`.",
+                    record.settings,
+                    record.workspaces.join(", ")
+                );
+            }
+        }
+        Err(e) => eprintln!("zcode: warning: {e}"),
     }
 }
 

@@ -2,9 +2,10 @@
 
 use super::args::{PermissionCommand, RuleKindArg};
 use super::environment::{Environment, Project, ToolLists};
+use crate::config::project_id::legacy_project_id;
 use crate::permission::check::Behavior;
 use crate::permission::mode::{ExecutionState, ModeChoice, StartingModeSources, starting_state};
-use crate::permission::rules::{Rule, RuleKind};
+use crate::permission::rules::{Rule, RuleKind, RuleSet};
 use crate::permission::service::PermissionService;
 use anyhow::Context;
 use serde_json::{Value, json};
@@ -128,7 +129,8 @@ fn check(
     }
     let settings = env.permission_settings(lists);
     let memory_dir = project.memory_dir(&env.home);
-    let service = PermissionService::new(settings, &project.workspace, Some(&memory_dir));
+    let service = PermissionService::new(settings, &project.workspace, Some(&memory_dir))
+        .with_zcode_home(&env.home);
     let eval = service.evaluate(tool, None, &input, state, &project_rules, None);
 
     let mut out = json!({
@@ -164,26 +166,60 @@ fn check(
 fn list(env: &Environment, project: &Project, as_json: bool) -> anyhow::Result<ExitCode> {
     let store = env.open_store()?;
     let rules = store.project_rules(&project.id)?;
+    // GRANT-3: rules still under the id earlier versions used, which this
+    // directory may have shared with others; they are not applied.
+    let legacy = store
+        .legacy_project_rules(&project.workspace)
+        .unwrap_or_default();
+    let legacy_id = legacy_project_id(&project.workspace);
+    let shared_with = store
+        .project_id_carry_over(&project.workspace)
+        .ok()
+        .flatten()
+        .map(|r| r.workspaces)
+        .unwrap_or_default();
     if as_json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&json!({
-                "workspace": project.workspace,
-                "projectId": project.id,
-                "rules": rules,
-            }))?
-        );
+        let mut out = json!({
+            "workspace": project.workspace,
+            "projectId": project.id,
+            "rules": rules,
+        });
+        if !legacy.is_empty() {
+            out["notApplied"] = json!({
+                "legacyProjectId": legacy_id,
+                "sharedBy": shared_with,
+                "rules": legacy,
+            });
+        }
+        println!("{}", serde_json::to_string_pretty(&out)?);
         return Ok(ExitCode::SUCCESS);
     }
     if rules.is_empty() {
         println!("No saved rules for {}.", project.workspace.display());
-        return Ok(ExitCode::SUCCESS);
+    } else {
+        println!(
+            "Saved rules for {} (project {}):",
+            project.workspace.display(),
+            project.id
+        );
+        print_rules(&rules);
     }
-    println!(
-        "Saved rules for {} (project {}):",
-        project.workspace.display(),
-        project.id
-    );
+    if !legacy.is_empty() {
+        let shared = if shared_with.is_empty() {
+            "every directory whose path folds to it".to_string()
+        } else {
+            shared_with.join(", ")
+        };
+        println!(
+            "Not applied: rules saved by an earlier version under the id {legacy_id}, \
+             which was shared by {shared}. Re-add the ones you want with `zcode permission add`:"
+        );
+        print_rules(&legacy);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_rules(rules: &RuleSet) {
     for kind in RuleKind::ALL {
         for rule in rules.rules(kind) {
             let content = rule.rule_content.as_deref().unwrap_or("(whole tool)");
@@ -195,5 +231,4 @@ fn list(env: &Environment, project: &Project, as_json: bool) -> anyhow::Result<E
             );
         }
     }
-    Ok(ExitCode::SUCCESS)
 }

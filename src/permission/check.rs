@@ -4,8 +4,10 @@
 use super::bash::{self, BashAnalysis};
 use super::capability::{Capability, RiskLevel, SideEffectScope, effective_capability};
 use super::mode::{ExecutionState, Mode};
+use super::path_rules::{PathSubject, path_rule_matches};
+use super::protected::ProtectedPath;
 use super::rules::{
-    Rule, RuleKind, RuleSet, rule_matches, rule_subject, tool_name_matches, url_host,
+    Rule, RuleKind, RuleSet, rule_of_kind_matches, rule_subject, tool_name_matches, url_host,
 };
 use super::settings::PermissionSettings;
 use serde::Serialize;
@@ -81,6 +83,7 @@ pub mod rule_id {
     pub const WEB_FETCH_DOMAIN: &str = "rule.webFetch.domain";
     pub const ALLOWED_TOOLS: &str = "rule.allowedTools";
     pub const EDIT_WORKSPACE: &str = "mode.edit.workspace";
+    pub const EDIT_PROTECTED_PATH: &str = "edit.protectedPath";
     pub const READ_ONLY: &str = "build.readOnly";
     pub const RISK_CRITICAL: &str = "build.risk.critical";
     pub const RISK_HIGH: &str = "build.risk.high";
@@ -114,6 +117,8 @@ pub struct TargetLocation {
     pub inside_workspace: bool,
     /// A `.md` file inside the project's memory directory (PERM-13).
     pub memory_file: bool,
+    /// A file that makes a tool run a program (PERM-10): always asked.
+    pub protected: Option<ProtectedPath>,
 }
 
 /// Everything one decision depends on.
@@ -128,6 +133,9 @@ pub struct CheckContext<'a> {
     pub project_rules: &'a RuleSet,
     pub session_rules: &'a [Rule],
     pub target: TargetLocation,
+    /// The resolved path subject of path rules (RULE-3), when the subject
+    /// comes from `file_path` or `path`; `None` compares the raw subject.
+    pub path: Option<&'a PathSubject>,
     /// The Bash analysis of `input.command`, when the tool is Bash.
     pub bash: Option<&'a BashAnalysis>,
     pub mcp: Option<McpHints>,
@@ -148,10 +156,20 @@ fn project_rule<'a>(ctx: &CheckContext<'a>, kind: RuleKind) -> Option<&'a Rule> 
                 .find(|r| r.rule_content.is_none() && tool_name_matches(&r.tool_name, "Bash")),
         };
     }
+    if let Some(path) = ctx.path {
+        return rules
+            .iter()
+            .find(|r| path_rule_matches(r, kind, ctx.tool_name, path));
+    }
     let subject = rule_subject(ctx.tool_name, ctx.input);
     rules
         .iter()
-        .find(|r| rule_matches(r, ctx.tool_name, subject.as_deref()))
+        .find(|r| rule_of_kind_matches(r, kind, ctx.tool_name, subject.as_deref()))
+}
+
+/// PERM-10: the ask for a write to a protected file.
+fn protected_ask(protected: ProtectedPath) -> Decision {
+    Decision::ask(rule_id::EDIT_PROTECTED_PATH, protected.reason())
 }
 
 fn session_rule_matches(ctx: &CheckContext<'_>) -> bool {
@@ -267,6 +285,12 @@ pub fn check_permission(ctx: &CheckContext<'_>) -> Decision {
         return Decision::deny(rule_id::PLAN_RESTRICTED, reason::PLAN_RESTRICTED);
     }
 
+    // PERM-10 (protected files): no allow below applies to them, neither
+    // an allow rule, `allowedTools` nor edit mode.
+    if let Some(protected) = ctx.target.protected {
+        return protected_ask(protected);
+    }
+
     // PERM-9
     if let Some(rule) = project_rule(ctx, RuleKind::Allow) {
         return Decision::allow(
@@ -354,7 +378,9 @@ pub fn apply_overlays(
     hook: Option<&HookPermission>,
     target: TargetLocation,
 ) -> Decision {
-    let sticky_ask = capability.always_ask || capability.requires_user_interaction;
+    let sticky_ask = capability.always_ask
+        || capability.requires_user_interaction
+        || decision.rule_id == rule_id::EDIT_PROTECTED_PATH;
     let decision = match (hook, decision.behavior) {
         // A deny from check_permission stays deny whatever the hook says.
         (_, Behavior::Deny) | (None, _) => decision,
@@ -364,7 +390,10 @@ pub fn apply_overlays(
         (Some(HookPermission::Ask), Behavior::Ask)
             if !matches!(
                 decision.rule_id,
-                rule_id::ALWAYS_ASK | rule_id::PROJECT_ASK | rule_id::USER_INTERACTION
+                rule_id::ALWAYS_ASK
+                    | rule_id::PROJECT_ASK
+                    | rule_id::USER_INTERACTION
+                    | rule_id::EDIT_PROTECTED_PATH
             ) =>
         {
             hook_ask()
@@ -400,6 +429,10 @@ pub fn apply_overlays(
     };
     if survives {
         decision
+    } else if let Some(protected) = target.protected {
+        // A memory file that is also protected (a memory directory inside
+        // a git directory) is still asked about.
+        protected_ask(protected)
     } else {
         Decision::allow(
             rule_id::MEMORY_FILE,

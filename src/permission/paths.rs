@@ -3,8 +3,12 @@
 //! "Inside the workspace" is decided on the absolute path with `..` and
 //! symlinks resolved; for a path that does not exist yet, its nearest
 //! existing ancestor is resolved, so neither `../` nor a symlink can escape.
+//! The same resolved path decides whether the target is protected (PERM-10)
+//! and is what path rules are compared with (RULE-3).
 
 use super::check::TargetLocation;
+use super::path_rules::{PathSubject, raw_path_subject};
+use super::protected::protected_path;
 use serde_json::Value;
 use std::path::{Component, Path, PathBuf};
 
@@ -71,6 +75,71 @@ pub fn target_path(input: &Value) -> Option<&str> {
         .filter(|p| !p.is_empty())
 }
 
+/// The directories a call's paths are judged against.
+#[derive(Debug, Clone, Copy)]
+pub struct PathContext<'a> {
+    pub workspace: &'a ResolvedDir,
+    /// The project's memory directory (PERM-13).
+    pub memory_dir: Option<&'a ResolvedDir>,
+    /// `$ZCODE_HOME`, whose config and store are protected (PERM-10).
+    pub zcode_home: Option<&'a ResolvedDir>,
+}
+
+/// A call's paths, resolved once: the edit target (PERM-10, PERM-13) and
+/// the path subject of rules (RULE-3).
+#[derive(Debug, Clone, Default)]
+pub struct ResolvedCall {
+    pub target: TargetLocation,
+    pub path_subject: Option<PathSubject>,
+}
+
+fn is_edit_family(tool_name: &str, permission_name: &str) -> bool {
+    permission_name == "edit" || matches!(tool_name, "Write" | "Edit")
+}
+
+/// Resolves the paths of one call (I/O: `canonicalize`, a few `stat`s).
+pub fn resolve_call(
+    tool_name: &str,
+    permission_name: &str,
+    input: &Value,
+    ctx: PathContext<'_>,
+) -> ResolvedCall {
+    let workspace = ctx.workspace.path();
+    let subject_raw = raw_path_subject(tool_name, input);
+    let target_raw = is_edit_family(tool_name, permission_name)
+        .then(|| target_path(input))
+        .flatten();
+    let subject_resolved = subject_raw.map(|raw| resolve_path(workspace, Path::new(raw)));
+    let target = match target_raw {
+        None => TargetLocation::default(),
+        Some(raw) => {
+            let resolved = match (subject_raw, &subject_resolved) {
+                (Some(s), Some(r)) if s == raw => r.clone(),
+                _ => resolve_path(workspace, Path::new(raw)),
+            };
+            target_location(&resolved, ctx)
+        }
+    };
+    let path_subject = subject_raw
+        .zip(subject_resolved)
+        .map(|(raw, resolved)| PathSubject::new(raw, &resolved, workspace));
+    ResolvedCall {
+        target,
+        path_subject,
+    }
+}
+
+fn target_location(resolved: &Path, ctx: PathContext<'_>) -> TargetLocation {
+    let is_md = resolved
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("md"));
+    TargetLocation {
+        inside_workspace: ctx.workspace.contains(resolved),
+        memory_file: is_md && ctx.memory_dir.is_some_and(|m| m.contains(resolved)),
+        protected: protected_path(resolved, ctx.zcode_home.map(ResolvedDir::path)),
+    }
+}
+
 /// Where a Write/Edit call's target lies (PERM-10, PERM-13 memory files).
 pub fn locate_target(
     tool_name: &str,
@@ -79,20 +148,19 @@ pub fn locate_target(
     workspace: &ResolvedDir,
     memory_dir: Option<&ResolvedDir>,
 ) -> TargetLocation {
-    if permission_name != "edit" && !matches!(tool_name, "Write" | "Edit") {
+    if !is_edit_family(tool_name, permission_name) {
         return TargetLocation::default();
     }
     let Some(raw) = target_path(input) else {
         return TargetLocation::default();
     };
     let resolved = resolve_path(workspace.path(), Path::new(raw));
-    let is_md = resolved
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("md"));
-    TargetLocation {
-        inside_workspace: workspace.contains(&resolved),
-        memory_file: is_md && memory_dir.is_some_and(|m| m.contains(&resolved)),
-    }
+    let ctx = PathContext {
+        workspace,
+        memory_dir,
+        zcode_home: None,
+    };
+    target_location(&resolved, ctx)
 }
 
 #[cfg(test)]

@@ -128,6 +128,14 @@ pub fn tool_name_matches(rule_tool: &str, tool_name: &str) -> bool {
     rule_tool == tool_name || (rule_tool == "Edit" && tool_name == "Write")
 }
 
+/// RULE-2 for a rule of `kind`. Deny and ask rules are symmetric between
+/// the two edit tools: a `Write` deny also covers `Edit` (an edit rewrites
+/// the file just as well); allow rules keep RULE-2's one direction.
+pub fn rule_covers_tool(kind: RuleKind, rule_tool: &str, tool_name: &str) -> bool {
+    tool_name_matches(rule_tool, tool_name)
+        || (kind != RuleKind::Allow && rule_tool == "Write" && tool_name == "Edit")
+}
+
 /// The input fields a rule's content is compared with, in order (RULE-3).
 pub const SUBJECT_FIELDS: [&str; 6] = [
     "command",
@@ -210,9 +218,20 @@ fn wildcard_matches(pattern: &str, text: &str) -> bool {
     p[pi..].iter().all(|&c| c == b'*')
 }
 
-/// Does a non-Bash rule match this call (RULE-2..4)?
+/// Does a non-Bash allow rule match this call (RULE-2..4)? For deny and
+/// ask rules see [`rule_of_kind_matches`].
 pub fn rule_matches(rule: &Rule, tool_name: &str, subject: Option<&str>) -> bool {
-    if !tool_name_matches(&rule.tool_name, tool_name) {
+    rule_of_kind_matches(rule, RuleKind::Allow, tool_name, subject)
+}
+
+/// Does a non-Bash rule of `kind` match this call (RULE-2..4)?
+pub fn rule_of_kind_matches(
+    rule: &Rule,
+    kind: RuleKind,
+    tool_name: &str,
+    subject: Option<&str>,
+) -> bool {
+    if !rule_covers_tool(kind, &rule.tool_name, tool_name) {
         return false;
     }
     match (&rule.rule_content, subject) {
@@ -263,6 +282,17 @@ mod tests {
         assert!(tool_name_matches("Edit", "Edit"));
         assert!(!tool_name_matches("Write", "Edit"));
         assert!(!tool_name_matches("edit", "Edit"));
+    }
+
+    #[test]
+    fn rule2_write_deny_and_ask_cover_edit() {
+        for kind in [RuleKind::Deny, RuleKind::Ask] {
+            assert!(rule_covers_tool(kind, "Write", "Edit"));
+            assert!(rule_covers_tool(kind, "Edit", "Write"));
+        }
+        assert!(!rule_covers_tool(RuleKind::Allow, "Write", "Edit"));
+        assert!(rule_covers_tool(RuleKind::Allow, "Edit", "Write"));
+        assert!(!rule_covers_tool(RuleKind::Deny, "Write", "Read"));
     }
 
     #[test]

@@ -4,13 +4,12 @@
 
 use super::bash::{self, AnalyzeOptions, BashAnalysis};
 use super::capability::{Capability, RiskLevel, SideEffectScope, builtin_capability};
-use super::check::rule_id;
 use super::check::{
     Behavior, CheckContext, Decision, HookPermission, TargetLocation, apply_overlays,
-    check_permission,
+    check_permission, rule_id,
 };
 use super::mode::ExecutionState;
-use super::paths::{ResolvedDir, locate_target};
+use super::paths::{PathContext, ResolvedCall, ResolvedDir, resolve_call};
 use super::rules::content_matches;
 use super::rules::{Rule, RuleSet};
 use super::settings::PermissionSettings;
@@ -97,6 +96,7 @@ pub struct PermissionService {
     settings: PermissionSettings,
     workspace: ResolvedDir,
     memory_dir: Option<ResolvedDir>,
+    zcode_home: Option<ResolvedDir>,
     session_rules: Vec<Rule>,
     read_only_sandbox: ReadOnlySandbox,
 }
@@ -108,8 +108,15 @@ impl PermissionService {
             settings,
             workspace: ResolvedDir::new(workspace),
             memory_dir: memory_dir.map(ResolvedDir::new),
+            zcode_home: None,
             session_rules: Vec::new(),
         }
+    }
+
+    /// Protects `$ZCODE_HOME`'s config and store from edits (PERM-10).
+    pub fn with_zcode_home(mut self, zcode_home: &Path) -> Self {
+        self.zcode_home = Some(ResolvedDir::new(zcode_home));
+        self
     }
 
     pub fn settings(&self) -> &PermissionSettings {
@@ -193,12 +200,18 @@ impl PermissionService {
             .unwrap_or(UNKNOWN_TOOL_CAPABILITY);
         let bash = (tool_name == "Bash")
             .then(|| self.analyze_bash(input.get("command").and_then(Value::as_str).unwrap_or("")));
-        let target = locate_target(
+        let ResolvedCall {
+            target,
+            path_subject,
+        } = resolve_call(
             tool_name,
             static_cap.permission_name,
             input,
-            &self.workspace,
-            self.memory_dir.as_ref(),
+            PathContext {
+                workspace: &self.workspace,
+                memory_dir: self.memory_dir.as_ref(),
+                zcode_home: self.zcode_home.as_ref(),
+            },
         );
         let ctx = CheckContext {
             tool_name,
@@ -209,6 +222,7 @@ impl PermissionService {
             project_rules,
             session_rules: &self.session_rules,
             target,
+            path: path_subject.as_ref(),
             bash: bash.as_ref(),
             mcp: None,
         };
@@ -220,7 +234,11 @@ impl PermissionService {
         };
         // Only a question offers "always allow"; Bash keeps its suggestions
         // for `zcode permission check`, which shows them with the analysis.
-        let suggestions = if decision.behavior == Behavior::Ask || bash.is_some() {
+        let protected_ask = decision.rule_id == rule_id::EDIT_PROTECTED_PATH;
+        let suggestions = if protected_ask {
+            // No rule lifts this ask (PERM-10): nothing to offer.
+            Vec::new()
+        } else if decision.behavior == Behavior::Ask || bash.is_some() {
             suggested_rules(tool_name, input, bash.as_ref())
         } else {
             Vec::new()

@@ -122,11 +122,10 @@ pub fn start(setup: RuntimeSetup, mut store: Store) -> Result<RuntimeHandle, Ses
             &project_id,
             opened.state,
         )),
-        permissions: Mutex::new(PermissionService::new(
-            setup.settings,
-            &workspace,
-            Some(&memory_dir),
-        )),
+        permissions: Mutex::new(
+            PermissionService::new(setup.settings, &workspace, Some(&memory_dir))
+                .with_zcode_home(&setup.zcode_home),
+        ),
         history: Mutex::new(opened.history),
         reminders: Mutex::new(opened.reminders),
         compact_requested: Default::default(),

@@ -11,6 +11,7 @@ mod error;
 mod full_access;
 mod input_queue;
 mod open;
+mod project_ids;
 mod sessions;
 mod settings;
 mod todos;
@@ -20,6 +21,7 @@ pub use error::StoreError;
 pub use full_access::{FullAccessReceipt, full_access_receipt_id, full_access_state_entry_id};
 pub use input_queue::{InputStatus, QueuedInput};
 pub use open::{BUSY_TIMEOUT, SCHEMA_VERSION, default_db_path};
+pub use project_ids::ProjectIdCarryOver;
 pub use sessions::{NewSession, SessionFilter, SessionRecord};
 pub use settings::{
     KEY_LAST_SELECTED_MODE, KEY_RULESET, NAMESPACE_EXECUTION, NAMESPACE_PERMISSION, SCOPE_PROJECT,

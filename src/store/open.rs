@@ -10,12 +10,19 @@ use std::time::{Duration, Instant};
 /// failing with `SQLITE_BUSY` (STORE-2).
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// One migration step: SQL, or code for what SQL cannot compute.
+pub(super) enum Step {
+    Sql(&'static str),
+    Code(fn(&Connection) -> rusqlite::Result<()>),
+}
+
 /// The ordered migration steps. Step `i` takes the schema from version `i`
 /// to `i + 1`; each runs in its own `BEGIN IMMEDIATE` transaction together
 /// with the `user_version` bump. Never edit a released step, append a new one.
-const MIGRATIONS: &[&str] = &[
+pub(super) const MIGRATIONS: &[Step] = &[
     // 1: initial schema.
-    r#"
+    Step::Sql(
+        r#"
 CREATE TABLE sessions (
     id           TEXT PRIMARY KEY NOT NULL,
     workspace    TEXT NOT NULL,
@@ -74,6 +81,9 @@ CREATE TABLE input_queue (
 ) STRICT;
 CREATE INDEX input_queue_by_status ON input_queue (session_id, status, seq);
 "#,
+    ),
+    // 2: hashed project ids (GRANT-3); saved settings carried over.
+    Step::Code(super::project_ids::migrate),
 ];
 
 /// The schema version this build writes and understands.
@@ -192,8 +202,11 @@ impl Store {
                 return Ok(());
             };
             let target = current + 1;
-            let applied = tx
-                .execute_batch(step)
+            let run = match step {
+                Step::Sql(sql) => tx.execute_batch(sql),
+                Step::Code(code) => code(&tx),
+            };
+            let applied = run
                 .and_then(|()| tx.pragma_update(None, "user_version", target))
                 .and_then(|()| tx.commit());
             applied.map_err(|source| StoreError::Migration {
