@@ -9,3 +9,4 @@ pub mod rules;
 pub mod service;
 pub mod settings;
 pub mod suggest;
+pub mod web_url;

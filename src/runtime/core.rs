@@ -153,6 +153,7 @@ impl SessionCore {
                 model_ref: format!("{}/{}", model.provider_id, model.model_id),
                 model: Some(model),
             }),
+            url_permission: None,
         }
     }
 

@@ -59,6 +59,16 @@ pub struct ToolContext {
     /// Session-level services for tools that read or change session state
     /// (todos, model listing); `None` in contexts without a session.
     pub session: Option<SessionServices>,
+    /// The permission decision for a URL the call was not approved for
+    /// (WebFetch's redirect targets); `None` where no rules are at hand,
+    /// and then only the approved host is reached.
+    pub url_permission: Option<Arc<dyn UrlPermission>>,
+}
+
+/// Decides, while a tool runs, whether it may reach a URL: the same
+/// decision the call itself went through, for another URL.
+pub trait UrlPermission: Send + Sync + std::fmt::Debug {
+    fn decide(&self, url: &url::Url) -> crate::permission::check::Decision;
 }
 
 /// What session-state tools reach through their context.
@@ -93,6 +103,7 @@ impl ToolContext {
             cancel: CancellationToken::new(),
             files: Arc::new(Mutex::new(FileStateTracker::default())),
             session: None,
+            url_permission: None,
         }
     }
 
