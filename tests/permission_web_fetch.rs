@@ -54,7 +54,12 @@ fn decide(svc: &PermissionService, url: &str, state: ExecutionState, rules: &Rul
         .decision
 }
 
-fn behavior(svc: &PermissionService, url: &str, state: ExecutionState, rules: &RuleSet) -> Behavior {
+fn behavior(
+    svc: &PermissionService,
+    url: &str,
+    state: ExecutionState,
+    rules: &RuleSet,
+) -> Behavior {
     decide(svc, url, state, rules).behavior
 }
 
@@ -86,7 +91,12 @@ fn perm8_webfetch_plan_preapproved_domain_is_allowed() {
             "{state:?}"
         );
         assert_eq!(
-            behavior(&svc, "https://docs.rs.evil.net/", state, &RuleSet::default()),
+            behavior(
+                &svc,
+                "https://docs.rs.evil.net/",
+                state,
+                &RuleSet::default()
+            ),
             Ask,
             "{state:?}"
         );
@@ -144,7 +154,12 @@ fn perm8_webfetch_plan_allowed_tools_allows_as_in_build() {
     };
     let (_d, svc) = service(settings);
     for state in PLANS.into_iter().chain([BUILD]) {
-        let d = decide(&svc, "https://anything.example/", state, &RuleSet::default());
+        let d = decide(
+            &svc,
+            "https://anything.example/",
+            state,
+            &RuleSet::default(),
+        );
         assert_eq!(
             (d.behavior, d.rule_id),
             (Allow, rule_id::ALLOWED_TOOLS),
@@ -333,10 +348,7 @@ fn rule3_webfetch_domain_ip_forms_are_normalised() {
     ] {
         assert_eq!(behavior(&svc, url, BUILD, &deny), Deny, "{url}");
     }
-    assert_eq!(
-        subject("http://[0:0::1]/").as_deref(),
-        Some("domain:[::1]")
-    );
+    assert_eq!(subject("http://[0:0::1]/").as_deref(), Some("domain:[::1]"));
 }
 
 #[test]
@@ -345,11 +357,20 @@ fn rule3_webfetch_domain_subdomains_follow_rule4() {
     let (_d, svc) = service(PermissionSettings::default());
     let exact = rules(&["domain:example.com"], &[], &[]);
     assert_eq!(behavior(&svc, "https://example.com/", BUILD, &exact), Allow);
-    assert_eq!(behavior(&svc, "https://evil.example.com/", BUILD, &exact), Ask);
+    assert_eq!(
+        behavior(&svc, "https://evil.example.com/", BUILD, &exact),
+        Ask
+    );
     let wild = rules(&["domain:*.example.com"], &[], &[]);
-    assert_eq!(behavior(&svc, "https://a.b.example.com/", BUILD, &wild), Allow);
+    assert_eq!(
+        behavior(&svc, "https://a.b.example.com/", BUILD, &wild),
+        Allow
+    );
     assert_eq!(behavior(&svc, "https://example.com/", BUILD, &wild), Ask);
-    assert_eq!(behavior(&svc, "https://evilexample.com/", BUILD, &wild), Ask);
+    assert_eq!(
+        behavior(&svc, "https://evilexample.com/", BUILD, &wild),
+        Ask
+    );
     assert_eq!(
         behavior(&svc, "https://example.com.evil.net/", BUILD, &wild),
         Ask
@@ -362,7 +383,12 @@ fn rule3_webfetch_domain_subdomains_follow_rule4() {
 
 #[test]
 fn rule3_webfetch_domain_preapproved_domains_use_the_same_host() {
-    let (_d, svc) = service(domains(&["example.com", "*.github.com", "Bücher.DE", "::1"]));
+    let (_d, svc) = service(domains(&[
+        "example.com",
+        "*.github.com",
+        "Bücher.DE",
+        "::1",
+    ]));
     let none = RuleSet::default();
     for url in [
         "https://example.com./x",
@@ -410,9 +436,15 @@ fn rule3_webfetch_domain_validated_input_is_the_fetched_url() {
     // The input hooks and the approval panel see is the parser's form.
     let tool = WebFetchTool::new();
     let cases = [
-        ("http://evil.net\\@example.com/", "http://evil.net/@example.com/"),
+        (
+            "http://evil.net\\@example.com/",
+            "http://evil.net/@example.com/",
+        ),
         ("http:evil.net", "http://evil.net/"),
-        ("HTTP://Example\u{3002}COM:80/a b", "http://example.com/a%20b"),
+        (
+            "HTTP://Example\u{3002}COM:80/a b",
+            "http://example.com/a%20b",
+        ),
         ("http://exa\tmple.com/", "http://example.com/"),
         ("http://0x7f.1/", "http://127.0.0.1/"),
     ];

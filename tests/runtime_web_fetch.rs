@@ -20,7 +20,10 @@ fn webfetch_call(url: &str) -> String {
 async fn perm8_webfetch_plan_asks_and_runs_once_allowed() {
     let (mut a, _b) = two_sites().await;
     a.serve(&[]);
-    let mut h = Setup::new(Dialect::OpenAi, Mode::Build).plan().start().await;
+    let mut h = Setup::new(Dialect::OpenAi, Mode::Build)
+        .plan()
+        .start()
+        .await;
     let url = format!("{}/plain?q=from-the-plan", a.base);
     h.enqueue_tool_calls(&[("w1", "WebFetch", &webfetch_call(&url))]);
     h.enqueue_text("read it");
@@ -63,7 +66,11 @@ async fn tool6_redirect_pipeline_refuses_a_host_the_rules_do_not_allow() {
         .start()
         .await;
     h.enqueue_tool_calls(&[
-        ("w1", "WebFetch", &webfetch_call(&format!("{}/away", a.base))),
+        (
+            "w1",
+            "WebFetch",
+            &webfetch_call(&format!("{}/away", a.base)),
+        ),
         ("w2", "WebFetch", &webfetch_call(&format!("{}/old", a.base))),
     ]);
     h.enqueue_text("done");

@@ -42,11 +42,7 @@ fn ctx_with(settings: PermissionSettings, rules: RuleSet, state: ExecutionState)
     let capability = builtin_capability("WebFetch").unwrap();
     let mut ctx = ToolContext::new(dir, "web-redirect-test");
     ctx.url_permission = Some(Arc::new(CallUrlPolicy::new(
-        service,
-        rules,
-        state,
-        "WebFetch",
-        capability,
+        service, rules, state, "WebFetch", capability,
     )));
     ctx
 }
@@ -167,8 +163,7 @@ async fn tool6_redirect_on_the_same_host_still_goes_through_the_rules() {
     let out = fetch(&build_ctx(rules), &format!("{}/old", a.base)).await;
     assert!(out.is_error, "{}", out.content);
     assert!(
-        out.content
-            .contains("fetching from 127.0.0.1 is denied"),
+        out.content.contains("fetching from 127.0.0.1 is denied"),
         "{}",
         out.content
     );
@@ -188,8 +183,7 @@ async fn tool6_redirect_in_plan_mode_needs_a_pre_approved_domain() {
     let out = fetch(&ctx, &format!("{}/away", a.base)).await;
     assert!(out.is_error, "{}", out.content);
     assert!(
-        out.content
-            .contains("call WebFetch again with the url"),
+        out.content.contains("call WebFetch again with the url"),
         "{}",
         out.content
     );
@@ -305,7 +299,11 @@ async fn tool6_redirect_to_what_webfetch_cannot_fetch_is_refused() {
         out.content
     );
     let out = fetch(&ctx, &format!("{}/ftp", a.base)).await;
-    assert!(out.is_error && out.content.contains("not ftp:"), "{}", out.content);
+    assert!(
+        out.is_error && out.content.contains("not ftp:"),
+        "{}",
+        out.content
+    );
     let out = fetch(&ctx, &format!("{}/empty-host", a.base)).await;
     assert!(
         out.is_error && out.content.contains("to an invalid URL \"http://\""),

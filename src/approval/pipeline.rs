@@ -3,11 +3,11 @@
 //! the broker/hook race → the handler → PostToolUse hooks.
 
 use super::deny_text;
+use super::url_policy::CallUrlPolicy;
 use super::{Answer, BrokerAnswer, ClaimHandle, race_approval};
 use crate::config::hooks::HookEvent;
 use crate::hooks::{HookError, PermissionHookDecision, ToolResponse};
 use crate::model::ToolCall;
-use super::url_policy::CallUrlPolicy;
 use crate::permission::capability::{AllowAlways, SideEffectScope};
 use crate::permission::check::{Behavior, HookPermission, rule_id};
 use crate::permission::rules::{Rule, RuleKind, RuleSet};

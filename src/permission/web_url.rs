@@ -85,11 +85,17 @@ mod tests {
 
     #[test]
     fn rule3_webfetch_domain_host_forms() {
-        assert_eq!(host("https://User@Docs.RS:443/x?y").as_deref(), Some("docs.rs"));
+        assert_eq!(
+            host("https://User@Docs.RS:443/x?y").as_deref(),
+            Some("docs.rs")
+        );
         assert_eq!(host("http://[::1]:8080/").as_deref(), Some("[::1]"));
         assert_eq!(host("http://0x7f.1/").as_deref(), Some("127.0.0.1"));
         assert_eq!(host("http://example.com./").as_deref(), Some("example.com"));
-        assert_eq!(host("http://bücher.de/").as_deref(), Some("xn--bcher-kva.de"));
+        assert_eq!(
+            host("http://bücher.de/").as_deref(),
+            Some("xn--bcher-kva.de")
+        );
         assert_eq!(host("ftp://example.com/"), None);
         assert_eq!(host("//example.com/"), None);
         assert_eq!(host("nonsense"), None);
@@ -102,7 +108,10 @@ mod tests {
     #[test]
     fn perm9_configured_domains_are_normalised() {
         assert_eq!(normalize_domain(" Docs.RS ").as_deref(), Some("docs.rs"));
-        assert_eq!(normalize_domain("bücher.de.").as_deref(), Some("xn--bcher-kva.de"));
+        assert_eq!(
+            normalize_domain("bücher.de.").as_deref(),
+            Some("xn--bcher-kva.de")
+        );
         assert_eq!(normalize_domain("::1").as_deref(), Some("[::1]"));
         assert_eq!(normalize_domain("[::1]").as_deref(), Some("[::1]"));
         assert_eq!(normalize_domain("0x7f.1").as_deref(), Some("127.0.0.1"));

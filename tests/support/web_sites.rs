@@ -87,4 +87,3 @@ impl Site {
 pub async fn two_sites() -> (Site, Site) {
     (Site::bind("127.0.0.1").await, Site::bind("127.0.0.2").await)
 }
-
