@@ -31,6 +31,7 @@ pub mod web_fetch;
 pub mod write;
 
 mod walk;
+mod web_redirect;
 
 pub use bash::BashTool;
 pub use edit::EditTool;
