@@ -83,6 +83,31 @@ fn bench_decisions(c: &mut Criterion) {
             })
         })
     });
+
+    // The URL is parsed for each rule kind and the pre-approved domains.
+    let fetch_cap = builtin_capability("WebFetch").expect("WebFetch is built in");
+    let fetch_rules = RuleSet {
+        allow: vec![Rule::with_content("WebFetch", "domain:*.github.com")],
+        deny: vec![Rule::with_content("WebFetch", "domain:evil.net")],
+        ask: vec![Rule::with_content("WebFetch", "domain:example.com")],
+    };
+    let fetch_input = json!({"url": "https://Docs.RS/serde/latest/serde/?search=de#x"});
+    c.bench_function("decision/webfetch (build, 3 domain rules)", |b| {
+        b.iter(|| {
+            check_permission(black_box(&CheckContext {
+                tool_name: "WebFetch",
+                capability: &fetch_cap,
+                input: &fetch_input,
+                state,
+                settings: &settings,
+                project_rules: &fetch_rules,
+                session_rules: &[],
+                target: TargetLocation::default(),
+                bash: None,
+                mcp: None,
+            }))
+        })
+    });
 }
 
 criterion_group!(benches, bench_decisions);

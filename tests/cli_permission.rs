@@ -125,7 +125,7 @@ fn perm14_check_answers_every_perm12_row() {
         (
             "WebFetch",
             r#"{"url":"https://example.com"}"#,
-            ["ask", "ask", "allow", "allow"],
+            ["ask", "ask", "ask", "allow"],
         ),
         (
             "AskUserQuestion",

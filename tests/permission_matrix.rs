@@ -100,7 +100,9 @@ fn rows(ws: &std::path::Path) -> Vec<Row> {
             calls: vec![("WebFetch", json!({"url": "https://example.com/page"}))],
             build: Ask,
             edit: Ask,
-            plan: Allow,
+            // PERM-8: as in build, not allowed as read-only (the URL can
+            // carry data out).
+            plan: Ask,
             yolo: Allow,
         },
         Row {

@@ -230,12 +230,13 @@ fn perm8_plan_restricts_and_allow_rules_cannot_lift_it() {
         d.reason,
         "Plan mode only allows read-only, non-destructive tools"
     );
-    // WebFetch is read-only: allowed in plan even though it needs approval.
+    // WebFetch reaches the network: not allowed as read-only, but asked
+    // about as in build.
     assert_eq!(
         Case::new("WebFetch", json!({"url": "https://a.b"}), PLAN)
             .decide()
             .behavior,
-        Behavior::Allow
+        Behavior::Ask
     );
     // MCP tools without a destructive hint are allowed; with one, denied.
     let mut c = Case::new("mcp__db__query", json!({}), PLAN);

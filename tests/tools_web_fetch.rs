@@ -57,6 +57,19 @@ fn route(path: &str) -> (u16, Vec<(&'static str, String)>, Vec<u8>) {
         ),
         "/redirect" => (302, vec![("Location", "/plain".to_string())], Vec::new()),
         "/loop" => (302, vec![("Location", "/loop".to_string())], Vec::new()),
+        // Six hops from /chain/0 to /chain/6, which is a page.
+        chain if chain.starts_with("/chain/") => match chain[7..].parse::<u32>() {
+            Ok(n) if n < 6 => (
+                302,
+                vec![("Location", format!("/chain/{}", n + 1))],
+                Vec::new(),
+            ),
+            _ => (
+                200,
+                vec![("Content-Type", "text/plain".to_string())],
+                b"end of the chain".to_vec(),
+            ),
+        },
         "/error" => (
             500,
             vec![("Content-Type", "text/html".to_string())],
@@ -265,10 +278,20 @@ async fn tool6_follows_redirects_up_to_the_limit() {
     let out = fetch(&tool, json!({"url": format!("{base}/loop")})).await;
     assert!(out.is_error);
     assert!(
+        out.content.contains("the redirects go in a loop"),
+        "{}",
+        out.content
+    );
+
+    let out = fetch(&tool, json!({"url": format!("{base}/chain/0")})).await;
+    assert!(out.is_error);
+    assert!(
         out.content.contains("more than 5 redirects"),
         "{}",
         out.content
     );
+    let out = fetch(&tool, json!({"url": format!("{base}/chain/2")})).await;
+    assert!(!out.is_error, "{}", out.content);
 }
 
 #[tokio::test]

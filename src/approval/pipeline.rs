@@ -3,11 +3,12 @@
 //! the broker/hook race → the handler → PostToolUse hooks.
 
 use super::deny_text;
+use super::url_policy::CallUrlPolicy;
 use super::{Answer, BrokerAnswer, ClaimHandle, race_approval};
 use crate::config::hooks::HookEvent;
 use crate::hooks::{HookError, PermissionHookDecision, ToolResponse};
 use crate::model::ToolCall;
-use crate::permission::capability::AllowAlways;
+use crate::permission::capability::{AllowAlways, SideEffectScope};
 use crate::permission::check::{Behavior, HookPermission, rule_id};
 use crate::permission::rules::{Rule, RuleKind, RuleSet};
 use crate::permission::service::Evaluation;
@@ -17,7 +18,7 @@ use crate::runtime::protocol::{
     AlwaysOption, Denial, Event, PermissionReply, PermissionRequest, RequestKind, ResolvedBy,
 };
 use crate::sandbox::SandboxKind;
-use crate::tools::Tool;
+use crate::tools::{Tool, UrlPermission};
 use crate::tools::{ask_user_question, plan_mode};
 use futures_util::FutureExt;
 use serde_json::Value;
@@ -636,6 +637,7 @@ async fn run_tool(
 ) -> CallOutcome {
     let mut ctx = core.tool_context(cancel);
     ctx.sandbox = sandbox.map(|kind| core.sandbox_policy(kind));
+    ctx.url_permission = url_permission(core, tool.as_ref());
     // A panicking tool is a failed call, not a broken session.
     let output = match std::panic::AssertUnwindSafe(tool.run(input.clone(), &ctx))
         .catch_unwind()
@@ -678,6 +680,26 @@ async fn run_tool(
         stop_turn: false,
         follow_up: None,
     }
+}
+
+/// For a tool that reaches the network: the decision its run applies to
+/// URLs it was not approved for (WebFetch's redirects). Without readable
+/// project rules there is none, and the tool stays on its approved host.
+fn url_permission(core: &SessionCore, tool: &dyn Tool) -> Option<Arc<dyn UrlPermission>> {
+    let capability = tool.capability();
+    if capability.side_effect_scope != SideEffectScope::Network {
+        return None;
+    }
+    let rules = lock(&core.store).project_rules(&core.project_id).ok()?;
+    let state = core.state();
+    let service = lock(&core.permissions).clone();
+    Some(Arc::new(CallUrlPolicy::new(
+        service,
+        rules,
+        state,
+        tool.name(),
+        capability,
+    )))
 }
 
 /// A denial that answered an approval (the user, nobody, or a hook), as

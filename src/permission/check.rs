@@ -197,6 +197,12 @@ fn bash_read_only(ctx: &CheckContext<'_>) -> Option<bool> {
     ctx.bash.map(|b| b.read_only)
 }
 
+/// PERM-8: WebFetch is neither allowed nor denied by plan mode; it goes on
+/// to PERM-9..11 as in build (pre-approved domain or allow rule, else ask).
+fn follows_build_rules_in_plan(tool_name: &str) -> bool {
+    tool_name == "WebFetch"
+}
+
 /// PERM-1..11.
 pub fn check_permission(ctx: &CheckContext<'_>) -> Decision {
     let state = ctx.state;
@@ -269,8 +275,11 @@ pub fn check_permission(ctx: &CheckContext<'_>) -> Decision {
     }
 
     // PERM-8
-    if state.plan_enabled {
-        let read_only = cap.read_only && !cap.destructive;
+    if state.plan_enabled && !follows_build_rules_in_plan(ctx.tool_name) {
+        // A tool that reaches the network can send data out however
+        // read-only it is (the URL itself carries it).
+        let offline = cap.side_effect_scope != SideEffectScope::Network;
+        let read_only = cap.read_only && !cap.destructive && offline;
         let mcp_ok = ctx.mcp.is_some_and(|h| !h.destructive);
         let control = cap.allowed_in_plan_mode
             && cap.side_effect_scope == SideEffectScope::Session

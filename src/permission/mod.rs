@@ -11,3 +11,4 @@ pub mod rules;
 pub mod service;
 pub mod settings;
 pub mod suggest;
+pub mod web_url;

@@ -1,5 +1,6 @@
 //! Permission rules as structured data and their matching (RULE-1..4).
 
+use super::web_url;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::fmt;
@@ -158,24 +159,13 @@ pub fn rule_subject(tool_name: &str, input: &Value) -> Option<String> {
         .map(str::to_string)
 }
 
-/// The lower-cased host of a URL, without user info or port. Hand-written
-/// because a permission check must not pull in a URL parser's allocation-heavy
-/// normalisation; anything unparseable yields `None` (no domain match).
+/// The host of a URL WebFetch may fetch, as rules compare it: parsed by
+/// the same WHATWG parser as the fetch (`web_url`), so both see one host.
+/// `None` for a URL that is not http(s) with a host: no domain rule or
+/// pre-approved domain matches it.
 pub fn url_host(url: &str) -> Option<String> {
-    let (_, rest) = url.split_once("://")?;
-    let authority = rest.split(['/', '?', '#']).next()?;
-    let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
-    let host = if let Some(bracketed) = host_port.strip_prefix('[') {
-        bracketed.split(']').next()?
-    } else {
-        host_port.split(':').next()?
-    };
-    let host = host.trim_end_matches('.');
-    if host.is_empty() {
-        None
-    } else {
-        Some(host.to_ascii_lowercase())
-    }
+    let url = web_url::parse_fetch_url(url).ok()?;
+    web_url::fetch_host(&url).map(str::to_string)
 }
 
 /// RULE-4: `X:*` is a word-boundary prefix, a `*` elsewhere an anchored
@@ -306,7 +296,7 @@ mod tests {
         );
         assert_eq!(rule_subject("WebFetch", &json!({"url": "nonsense"})), None);
         assert_eq!(rule_subject("Read", &json!({"limit": 3})), None);
-        assert_eq!(url_host("http://[::1]:8080/").as_deref(), Some("::1"));
+        assert_eq!(url_host("http://[::1]:8080/").as_deref(), Some("[::1]"));
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! The permission inputs that come from configuration and the command line.
 
+use super::web_url::normalize_domain;
 use std::collections::BTreeSet;
 
 /// Config `permission` section plus `--allowedTools`/`--disallowedTools`,
@@ -27,16 +28,22 @@ impl PermissionSettings {
         self.allowed_tools.contains(tool_name)
     }
 
-    /// Is `host` (lower-cased) pre-approved for WebFetch (PERM-9)?
+    /// Is `host` (as `web_url::fetch_host` gives it) pre-approved for
+    /// WebFetch (PERM-9)? An entry matches its own host exactly; `*.parent`
+    /// matches the hosts under `parent`, not `parent` itself. Entries are
+    /// put in the parser's form first (case, IDNA, trailing dot, IP forms).
     pub fn web_fetch_domain_allowed(&self, host: &str) -> bool {
-        self.web_fetch_allowed_domains.iter().any(|d| {
-            let d = d.trim().trim_end_matches('.');
-            if let Some(parent) = d.strip_prefix("*.") {
-                host.len() > parent.len()
-                    && host.ends_with(parent)
-                    && host.as_bytes()[host.len() - parent.len() - 1] == b'.'
+        self.web_fetch_allowed_domains.iter().any(|entry| {
+            let entry = entry.trim();
+            if let Some(parent) = entry.strip_prefix("*.") {
+                let Some(parent) = normalize_domain(parent) else {
+                    return false;
+                };
+                host.strip_suffix(parent.as_str())
+                    .and_then(|sub| sub.strip_suffix('.'))
+                    .is_some_and(|sub| !sub.is_empty())
             } else {
-                host.eq_ignore_ascii_case(d)
+                normalize_domain(entry).is_some_and(|d| d == host)
             }
         })
     }

@@ -169,6 +169,7 @@ impl SessionCore {
                 model: Some(model),
             }),
             sandbox: None,
+            url_permission: None,
         }
     }
 

@@ -31,6 +31,7 @@ pub mod web_fetch;
 pub mod write;
 
 mod walk;
+mod web_redirect;
 
 pub use bash::BashTool;
 pub use edit::EditTool;
@@ -61,6 +62,16 @@ pub struct ToolContext {
     pub session: Option<SessionServices>,
     /// The kernel sandbox this call's commands run in (Bash); `None`: none.
     pub sandbox: Option<crate::sandbox::SandboxPolicy>,
+    /// The permission decision for a URL the call was not approved for
+    /// (WebFetch's redirect targets); `None` where no rules are at hand,
+    /// and then only the approved host is reached.
+    pub url_permission: Option<Arc<dyn UrlPermission>>,
+}
+
+/// Decides, while a tool runs, whether it may reach a URL: the same
+/// decision the call itself went through, for another URL.
+pub trait UrlPermission: Send + Sync + std::fmt::Debug {
+    fn decide(&self, url: &url::Url) -> crate::permission::check::Decision;
 }
 
 /// What session-state tools reach through their context.
@@ -96,6 +107,7 @@ impl ToolContext {
             files: Arc::new(Mutex::new(FileStateTracker::default())),
             session: None,
             sandbox: None,
+            url_permission: None,
         }
     }
 

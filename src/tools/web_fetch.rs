@@ -1,16 +1,23 @@
 //! TOOL-6 WebFetch: an HTTP(S) GET whose text comes back to the model, HTML
 //! converted to Markdown. No model is called here: the `prompt` is echoed
 //! above the content, for the model to answer from it.
+//!
+//! The URL is parsed once (`permission::web_url`, the parser the rules use)
+//! and that `Url` is what is requested. Redirects are followed here, not by
+//! the HTTP client, so that every target is decided by the permission rules
+//! before it is requested.
 
 use super::input::{self, Fields};
+use super::web_redirect::{check_redirect, redirect_target};
 use super::{Tool, ToolContext, ToolOutput, declared_capability};
 use crate::permission::capability::Capability;
+use crate::permission::web_url;
 use futures_util::future::BoxFuture;
 use reqwest::Url;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::sync::OnceLock;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 pub const NAME: &str = "WebFetch";
 
@@ -57,26 +64,14 @@ impl WebFetchInput {
         {
             parsed.prompt = None;
         }
-        parsed.parsed_url()?;
+        // The parser's serialisation: what hooks, the approval panel and
+        // the rules see is the URL that is fetched.
+        parsed.url = parsed.parsed_url()?.into();
         Ok(parsed)
     }
 
     fn parsed_url(&self) -> Result<Url, String> {
-        let url = Url::parse(&self.url)
-            .map_err(|e| input::invalid(NAME, format!("\"url\" is not a valid URL ({e})")))?;
-        if !matches!(url.scheme(), "http" | "https") {
-            return Err(input::invalid(
-                NAME,
-                format!(
-                    "\"url\" must be an http:// or https:// URL, not {}:",
-                    url.scheme()
-                ),
-            ));
-        }
-        if url.host_str().is_none_or(str::is_empty) {
-            return Err(input::invalid(NAME, "\"url\" has no host"));
-        }
-        Ok(url)
+        web_url::parse_fetch_url(&self.url).map_err(|e| input::invalid(NAME, e))
     }
 }
 
@@ -110,9 +105,8 @@ impl WebFetchTool {
                 reqwest::Client::builder()
                     .timeout(self.limits.timeout)
                     .connect_timeout(self.limits.timeout.min(Duration::from_secs(10)))
-                    .redirect(reqwest::redirect::Policy::limited(
-                        self.limits.max_redirects,
-                    ))
+                    // Followed by `send_following`, each target checked.
+                    .redirect(reqwest::redirect::Policy::none())
                     .user_agent(concat!("zcode/", env!("CARGO_PKG_VERSION"), " (WebFetch)"))
                     .build()
                     .map_err(|e| format!("Cannot set up the HTTP client: {}", error_chain(&e)))
@@ -164,7 +158,7 @@ impl Tool for WebFetchTool {
                 Err(e) => return ToolOutput::error(e),
             };
             tokio::select! {
-                out = self.fetch(&input) => out,
+                out = self.fetch(&input, ctx) => out,
                 _ = ctx.cancel.cancelled() => ToolOutput::error(format!("Fetching {} was interrupted.", input.url)),
             }
         })
@@ -251,7 +245,7 @@ fn cap_chars(text: &str, max: usize) -> (&str, bool) {
 }
 
 impl WebFetchTool {
-    async fn fetch(&self, input: &WebFetchInput) -> ToolOutput {
+    async fn fetch(&self, input: &WebFetchInput, ctx: &ToolContext) -> ToolOutput {
         let url = match input.parsed_url() {
             Ok(url) => url,
             Err(e) => return ToolOutput::error(e),
@@ -260,13 +254,9 @@ impl WebFetchTool {
             Ok(client) => client,
             Err(e) => return ToolOutput::error(e),
         };
-        let request = client.get(url.clone()).header(
-            reqwest::header::ACCEPT,
-            "text/markdown, text/html;q=0.9, text/plain;q=0.8, application/json;q=0.8, */*;q=0.5",
-        );
-        let mut response = match request.send().await {
+        let mut response = match self.send_following(client, &url, ctx).await {
             Ok(response) => response,
-            Err(e) => return ToolOutput::error(self.describe_error(&url, &e)),
+            Err(e) => return ToolOutput::error(e),
         };
         let status = response.status();
         let final_url = response.url().clone();
@@ -384,17 +374,64 @@ impl WebFetchTool {
         ToolOutput::ok(out)
     }
 
+    /// GETs `first`, then each redirect target that `check_redirect`
+    /// admits, within the hop limit and one overall timeout.
+    async fn send_following(
+        &self,
+        client: &reqwest::Client,
+        first: &Url,
+        ctx: &ToolContext,
+    ) -> Result<reqwest::Response, String> {
+        let deadline = Instant::now() + self.limits.timeout;
+        let mut visited = vec![first.clone()];
+        let mut current = first.clone();
+        loop {
+            let remaining = deadline.saturating_duration_since(Instant::now());
+            if remaining.is_zero() {
+                return Err(self.timed_out(&current));
+            }
+            let request = client
+                .get(current.clone())
+                .timeout(remaining)
+                .header(
+                    reqwest::header::ACCEPT,
+                    "text/markdown, text/html;q=0.9, text/plain;q=0.8, application/json;q=0.8, */*;q=0.5",
+                );
+            let response = request
+                .send()
+                .await
+                .map_err(|e| self.describe_error(&current, &e))?;
+            let next = match redirect_target(&current, &response) {
+                None => return Ok(response),
+                Some(target) => target?,
+            };
+            if visited.contains(&next) {
+                return Err(format!(
+                    "Fetching {first} failed: the redirects go in a loop (back to {next})."
+                ));
+            }
+            if visited.len() > self.limits.max_redirects {
+                return Err(format!(
+                    "Fetching {first} failed: more than {} redirects.",
+                    self.limits.max_redirects
+                ));
+            }
+            check_redirect(first, &current, &next, ctx)?;
+            visited.push(next.clone());
+            current = next;
+        }
+    }
+
+    fn timed_out(&self, url: &Url) -> String {
+        format!(
+            "Fetching {url} timed out after {} s.",
+            self.limits.timeout.as_secs_f64()
+        )
+    }
+
     fn describe_error(&self, url: &Url, e: &reqwest::Error) -> String {
         if e.is_timeout() {
-            format!(
-                "Fetching {url} timed out after {} s.",
-                self.limits.timeout.as_secs_f64()
-            )
-        } else if e.is_redirect() {
-            format!(
-                "Fetching {url} failed: more than {} redirects.",
-                self.limits.max_redirects
-            )
+            self.timed_out(url)
         } else if e.is_connect() {
             format!("Cannot connect to {url}: {}", error_chain(e))
         } else {

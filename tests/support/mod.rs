@@ -10,6 +10,7 @@ pub mod pty;
 #[cfg(unix)]
 pub mod runtime_harness;
 pub mod tui;
+pub mod web_sites;
 
 use std::path::PathBuf;
 
