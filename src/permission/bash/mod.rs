@@ -50,6 +50,7 @@ mod parse;
 mod policy;
 mod prefix;
 mod readonly;
+mod scan;
 mod sed;
 mod word;
 

@@ -5,6 +5,7 @@
 //! are all static and whose redirections cannot touch a file other than
 //! `/dev/null`; anything else yields `None` (one opaque command).
 
+use super::scan::{ScanToken, scan};
 use super::word::static_value;
 use brush_parser::ast::{
     AndOr, Command, CommandPrefixOrSuffixItem, IoFileRedirectKind, IoFileRedirectTarget,
@@ -45,7 +46,7 @@ pub(crate) fn parse_safe(
     let tokens = catch_unwind(|| uncached_tokenize_str(command, &TokenizerOptions::default()))
         .ok()?
         .ok()?;
-    if !tokens_are_flat(&tokens) {
+    if !tokens_are_flat(&tokens) || !agrees_with_bash(command, &tokens) {
         return None;
     }
     let program = catch_unwind(AssertUnwindSafe(|| {
@@ -74,6 +75,30 @@ pub(crate) fn parse_safe(
             build_subcommand(cmd, text.trim())
         })
         .collect()
+}
+
+/// brush-parser's tokens must be the ones Bash reads: the same words with
+/// the same text, the same operators, the same descriptor numbers (see
+/// `scan`). Any difference means one of the two misreads the command.
+fn agrees_with_bash(command: &str, tokens: &[Token]) -> bool {
+    let Some(scanned) = scan(command) else {
+        return false;
+    };
+    scanned.len() == tokens.len()
+        && scanned
+            .iter()
+            .zip(tokens)
+            .enumerate()
+            .all(|(i, (mine, theirs))| match (mine, theirs) {
+                (ScanToken::Word { text, io_number }, Token::Word(word, loc)) => {
+                    // The parser's own test for a descriptor number.
+                    let brush_io_number = word.bytes().all(|b| b.is_ascii_digit())
+                        && is_redirect_right_after(tokens.get(i + 1), loc);
+                    text == word && *io_number == brush_io_number
+                }
+                (ScanToken::Operator(op), Token::Operator(theirs, _)) => op == theirs,
+                _ => false,
+            })
 }
 
 /// Cheap byte-level guards run before the tokenizer (BASH-8). A quoted `<<`
