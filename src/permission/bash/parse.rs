@@ -6,7 +6,7 @@
 //! `/dev/null`; anything else yields `None` (one opaque command).
 
 use super::scan::{ScanToken, scan};
-use super::word::static_value;
+use super::word::{is_plain_dynamic, static_value};
 use brush_parser::ast::{
     AndOr, Command, CommandPrefixOrSuffixItem, IoFileRedirectKind, IoFileRedirectTarget,
     IoRedirect, Pipeline, PipelineTimed, Program, SimpleCommand,
@@ -38,7 +38,7 @@ pub(crate) struct ParsedSubcommand {
 /// Parses `command`; `None` when the parse is not safe (BASH-1, BASH-3).
 pub(crate) fn parse_safe(
     command: &str,
-    _options: super::AnalyzeOptions,
+    options: super::AnalyzeOptions,
 ) -> Option<Vec<ParsedSubcommand>> {
     if command.len() > MAX_COMMAND_BYTES || !within_static_limits(command) {
         return None;
@@ -72,7 +72,7 @@ pub(crate) fn parse_safe(
                 return None;
             }
             let text = command.get(offsets.byte(start)?..offsets.byte(end)?)?;
-            build_subcommand(cmd, text.trim())
+            build_subcommand(cmd, text.trim(), options)
         })
         .collect()
 }
@@ -307,10 +307,20 @@ impl CharOffsets {
     }
 }
 
-fn build_subcommand(found: FoundCommand<'_>, text: &str) -> Option<ParsedSubcommand> {
+fn build_subcommand(
+    found: FoundCommand<'_>,
+    text: &str,
+    options: super::AnalyzeOptions,
+) -> Option<ParsedSubcommand> {
     let simple = found.simple;
     let mut words: Vec<String> = found.leading.iter().map(|w| (*w).to_string()).collect();
+    let mut dynamic = vec![false; words.len()];
     let mut has_assignments = false;
+    let push_static = |words: &mut Vec<String>, dynamic: &mut Vec<bool>, raw: &str| {
+        words.push(static_value(raw)?);
+        dynamic.push(false);
+        Some(())
+    };
     if let Some(prefix) = &simple.prefix {
         for item in &prefix.0 {
             match item {
@@ -319,13 +329,16 @@ fn build_subcommand(found: FoundCommand<'_>, text: &str) -> Option<ParsedSubcomm
                     has_assignments = true;
                 }
                 CommandPrefixOrSuffixItem::IoRedirect(r) => check_redirect(r)?,
-                CommandPrefixOrSuffixItem::Word(word) => words.push(static_value(&word.value)?),
+                CommandPrefixOrSuffixItem::Word(word) => {
+                    push_static(&mut words, &mut dynamic, &word.value)?;
+                }
                 CommandPrefixOrSuffixItem::ProcessSubstitution(..) => return None,
             }
         }
     }
+    // The program word is never dynamic.
     if let Some(name) = &simple.word_or_name {
-        words.push(static_value(&name.value)?);
+        push_static(&mut words, &mut dynamic, &name.value)?;
     }
     if let Some(suffix) = &simple.suffix {
         for item in &suffix.0 {
@@ -333,7 +346,7 @@ fn build_subcommand(found: FoundCommand<'_>, text: &str) -> Option<ParsedSubcomm
                 // `echo a=b`: an assignment-shaped argument is just a word.
                 CommandPrefixOrSuffixItem::Word(word)
                 | CommandPrefixOrSuffixItem::AssignmentWord(_, word) => {
-                    words.push(static_value(&word.value)?);
+                    argument(&word.value, options, &mut words, &mut dynamic)?;
                 }
                 CommandPrefixOrSuffixItem::IoRedirect(r) => check_redirect(r)?,
                 CommandPrefixOrSuffixItem::ProcessSubstitution(..) => return None,
@@ -342,10 +355,30 @@ fn build_subcommand(found: FoundCommand<'_>, text: &str) -> Option<ParsedSubcomm
     }
     Some(ParsedSubcommand {
         text: text.to_string(),
-        dynamic: vec![false; words.len()],
+        dynamic,
         words,
         has_assignments,
     })
+}
+
+/// An argument word: static, or (sandboxed only) a word whose expansions
+/// are plain parameters and globs, kept as its source text.
+fn argument(
+    raw: &str,
+    options: super::AnalyzeOptions,
+    words: &mut Vec<String>,
+    dynamic: &mut Vec<bool>,
+) -> Option<()> {
+    if let Some(value) = static_value(raw) {
+        words.push(value);
+        dynamic.push(false);
+    } else if options.sandboxed && is_plain_dynamic(raw) {
+        words.push(raw.to_string());
+        dynamic.push(true);
+    } else {
+        return None;
+    }
+    Some(())
 }
 
 /// Only descriptor duplication and `/dev/null` are safe redirections.
