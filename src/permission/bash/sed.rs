@@ -7,9 +7,17 @@
 //! not modelled here (labels, text arguments, comments, bracket
 //! expressions). Anything else is not read-only.
 
-/// `args` are the words after `sed`.
+/// `args` are the words after `sed`, all static.
 pub(crate) fn is_read_only(args: &[String]) -> bool {
-    match invocation(args) {
+    is_read_only_with_dynamic(args, &[])
+}
+
+/// `is_read_only` where `dynamic[i]` marks an argument the shell expands
+/// (a glob, `$X`): it may become several words, options included (getopt
+/// permutes), so it is accepted only as an input file after a static `--`,
+/// never as an option, an option's value or the script.
+pub(crate) fn is_read_only_with_dynamic(args: &[String], dynamic: &[bool]) -> bool {
+    match invocation(args, dynamic) {
         Some(Invocation { quiet, script }) => quiet && script_is_read_only(&script),
         None => false,
     }
@@ -76,26 +84,32 @@ fn long_option(name: &str) -> Option<Effect> {
     found
 }
 
-fn invocation(args: &[String]) -> Option<Invocation> {
+fn invocation(args: &[String], dynamic: &[bool]) -> Option<Invocation> {
+    let is_dynamic = |i: usize| dynamic.get(i).copied().unwrap_or(false);
     let mut quiet = false;
-    let mut first_operand: Option<&str> = None;
+    // The first operand and whether it is dynamic.
+    let mut first_operand: Option<(&str, bool)> = None;
     let mut options_done = false;
     let mut i = 0;
-    // The value of an option: attached, else the next argument.
+    // The value of an option: attached, else the next (static) argument.
     let value_of = |attached: Option<&'_ str>, i: &mut usize| -> Option<String> {
         if let Some(v) = attached {
             return Some(v.to_string());
         }
-        let v = args.get(*i)?;
+        let v = args.get(*i).filter(|_| !is_dynamic(*i))?;
         *i += 1;
         Some(v.clone())
     };
     let mut scripts: Vec<String> = Vec::new();
     while i < args.len() {
         let arg = args[i].as_str();
+        let arg_is_dynamic = is_dynamic(i);
         i += 1;
+        if arg_is_dynamic && !options_done {
+            return None;
+        }
         if options_done || arg == "-" || !arg.starts_with('-') {
-            first_operand.get_or_insert(arg);
+            first_operand.get_or_insert((arg, arg_is_dynamic));
             continue;
         }
         if arg == "--" {
@@ -138,7 +152,10 @@ fn invocation(args: &[String]) -> Option<Invocation> {
         }
     }
     let script = if scripts.is_empty() {
-        first_operand?.to_string()
+        match first_operand? {
+            (script, false) => script.to_string(),
+            (_, true) => return None,
+        }
     } else {
         scripts.join("\n")
     };
@@ -385,7 +402,7 @@ impl Script<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::{is_read_only, script_is_read_only as ok};
+    use super::{is_read_only, is_read_only_with_dynamic, script_is_read_only as ok};
 
     fn sed(args: &[&str]) -> bool {
         let args: Vec<String> = args.iter().map(|a| (*a).to_string()).collect();
@@ -636,5 +653,24 @@ mod tests {
             let expected = args == ["-n", "--", "p", "--in-place"];
             assert_eq!(sed(args), expected, "{args:?}");
         }
+    }
+
+    #[test]
+    fn bash4_sed_dynamic_words_only_as_files_after_double_dash() {
+        let run = |args: &[&str], dynamic: &[bool]| {
+            let args: Vec<String> = args.iter().map(|a| (*a).to_string()).collect();
+            is_read_only_with_dynamic(&args, dynamic)
+        };
+        assert!(run(&["-n", "p", "--", "$F"], &[false, false, false, true]));
+        assert!(run(&["-n", "-e", "p", "--", "*.rs"], &[false, false, false, false, true]));
+        // `$X` may expand to `-e 1e id`: getopt would read it as options.
+        assert!(!run(&["-n", "p", "$X"], &[false, false, true]));
+        assert!(!run(&["-n", "p", "*.rs"], &[false, false, true]));
+        assert!(!run(&["-n", "$X", "f"], &[false, true, false]));
+        assert!(!run(&["-n", "-e", "$X", "f"], &[false, false, true, false]));
+        assert!(!run(&["-n", "--", "$X", "f"], &[false, false, true, false]));
+        assert!(!run(&["-n", "-l", "$X", "p"], &[false, false, true, false]));
+        // Missing flags mean static.
+        assert!(run(&["-n", "p", "f"], &[]));
     }
 }
