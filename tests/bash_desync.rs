@@ -197,7 +197,10 @@ fn bash1_desync_unicode_lookalikes_are_ordinary_characters() {
 fn bash1_desync_quoted_text_stays_one_word() {
     let a = analyze("grep -n 'a; touch /tmp/x' src");
     assert!(a.read_only);
-    assert_eq!(a.subcommands[0].words, ["grep", "-n", "a; touch /tmp/x", "src"]);
+    assert_eq!(
+        a.subcommands[0].words,
+        ["grep", "-n", "a; touch /tmp/x", "src"]
+    );
     let a = analyze("grep \"a'b\" 'c\"d' e\\'f");
     assert!(a.read_only);
     assert_eq!(a.subcommands[0].words, ["grep", "a'b", "c\"d", "e'f"]);

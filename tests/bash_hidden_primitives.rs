@@ -115,7 +115,7 @@ fn encode(word: &str, style: u8) -> String {
     match style % 7 {
         0 if plain_ok => word.to_string(),
         0 | 1 if !word.contains('\'') => format!("'{word}'"),
-        2 | 1 | 0 => {
+        0..=2 => {
             let mut out = String::from("\"");
             for c in word.chars() {
                 if matches!(c, '"' | '\\' | '$' | '`') {
@@ -126,10 +126,7 @@ fn encode(word: &str, style: u8) -> String {
             out.push('"');
             out
         }
-        3 => word
-            .chars()
-            .map(|c| format!("\\{c}"))
-            .collect::<String>(),
+        3 => word.chars().map(|c| format!("\\{c}")).collect::<String>(),
         4 => {
             // `r''m`: an empty quoted string inside the word.
             let mut chars = word.chars();

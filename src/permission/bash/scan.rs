@@ -77,7 +77,10 @@ fn is_operator_start(c: char) -> bool {
 
 /// Characters that end an unquoted word.
 fn ends_word(c: char) -> bool {
-    matches!(c, ' ' | '\t' | '\n' | ';' | '&' | '|' | '<' | '>' | '(' | ')')
+    matches!(
+        c,
+        ' ' | '\t' | '\n' | ';' | '&' | '|' | '<' | '>' | '(' | ')'
+    )
 }
 
 fn is_name_start(c: char) -> bool {
@@ -295,16 +298,54 @@ mod tests {
     fn bash1_scan_words_and_operators() {
         let cases: &[(&str, &[&str])] = &[
             ("ls -la", &["ls", "-la"]),
-            ("a&&b||c|d|&e;f&g", &["a", "<&&>", "b", "<||>", "c", "<|>", "d", "<|&>", "e", "<;>", "f", "<&>", "g"]),
-            ("echo 'a b' \"c d\" e\\ f", &["echo", "'a b'", "\"c d\"", "e\\ f"]),
-            (r"echo \$ '\' ; touch x ; echo '\'", &["echo", r"\$", r"'\'", "<;>", "touch", "x", "<;>", "echo", r"'\'"]),
+            (
+                "a&&b||c|d|&e;f&g",
+                &[
+                    "a", "<&&>", "b", "<||>", "c", "<|>", "d", "<|&>", "e", "<;>", "f", "<&>", "g",
+                ],
+            ),
+            (
+                "echo 'a b' \"c d\" e\\ f",
+                &["echo", "'a b'", "\"c d\"", "e\\ f"],
+            ),
+            (
+                r"echo \$ '\' ; touch x ; echo '\'",
+                &[
+                    "echo", r"\$", r"'\'", "<;>", "touch", "x", "<;>", "echo", r"'\'",
+                ],
+            ),
             ("echo a#b #c d\nls", &["echo", "a#b", "<\n>", "ls"]),
             ("echo \\\n#x", &["echo"]),
             ("echo a # b \\\nls", &["echo", "a", "<\n>", "ls"]),
             ("true &\\\n& ls", &["true", "<&&>", "ls"]),
             ("ec\\\nho 'a\\\nb'", &["echo", "'a\\\nb'"]),
-            ("ls 2>&1 >/dev/null &>/dev/null &>>x >|y <>z <&0", &["ls", "2", "<>&>", "1", "<>>", "/dev/null", "<&>>", "/dev/null", "<&>>>", "x", "<>|>", "y", "<<>>", "z", "<<&>", "0"]),
-            ("echo $HOME ${X} \"$Y\" $1 $@ $# a$ $", &["echo", "$HOME", "${X}", "\"$Y\"", "$1", "$@", "$#", "a$", "$"]),
+            (
+                "ls 2>&1 >/dev/null &>/dev/null &>>x >|y <>z <&0",
+                &[
+                    "ls",
+                    "2",
+                    "<>&>",
+                    "1",
+                    "<>>",
+                    "/dev/null",
+                    "<&>>",
+                    "/dev/null",
+                    "<&>>>",
+                    "x",
+                    "<>|>",
+                    "y",
+                    "<<>>",
+                    "z",
+                    "<<&>",
+                    "0",
+                ],
+            ),
+            (
+                "echo $HOME ${X} \"$Y\" $1 $@ $# a$ $",
+                &[
+                    "echo", "$HOME", "${X}", "\"$Y\"", "$1", "$@", "$#", "a$", "$",
+                ],
+            ),
             ("echo \"a'b\" 'a\"b'", &["echo", "\"a'b\"", "'a\"b'"]),
             ("echo \"\\\"\" x", &["echo", "\"\\\"\"", "x"]),
             ("echo a\rb", &["echo", "a\rb"]),
@@ -321,7 +362,15 @@ mod tests {
         let io = |c: &str| {
             scan(c).map(|t| {
                 t.iter()
-                    .filter(|t| matches!(t, ScanToken::Word { io_number: true, .. }))
+                    .filter(|t| {
+                        matches!(
+                            t,
+                            ScanToken::Word {
+                                io_number: true,
+                                ..
+                            }
+                        )
+                    })
                     .count()
             })
         };

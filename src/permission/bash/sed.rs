@@ -662,7 +662,10 @@ mod tests {
             is_read_only_with_dynamic(&args, dynamic)
         };
         assert!(run(&["-n", "p", "--", "$F"], &[false, false, false, true]));
-        assert!(run(&["-n", "-e", "p", "--", "*.rs"], &[false, false, false, false, true]));
+        assert!(run(
+            &["-n", "-e", "p", "--", "*.rs"],
+            &[false, false, false, false, true]
+        ));
         // `$X` may expand to `-e 1e id`: getopt would read it as options.
         assert!(!run(&["-n", "p", "$X"], &[false, false, true]));
         assert!(!run(&["-n", "p", "*.rs"], &[false, false, true]));
