@@ -1,9 +1,13 @@
 //! Parsing a command line into simple subcommands (BASH-1..3, BASH-8).
 //!
-//! The command is tokenized and parsed once with brush-parser. A parse is
-//! *safe* only when the program is a flat list of simple commands whose words
-//! are all static and whose redirections cannot touch a file other than
-//! `/dev/null`; anything else yields `None` (one opaque command).
+//! The command is tokenized and parsed once with brush-parser, and its tokens
+//! are checked against an independent scanner of Bash's word and operator
+//! boundaries (`scan`): where the two disagree one of them misreads the
+//! command, so the parse is unsafe. A parse is *safe* only when the program
+//! is a flat list of simple commands whose words are all static (or, for a
+//! sandboxed analysis, plain parameters and globs in argument positions) and
+//! whose redirections cannot touch a file other than `/dev/null`; anything
+//! else yields `None` (one opaque command).
 
 use super::scan::{ScanToken, scan};
 use super::word::{is_plain_dynamic, static_value};

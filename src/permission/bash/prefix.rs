@@ -4,7 +4,10 @@
 //! program plus its subcommand words (`git commit`, `npm run build`,
 //! `python -m pytest`), stopping at the first flag, path, value or quoted
 //! word. When that is not possible or not prudent the suggestion is the
-//! whole command verbatim.
+//! whole command verbatim: programs that run other programs, run code from
+//! their arguments or move data over the network, git subcommands that run
+//! configured programs, build tools without a target, and package runners
+//! whose package is itself a shell, interpreter or wrapper.
 
 use super::readonly;
 use super::{BashAnalysis, Subcommand};
