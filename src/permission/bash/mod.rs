@@ -55,6 +55,7 @@ mod parse;
 mod policy;
 mod prefix;
 mod readonly;
+mod scan;
 mod sed;
 mod tool_forms;
 mod word;

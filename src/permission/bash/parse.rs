@@ -1,11 +1,16 @@
 //! Parsing a command line into simple subcommands (BASH-1..3, BASH-8).
 //!
-//! The command is tokenized and parsed once with brush-parser. A parse is
-//! *safe* only when the program is a flat list of simple commands whose words
-//! are all static and whose redirections cannot touch a file other than
-//! `/dev/null`; anything else yields `None` (one opaque command).
+//! The command is tokenized and parsed once with brush-parser, and its tokens
+//! are checked against an independent scanner of Bash's word and operator
+//! boundaries (`scan`): where the two disagree one of them misreads the
+//! command, so the parse is unsafe. A parse is *safe* only when the program
+//! is a flat list of simple commands whose words are all static (or, for a
+//! sandboxed analysis, plain parameters and globs in argument positions) and
+//! whose redirections cannot touch a file other than `/dev/null`; anything
+//! else yields `None` (one opaque command).
 
-use super::word::static_value;
+use super::scan::{ScanToken, scan};
+use super::word::{is_plain_dynamic, static_value};
 use brush_parser::ast::{
     AndOr, Command, CommandPrefixOrSuffixItem, IoFileRedirectKind, IoFileRedirectTarget,
     IoRedirect, Pipeline, PipelineTimed, Program, SimpleCommand,
@@ -37,7 +42,7 @@ pub(crate) struct ParsedSubcommand {
 /// Parses `command`; `None` when the parse is not safe (BASH-1, BASH-3).
 pub(crate) fn parse_safe(
     command: &str,
-    _options: super::AnalyzeOptions,
+    options: super::AnalyzeOptions,
 ) -> Option<Vec<ParsedSubcommand>> {
     if command.len() > MAX_COMMAND_BYTES || !within_static_limits(command) {
         return None;
@@ -45,7 +50,7 @@ pub(crate) fn parse_safe(
     let tokens = catch_unwind(|| uncached_tokenize_str(command, &TokenizerOptions::default()))
         .ok()?
         .ok()?;
-    if !tokens_are_flat(&tokens) {
+    if !tokens_are_flat(&tokens) || !agrees_with_bash(command, &tokens) {
         return None;
     }
     let program = catch_unwind(AssertUnwindSafe(|| {
@@ -71,9 +76,33 @@ pub(crate) fn parse_safe(
                 return None;
             }
             let text = command.get(offsets.byte(start)?..offsets.byte(end)?)?;
-            build_subcommand(cmd, text.trim())
+            build_subcommand(cmd, text.trim(), options)
         })
         .collect()
+}
+
+/// brush-parser's tokens must be the ones Bash reads: the same words with
+/// the same text, the same operators, the same descriptor numbers (see
+/// `scan`). Any difference means one of the two misreads the command.
+fn agrees_with_bash(command: &str, tokens: &[Token]) -> bool {
+    let Some(scanned) = scan(command) else {
+        return false;
+    };
+    scanned.len() == tokens.len()
+        && scanned
+            .iter()
+            .zip(tokens)
+            .enumerate()
+            .all(|(i, (mine, theirs))| match (mine, theirs) {
+                (ScanToken::Word { text, io_number }, Token::Word(word, loc)) => {
+                    // The parser's own test for a descriptor number.
+                    let brush_io_number = word.bytes().all(|b| b.is_ascii_digit())
+                        && is_redirect_right_after(tokens.get(i + 1), loc);
+                    text == word && *io_number == brush_io_number
+                }
+                (ScanToken::Operator(op), Token::Operator(theirs, _)) => op == theirs,
+                _ => false,
+            })
 }
 
 /// Cheap byte-level guards run before the tokenizer (BASH-8). A quoted `<<`
@@ -282,10 +311,20 @@ impl CharOffsets {
     }
 }
 
-fn build_subcommand(found: FoundCommand<'_>, text: &str) -> Option<ParsedSubcommand> {
+fn build_subcommand(
+    found: FoundCommand<'_>,
+    text: &str,
+    options: super::AnalyzeOptions,
+) -> Option<ParsedSubcommand> {
     let simple = found.simple;
     let mut words: Vec<String> = found.leading.iter().map(|w| (*w).to_string()).collect();
+    let mut dynamic = vec![false; words.len()];
     let mut has_assignments = false;
+    let push_static = |words: &mut Vec<String>, dynamic: &mut Vec<bool>, raw: &str| {
+        words.push(static_value(raw)?);
+        dynamic.push(false);
+        Some(())
+    };
     if let Some(prefix) = &simple.prefix {
         for item in &prefix.0 {
             match item {
@@ -294,13 +333,16 @@ fn build_subcommand(found: FoundCommand<'_>, text: &str) -> Option<ParsedSubcomm
                     has_assignments = true;
                 }
                 CommandPrefixOrSuffixItem::IoRedirect(r) => check_redirect(r)?,
-                CommandPrefixOrSuffixItem::Word(word) => words.push(static_value(&word.value)?),
+                CommandPrefixOrSuffixItem::Word(word) => {
+                    push_static(&mut words, &mut dynamic, &word.value)?;
+                }
                 CommandPrefixOrSuffixItem::ProcessSubstitution(..) => return None,
             }
         }
     }
+    // The program word is never dynamic.
     if let Some(name) = &simple.word_or_name {
-        words.push(static_value(&name.value)?);
+        push_static(&mut words, &mut dynamic, &name.value)?;
     }
     if let Some(suffix) = &simple.suffix {
         for item in &suffix.0 {
@@ -308,7 +350,7 @@ fn build_subcommand(found: FoundCommand<'_>, text: &str) -> Option<ParsedSubcomm
                 // `echo a=b`: an assignment-shaped argument is just a word.
                 CommandPrefixOrSuffixItem::Word(word)
                 | CommandPrefixOrSuffixItem::AssignmentWord(_, word) => {
-                    words.push(static_value(&word.value)?);
+                    argument(&word.value, options, &mut words, &mut dynamic)?;
                 }
                 CommandPrefixOrSuffixItem::IoRedirect(r) => check_redirect(r)?,
                 CommandPrefixOrSuffixItem::ProcessSubstitution(..) => return None,
@@ -317,10 +359,30 @@ fn build_subcommand(found: FoundCommand<'_>, text: &str) -> Option<ParsedSubcomm
     }
     Some(ParsedSubcommand {
         text: text.to_string(),
-        dynamic: vec![false; words.len()],
+        dynamic,
         words,
         has_assignments,
     })
+}
+
+/// An argument word: static, or (sandboxed only) a word whose expansions
+/// are plain parameters and globs, kept as its source text.
+fn argument(
+    raw: &str,
+    options: super::AnalyzeOptions,
+    words: &mut Vec<String>,
+    dynamic: &mut Vec<bool>,
+) -> Option<()> {
+    if let Some(value) = static_value(raw) {
+        words.push(value);
+        dynamic.push(false);
+    } else if options.sandboxed && is_plain_dynamic(raw) {
+        words.push(raw.to_string());
+        dynamic.push(true);
+    } else {
+        return None;
+    }
+    Some(())
 }
 
 /// Only descriptor duplication and `/dev/null` are safe redirections.

@@ -4,7 +4,10 @@
 //! program plus its subcommand words (`git commit`, `npm run build`,
 //! `python -m pytest`), stopping at the first flag, path, value or quoted
 //! word. When that is not possible or not prudent the suggestion is the
-//! whole command verbatim.
+//! whole command verbatim: programs that run other programs, run code from
+//! their arguments or move data over the network, git subcommands that run
+//! configured programs, build tools without a target, and package runners
+//! whose package is itself a shell, interpreter or wrapper.
 
 use super::readonly;
 use super::{BashAnalysis, Subcommand};
@@ -49,13 +52,16 @@ fn prefix_rule(sub: &Subcommand) -> Option<String> {
     let words = &sub.words;
     let program = words.first()?;
     let base = program.rsplit('/').next().unwrap_or(program);
-    if program.is_empty() || is_high_risk(base) || !is_plain(program, true) {
+    if program.is_empty() || is_verbatim_only(base) || !is_plain(program, true) {
         return None;
     }
     // A normally read-only tool that is not read-only here is so because of
     // a dangerous argument (`find -delete`, `sed -i`, `git branch -D`); its
     // bare prefix would allow that form for good.
     let git_write_sub = base == "git" && !is_git_read_only_sub(words.get(1));
+    if base == "git" && words.get(1).is_some_and(|w| git_runs_code(w)) {
+        return None;
+    }
     if readonly::is_listed(base) && !git_write_sub {
         return None;
     }
@@ -76,6 +82,11 @@ fn prefix_rule(sub: &Subcommand) -> Option<String> {
     if len < min {
         return None;
     }
+    // A runner's program (`npx bash`, `uv run python`) decides what runs.
+    let last = &words[len - 1];
+    if len > 1 && (is_verbatim_only(last) || is_interpreter(last)) {
+        return None;
+    }
     let rule = format!("{}:*", words[..len].join(" "));
     // The rule must match the subcommand it was made from (it is compared
     // with the source text, so quoting or a leading redirection defeats it).
@@ -87,12 +98,12 @@ fn shape(base: &str, words: &[String]) -> (usize, usize) {
     let second = words.get(1).map_or("", String::as_str);
     match base {
         "npm" | "pnpm" | "bun" => match second {
-            "run" | "run-script" | "exec" | "x" => (3, 3),
+            "run" | "run-script" | "exec" | "x" | "dlx" => (3, 3),
             _ => (2, 2),
         },
         "yarn" => match second {
             "run" | "exec" | "dlx" | "workspace" => (3, 3),
-            _ => (2, 1),
+            _ => (2, 2),
         },
         "docker" | "podman" => match second {
             "compose" | "container" | "image" | "network" | "volume" | "system" | "buildx"
@@ -100,8 +111,16 @@ fn shape(base: &str, words: &[String]) -> (usize, usize) {
             | "node" | "config" | "manifest" | "trust" => (3, 3),
             _ => (2, 2),
         },
-        "uv" | "poetry" | "pdm" | "hatch" | "bundle" | "pipenv" => match second {
-            "run" | "exec" | "pip" | "tool" => (3, 3),
+        // `uv tool run X` names its package one word later.
+        "uv" if second == "tool" && words.get(2).is_some_and(|w| w == "run") => (4, 4),
+        "uv" | "poetry" | "pdm" | "hatch" | "bundle" | "pipenv" | "pipx" | "conda" | "pixi" => {
+            match second {
+                "run" | "exec" | "pip" | "tool" => (3, 3),
+                _ => (2, 2),
+            }
+        }
+        "deno" => match second {
+            "run" | "task" => (3, 3),
             _ => (2, 2),
         },
         "rustup" => match second {
@@ -110,9 +129,10 @@ fn shape(base: &str, words: &[String]) -> (usize, usize) {
         },
         "gh" | "aws" | "az" => (3, 2),
         "git" | "cargo" | "go" | "kubectl" | "helm" | "terraform" | "tofu" | "pip" | "pip3"
-        | "npx" | "pnpx" | "bunx" | "brew" | "dotnet" | "deno" | "systemctl" | "docker-compose"
+        | "npx" | "pnpx" | "bunx" | "uvx" | "brew" | "dotnet" | "systemctl" | "docker-compose"
         | "apt" | "apt-get" | "cmake" | "mix" | "rake" | "composer" | "nx" | "turbo" => (2, 2),
-        "make" | "just" | "gradle" | "gradlew" | "mvn" | "mvnw" | "ninja" => (2, 1),
+        // Without a target a build tool's prefix would allow every target.
+        "make" | "just" | "gradle" | "gradlew" | "mvn" | "mvnw" | "ninja" => (2, 2),
         _ if is_python(base) => match second {
             "-m" => (3, 3),
             _ => (3, 2),
@@ -167,10 +187,18 @@ fn is_plain(word: &str, path_ok: bool) -> bool {
     })
 }
 
-/// Programs for which a prefix rule is too broad: they delete, change
-/// permissions or ownership, wipe disks, signal processes, or run an
-/// arbitrary other command (shells, wrappers, privilege changes).
-fn is_high_risk(base: &str) -> bool {
+/// Programs offered only verbatim: a prefix rule for them would allow far
+/// more than the command shown.
+fn is_verbatim_only(base: &str) -> bool {
+    is_destructive(base)
+        || runs_other_programs(base)
+        || runs_code_from_arguments(base)
+        || uses_the_network(base)
+}
+
+/// They delete, change permissions or ownership, wipe disks, or signal
+/// processes.
+fn is_destructive(base: &str) -> bool {
     matches!(
         base,
         "rm" | "rmdir"
@@ -193,25 +221,51 @@ fn is_high_risk(base: &str) -> bool {
             | "shutdown"
             | "halt"
             | "poweroff"
-            | "sh"
-            | "bash"
+            | "crontab"
+            | "at"
+            | "batch"
+    ) || base.starts_with("mkfs")
+}
+
+/// Shells, wrappers, launchers, multiplexers, schedulers and privilege
+/// changers: their arguments name another program to run.
+fn runs_other_programs(base: &str) -> bool {
+    matches!(
+        base,
+        "sh" | "bash"
             | "zsh"
             | "dash"
             | "ksh"
+            | "mksh"
+            | "yash"
+            | "ash"
             | "fish"
             | "csh"
             | "tcsh"
+            | "nu"
+            | "elvish"
+            | "xonsh"
+            | "pwsh"
+            | "powershell"
+            | "busybox"
+            | "toybox"
             | "sudo"
             | "doas"
             | "su"
             | "runuser"
             | "pkexec"
+            | "setpriv"
+            | "capsh"
+            | "sg"
+            | "newgrp"
             | "eval"
             | "exec"
             | "source"
             | "."
             | "builtin"
             | "command"
+            | "trap"
+            | "!"
             | "xargs"
             | "parallel"
             | "env"
@@ -219,25 +273,140 @@ fn is_high_risk(base: &str) -> bool {
             | "time"
             | "nice"
             | "ionice"
+            | "renice"
+            | "chrt"
+            | "taskset"
+            | "numactl"
+            | "cgexec"
             | "timeout"
             | "stdbuf"
+            | "unbuffer"
             | "setsid"
+            | "flock"
             | "chroot"
             | "unshare"
             | "nsenter"
-            | "watch"
-            | "strace"
-            | "ltrace"
-            | "gdb"
+            | "firejail"
+            | "bwrap"
+            | "proot"
+            | "fakeroot"
+            | "faketime"
+            | "torsocks"
+            | "proxychains"
+            | "proxychains4"
+            | "systemd-run"
+            | "systemd-nspawn"
+            | "dbus-launch"
+            | "dbus-run-session"
+            | "ssh-agent"
+            | "xvfb-run"
+            | "tmux"
+            | "screen"
             | "script"
             | "expect"
-            | "ssh"
-            | "awk"
+            | "watch"
+            | "entr"
+            | "nodemon"
+            | "hyperfine"
+            | "strace"
+            | "ltrace"
+            | "valgrind"
+            | "perf"
+            | "gdb"
+            | "lldb"
+            | "rr"
+            | "direnv"
+            | "nix-shell"
+            | "cross-env"
+            | "env-cmd"
+            | "dotenv"
+            | "concurrently"
+            | "npm-run-all"
+            | "run-p"
+            | "run-s"
+    )
+}
+
+/// Programs that run code given in their arguments or input: text
+/// processors with a language, editors, database shells with a shell
+/// escape.
+fn runs_code_from_arguments(base: &str) -> bool {
+    matches!(
+        base,
+        "awk"
             | "gawk"
             | "mawk"
             | "nawk"
-            | "crontab"
-            | "trap"
-            | "!"
-    ) || base.starts_with("mkfs")
+            | "busybox-awk"
+            | "vim"
+            | "vi"
+            | "nvim"
+            | "view"
+            | "ex"
+            | "ed"
+            | "emacs"
+            | "nano"
+            | "less"
+            | "more"
+            | "man"
+            | "sqlite3"
+            | "duckdb"
+            | "psql"
+            | "mysql"
+            | "mariadb"
+    )
+}
+
+/// Programs that move data over the network, or can (tar reads remote
+/// archives and runs `--to-command`; zip runs `-TT`).
+fn uses_the_network(base: &str) -> bool {
+    matches!(
+        base,
+        "curl"
+            | "wget"
+            | "aria2c"
+            | "http"
+            | "https"
+            | "xh"
+            | "ssh"
+            | "scp"
+            | "sftp"
+            | "ftp"
+            | "lftp"
+            | "rsync"
+            | "rclone"
+            | "mosh"
+            | "nc"
+            | "ncat"
+            | "netcat"
+            | "socat"
+            | "telnet"
+            | "tar"
+            | "zip"
+    )
+}
+
+/// git subcommands that run a program given on the command line or in the
+/// configuration, or change the configuration (aliases, pagers, hooks).
+fn git_runs_code(sub: &str) -> bool {
+    matches!(
+        sub,
+        "config"
+            | "submodule"
+            | "bisect"
+            | "rebase"
+            | "filter-branch"
+            | "filter-repo"
+            | "difftool"
+            | "mergetool"
+            | "daemon"
+            | "instaweb"
+            | "send-email"
+            | "archive"
+            | "hook"
+            | "shell"
+            | "web--browse"
+            | "upload-pack"
+            | "receive-pack"
+    ) || sub.starts_with("credential")
 }

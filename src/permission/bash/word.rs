@@ -9,9 +9,36 @@
 /// a tilde expansion other than a leading `~/`. A `$` inside single quotes is
 /// literal; inside double quotes it expands, so it is dynamic there too.
 pub(crate) fn static_value(raw: &str) -> Option<String> {
+    match read(raw, false)? {
+        Reading::Static(value) => Some(value),
+        Reading::Dynamic => None,
+    }
+}
+
+/// A word whose only expansions are plain parameters (`$NAME`, `${NAME}`,
+/// `$1`, `$@`, also in double quotes) and unquoted globs (`*`, `?`, `[…]`):
+/// what a sandboxed analysis accepts as an argument. `false` for a static
+/// word and for every other expansion (operators such as `${X:=a}`,
+/// command, arithmetic and process substitution, brace and tilde
+/// expansion).
+pub(crate) fn is_plain_dynamic(raw: &str) -> bool {
+    matches!(read(raw, true), Some(Reading::Dynamic))
+}
+
+enum Reading {
+    Static(String),
+    /// Only plain parameters and globs expand (when they were accepted).
+    Dynamic,
+}
+
+/// Reads a word's quoting; plain parameters and globs make it `Dynamic`
+/// when `accept_plain` holds and refuse it otherwise; every other
+/// expansion refuses it.
+fn read(raw: &str, accept_plain: bool) -> Option<Reading> {
     let mut out = String::with_capacity(raw.len());
     let mut chars = raw.chars().peekable();
     let mut quote = Quote::None;
+    let mut dynamic = false;
     // The previous character was an unquoted, unescaped one of these.
     let mut prev_unquoted: Option<char> = None;
     let mut at_start = true;
@@ -34,6 +61,10 @@ pub(crate) fn static_value(raw: &str) -> Option<String> {
             Quote::Double => {
                 match c {
                     '"' => quote = Quote::None,
+                    '$' if accept_plain => {
+                        plain_parameter(&mut chars)?;
+                        dynamic = true;
+                    }
                     '$' | '`' => return None,
                     '\\' => match chars.next() {
                         Some(e @ ('$' | '`' | '"' | '\\')) => out.push(e),
@@ -57,6 +88,11 @@ pub(crate) fn static_value(raw: &str) -> Option<String> {
                     },
                     '\'' => quote = Quote::Single,
                     '"' => quote = Quote::Double,
+                    '$' if accept_plain => {
+                        plain_parameter(&mut chars)?;
+                        dynamic = true;
+                    }
+                    '*' | '?' | '[' if accept_plain => dynamic = true,
                     '$' | '`' | '*' | '?' | '[' | '(' | ')' => return None,
                     '~' => {
                         let expands = first || matches!(prev_unquoted, Some('=' | ':'));
@@ -92,7 +128,52 @@ pub(crate) fn static_value(raw: &str) -> Option<String> {
             }
         }
     }
-    (quote == Quote::None).then_some(out)
+    if quote != Quote::None {
+        return None;
+    }
+    Some(if dynamic {
+        Reading::Dynamic
+    } else {
+        Reading::Static(out)
+    })
+}
+
+/// After a `$`: consumes `NAME`, `{NAME}`, `{N}`, one digit or one special
+/// parameter; `None` for anything else (an operator form, `$(`, a literal
+/// `$`).
+fn plain_parameter(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) -> Option<()> {
+    let is_name_start = |c: char| c.is_ascii_alphabetic() || c == '_';
+    let is_name_char = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    match chars.next()? {
+        '{' => {
+            let first = chars.next()?;
+            let fits = |c: char| {
+                if is_name_start(first) {
+                    is_name_char(c)
+                } else {
+                    c.is_ascii_digit()
+                }
+            };
+            if !fits(first) || !(is_name_start(first) || first.is_ascii_digit()) {
+                return None;
+            }
+            loop {
+                match chars.next()? {
+                    '}' => return Some(()),
+                    c if fits(c) => {}
+                    _ => return None,
+                }
+            }
+        }
+        c if is_name_start(c) => {
+            while chars.peek().is_some_and(|c| is_name_char(*c)) {
+                chars.next();
+            }
+            Some(())
+        }
+        '0'..='9' | '@' | '*' | '#' | '?' | '$' | '!' | '-' => Some(()),
+        _ => None,
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -104,7 +185,7 @@ enum Quote {
 
 #[cfg(test)]
 mod tests {
-    use super::static_value;
+    use super::{is_plain_dynamic, static_value};
 
     #[test]
     fn bash1_quote_removal() {
@@ -145,6 +226,61 @@ mod tests {
             "'unterminated",
         ] {
             assert_eq!(static_value(w), None, "{w}");
+        }
+    }
+
+    #[test]
+    fn bash1_plain_dynamic_words() {
+        for w in [
+            "$HOME",
+            "${HOME}",
+            "\"$HOME\"",
+            "\"$HOME/.config\"",
+            "$1",
+            "${10}",
+            "\"$@\"",
+            "$#",
+            "*.rs",
+            "src/*",
+            "?",
+            "[ab]",
+            "src/$DIR/*.rs",
+            "'*'$X",
+            "a${B}c",
+            "\"${X}\"*",
+        ] {
+            assert!(is_plain_dynamic(w), "{w}");
+        }
+        for w in [
+            "plain",
+            "'$HOME'",
+            "\\$HOME",
+            "${X:=a}",
+            "${X:-a}",
+            "${X/a/b}",
+            "${#X}",
+            "${!X}",
+            "${X[0]}",
+            "${}",
+            "${X",
+            "$(id)",
+            "\"$(id)\"",
+            "$((1))",
+            "`id`",
+            "\"`id`\"",
+            "{a,b}",
+            "$X{a,b}",
+            "x{1..3}*",
+            "~",
+            "$'a'",
+            "$\"a\"",
+            "a$",
+            "$",
+            "@(a)",
+            "*(a)",
+            "\"$X",
+        ] {
+            assert!(!is_plain_dynamic(w), "{w}");
         }
     }
 }
