@@ -46,12 +46,15 @@ pub struct BashAnalysis {
 }
 
 mod git;
+mod invocation;
+mod npm;
 mod parse;
 mod policy;
 mod prefix;
 mod readonly;
 mod sed;
 mod word;
+mod wrapper;
 
 pub use parse::{MAX_COMMAND_BYTES, MAX_NESTING_DEPTH};
 pub use policy::matching_rule;
