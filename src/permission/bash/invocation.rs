@@ -199,6 +199,12 @@ impl Walker {
                     self.shell(value, &[], depth + 1);
                 }
             }
+            // `-Oprog`: a short option's attached value may be a program.
+            if let Some(cluster) = word.strip_prefix('-').filter(|c| !c.starts_with('-')) {
+                for (pos, _) in cluster.char_indices().skip(1) {
+                    self.push_run(&cluster[pos..], &[]);
+                }
+            }
             self.program(&args[i..], depth + 1, true);
         }
     }
