@@ -428,6 +428,7 @@ fn bash5_git_globals_that_change_what_runs_need_a_verbatim_allow() {
         "git --git-dir=/tmp/x log",
         "git --work-tree=/ status",
         "git -p log",
+        "git --bare log",
         "git --unknown log",
         "git status && git -c core.pager=x commit",
     ] {
@@ -443,7 +444,12 @@ fn bash5_git_globals_that_change_what_runs_need_a_verbatim_allow() {
     );
     assert_behavior(
         &project,
-        &["git -C sub commit -m x", "git --no-pager commit -m x"],
+        &[
+            "git -C sub commit -m x",
+            "git --no-pager commit -m x",
+            // Another directory: not read-only, but the broad rule covers it.
+            "git -C /work/project status",
+        ],
         Behavior::Allow,
         rule_id::PROJECT_ALLOW,
     );
@@ -567,6 +573,12 @@ fn bash4_git_read_only_forms() {
         "git --paginate log",
         "git --no-pag log",
         "git -Csub status",
+        "git -C / status",
+        "git -C /tmp status",
+        "git -C ../other status",
+        "git -C ~/x status",
+        "git -C sub/../.. status",
+        "git --bare log",
         "git --help log",
         "git --version status",
         "git log --outp=x",

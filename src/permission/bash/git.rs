@@ -24,6 +24,10 @@ pub(crate) struct GlobalOptions<'a> {
     pub config: Vec<(&'a str, &'a str)>,
     /// `--config-env name=ENV`: the value comes from the environment.
     pub config_env: Vec<&'a str>,
+    /// `-C` names a directory that is not plainly below the current one
+    /// (absolute, `~`, `..`): git reads another repository, whose
+    /// configuration may name programs (`core.fsmonitor`). Not read-only.
+    pub leaves_directory: bool,
     /// An option that prints and exits before any subcommand
     /// (`--version`, `--html-path`, `--exec-path` without a value, …).
     pub exits_early: bool,
@@ -58,16 +62,15 @@ pub(crate) fn split_global_options(args: &[String]) -> GlobalOptions<'_> {
         };
         match name {
             "-P" | "--no-pager" | "--no-replace-objects" | "--no-lazy-fetch"
-            | "--no-optional-locks" | "--no-advice" | "--bare" | "--literal-pathspecs"
+            | "--no-optional-locks" | "--no-advice" | "--literal-pathspecs"
             | "--no-literal-pathspecs" | "--glob-pathspecs" | "--noglob-pathspecs"
             | "--icase-pathspecs"
                 if attached.is_none() => {}
             // Where git runs and which namespace it shows: the same programs.
-            "-C" => {
-                if value(false).is_none() {
-                    out.unknown_option = true;
-                }
-            }
+            "-C" => match value(false) {
+                Some(dir) => out.leaves_directory |= !is_plain_subdirectory(dir),
+                None => out.unknown_option = true,
+            },
             "--namespace" => {
                 if value(true).is_none() {
                     out.unknown_option = true;
@@ -91,6 +94,9 @@ pub(crate) fn split_global_options(args: &[String]) -> GlobalOptions<'_> {
                 }
                 None => out.unknown_option = true,
             },
+            // The current directory as the repository: its `config` file
+            // (committed content in a cloned tree) would be used.
+            "--bare" if attached.is_none() => out.changes_what_runs = true,
             // Another repository or work tree brings its own configuration
             // and hooks; attributes choose filter drivers; the shallow file
             // and super-prefix are internal.
@@ -121,6 +127,12 @@ pub(crate) fn split_global_options(args: &[String]) -> GlobalOptions<'_> {
     }
     out.rest = args.get(i..).unwrap_or(&[]);
     out
+}
+
+/// A relative path without `..` (and not `~…`): a directory below the
+/// current one.
+fn is_plain_subdirectory(dir: &str) -> bool {
+    !dir.starts_with('/') && !dir.starts_with('~') && !dir.split('/').any(|c| c == "..")
 }
 
 /// The value of `alias.<name>` among `-c` settings (the last one wins;
@@ -220,7 +232,7 @@ pub(crate) fn runs_programs(sub: &str) -> bool {
 /// runs (`-C`, `-P`, `--no-pager`, …), then a read-only subcommand.
 pub(crate) fn is_read_only(args: &[String]) -> bool {
     let globals = split_global_options(args);
-    if globals.changes_what_runs || globals.unknown_option {
+    if globals.changes_what_runs || globals.unknown_option || globals.leaves_directory {
         return false;
     }
     if globals.exits_early {
