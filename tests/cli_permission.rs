@@ -385,5 +385,8 @@ fn bash5_git_globals_ask_through_the_binary() {
         assert_eq!(v["ruleId"], "rule.project.ask", "{command}: {v}");
     }
     let input = serde_json::json!({ "command": "git -C . --no-pager commit -m x" }).to_string();
-    assert_eq!(env.check("Bash", &input, &[])["ruleId"], "rule.project.allow");
+    assert_eq!(
+        env.check("Bash", &input, &[])["ruleId"],
+        "rule.project.allow"
+    );
 }

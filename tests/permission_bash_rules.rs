@@ -83,9 +83,26 @@ fn assert_behavior(project: &RuleSet, commands: &[&str], behavior: Behavior, id:
 fn deny_rm() -> RuleSet {
     rules(
         &[
-            "find:*", "xargs:*", "env:*", "sudo:*", "bash:*", "sh:*", "eval:*", "nice:*",
-            "timeout:*", "command:*", "busybox:*", "chrt:*", "taskset:*", "flock:*",
-            "parallel:*", "watch:*", "strace:*", "git:*", "npm:*", "ssh:*",
+            "find:*",
+            "xargs:*",
+            "env:*",
+            "sudo:*",
+            "bash:*",
+            "sh:*",
+            "eval:*",
+            "nice:*",
+            "timeout:*",
+            "command:*",
+            "busybox:*",
+            "chrt:*",
+            "taskset:*",
+            "flock:*",
+            "parallel:*",
+            "watch:*",
+            "strace:*",
+            "git:*",
+            "npm:*",
+            "ssh:*",
         ],
         &[],
         &["rm:*"],
@@ -474,12 +491,19 @@ fn bash5_git_globals_config_values_and_runners_reach_deny_rules() {
             "git fetch --upload-pack='rm x' origin",
         ],
     );
-    assert_not_denied(&project, &["git rm x", "git commit -m 'rm x'", "git log --grep rm"]);
+    assert_not_denied(
+        &project,
+        &["git rm x", "git commit -m 'rm x'", "git log --grep rm"],
+    );
 }
 
 #[test]
 fn bash5_npm_globals_ask_rules_see_the_subcommand() {
-    let project = rules(&["npm:*", "pnpm:*", "yarn:*"], &["npm publish:*", "pnpm publish:*", "yarn publish:*"], &[]);
+    let project = rules(
+        &["npm:*", "pnpm:*", "yarn:*"],
+        &["npm publish:*", "pnpm publish:*", "yarn publish:*"],
+        &[],
+    );
     assert_asked(
         &project,
         &[
@@ -500,13 +524,24 @@ fn bash5_npm_globals_ask_rules_see_the_subcommand() {
     );
     assert_behavior(
         &project,
-        &["npm run publish-docs", "npm install publish", "npm --prefix x install"],
+        &[
+            "npm run publish-docs",
+            "npm install publish",
+            "npm --prefix x install",
+        ],
         Behavior::Allow,
         rule_id::PROJECT_ALLOW,
     );
     // A script shell or user config changes what runs: only verbatim.
-    for command in ["npm --script-shell=/tmp/x run build", "npm --userconfig=/tmp/rc install"] {
-        assert_eq!(decide(&project, command).behavior, Behavior::Ask, "{command}");
+    for command in [
+        "npm --script-shell=/tmp/x run build",
+        "npm --userconfig=/tmp/rc install",
+    ] {
+        assert_eq!(
+            decide(&project, command).behavior,
+            Behavior::Ask,
+            "{command}"
+        );
     }
 }
 
@@ -628,6 +663,9 @@ fn bash4_git_read_only_forms() {
         "git",
     ];
     for command in not_read_only {
-        assert!(!analyze(command).read_only, "{command} should not be read-only");
+        assert!(
+            !analyze(command).read_only,
+            "{command} should not be read-only"
+        );
     }
 }

@@ -61,9 +61,16 @@ pub(crate) fn split_global_options(args: &[String]) -> GlobalOptions<'_> {
             }
         };
         match name {
-            "-P" | "--no-pager" | "--no-replace-objects" | "--no-lazy-fetch"
-            | "--no-optional-locks" | "--no-advice" | "--literal-pathspecs"
-            | "--no-literal-pathspecs" | "--glob-pathspecs" | "--noglob-pathspecs"
+            "-P"
+            | "--no-pager"
+            | "--no-replace-objects"
+            | "--no-lazy-fetch"
+            | "--no-optional-locks"
+            | "--no-advice"
+            | "--literal-pathspecs"
+            | "--no-literal-pathspecs"
+            | "--glob-pathspecs"
+            | "--noglob-pathspecs"
             | "--icase-pathspecs"
                 if attached.is_none() => {}
             // Where git runs and which namespace it shows: the same programs.
@@ -100,8 +107,7 @@ pub(crate) fn split_global_options(args: &[String]) -> GlobalOptions<'_> {
             // Another repository or work tree brings its own configuration
             // and hooks; attributes choose filter drivers; the shallow file
             // and super-prefix are internal.
-            "--git-dir" | "--work-tree" | "--attr-source" | "--shallow-file"
-            | "--super-prefix" => {
+            "--git-dir" | "--work-tree" | "--attr-source" | "--shallow-file" | "--super-prefix" => {
                 out.changes_what_runs = true;
                 if value(true).is_none() {
                     out.unknown_option = true;
@@ -152,40 +158,179 @@ pub(crate) fn alias<'a>(config: &[(&'a str, &'a str)], name: &str) -> Option<&'a
 pub(crate) fn is_builtin(sub: &str) -> bool {
     matches!(
         sub,
-        "add" | "am" | "annotate" | "apply" | "archimport" | "archive" | "bisect" | "blame"
-            | "branch" | "bugreport" | "bundle" | "cat-file" | "check-attr" | "check-ignore"
-            | "check-mailmap" | "check-ref-format" | "checkout" | "checkout--worker"
-            | "checkout-index" | "cherry" | "cherry-pick" | "citool" | "clean" | "clone"
-            | "column" | "commit" | "commit-graph" | "commit-tree" | "config"
-            | "count-objects" | "credential" | "credential-cache"
-            | "credential-cache--daemon" | "credential-store" | "cvsexportcommit"
-            | "cvsimport" | "cvsserver" | "daemon" | "describe" | "diagnose" | "diff"
-            | "diff-files" | "diff-index" | "diff-tree" | "difftool" | "difftool--helper"
-            | "fast-export" | "fast-import" | "fetch" | "fetch-pack" | "filter-branch"
-            | "fmt-merge-msg" | "for-each-ref" | "for-each-repo" | "format-patch" | "fsck"
-            | "fsck-objects" | "fsmonitor--daemon" | "gc" | "get-tar-commit-id" | "grep"
-            | "gui" | "hash-object" | "help" | "hook" | "http-backend" | "http-fetch"
-            | "http-push" | "imap-send" | "index-pack" | "init" | "init-db" | "instaweb"
-            | "interpret-trailers" | "log" | "ls-files" | "ls-remote" | "ls-tree"
-            | "mailinfo" | "mailsplit" | "maintenance" | "merge" | "merge-base"
-            | "merge-file" | "merge-index" | "merge-octopus" | "merge-one-file"
-            | "merge-ours" | "merge-recursive" | "merge-recursive-ours"
-            | "merge-recursive-theirs" | "merge-resolve" | "merge-subtree" | "merge-tree"
-            | "mergetool" | "mktag" | "mktree" | "multi-pack-index" | "mv" | "name-rev"
-            | "notes" | "p4" | "pack-objects" | "pack-redundant" | "pack-refs" | "patch-id"
-            | "pickaxe" | "prune" | "prune-packed" | "pull" | "push" | "quiltimport"
-            | "range-diff" | "read-tree" | "rebase" | "receive-pack" | "reflog" | "refs"
-            | "remote" | "remote-ext" | "remote-fd" | "remote-ftp" | "remote-ftps"
-            | "remote-http" | "remote-https" | "repack" | "replace" | "replay"
-            | "request-pull" | "rerere" | "reset" | "restore" | "rev-list" | "rev-parse"
-            | "revert" | "rm" | "send-email" | "send-pack" | "sh-i18n--envsubst" | "shell"
-            | "shortlog" | "show" | "show-branch" | "show-index" | "show-ref"
-            | "sparse-checkout" | "stage" | "stash" | "status" | "stripspace" | "submodule"
-            | "submodule--helper" | "svn" | "switch" | "symbolic-ref" | "tag"
-            | "unpack-file" | "unpack-objects" | "update-index" | "update-ref"
-            | "update-server-info" | "upload-archive" | "upload-archive--writer"
-            | "upload-pack" | "var" | "verify-commit" | "verify-pack" | "verify-tag"
-            | "version" | "web--browse" | "whatchanged" | "worktree" | "write-tree"
+        "add"
+            | "am"
+            | "annotate"
+            | "apply"
+            | "archimport"
+            | "archive"
+            | "bisect"
+            | "blame"
+            | "branch"
+            | "bugreport"
+            | "bundle"
+            | "cat-file"
+            | "check-attr"
+            | "check-ignore"
+            | "check-mailmap"
+            | "check-ref-format"
+            | "checkout"
+            | "checkout--worker"
+            | "checkout-index"
+            | "cherry"
+            | "cherry-pick"
+            | "citool"
+            | "clean"
+            | "clone"
+            | "column"
+            | "commit"
+            | "commit-graph"
+            | "commit-tree"
+            | "config"
+            | "count-objects"
+            | "credential"
+            | "credential-cache"
+            | "credential-cache--daemon"
+            | "credential-store"
+            | "cvsexportcommit"
+            | "cvsimport"
+            | "cvsserver"
+            | "daemon"
+            | "describe"
+            | "diagnose"
+            | "diff"
+            | "diff-files"
+            | "diff-index"
+            | "diff-tree"
+            | "difftool"
+            | "difftool--helper"
+            | "fast-export"
+            | "fast-import"
+            | "fetch"
+            | "fetch-pack"
+            | "filter-branch"
+            | "fmt-merge-msg"
+            | "for-each-ref"
+            | "for-each-repo"
+            | "format-patch"
+            | "fsck"
+            | "fsck-objects"
+            | "fsmonitor--daemon"
+            | "gc"
+            | "get-tar-commit-id"
+            | "grep"
+            | "gui"
+            | "hash-object"
+            | "help"
+            | "hook"
+            | "http-backend"
+            | "http-fetch"
+            | "http-push"
+            | "imap-send"
+            | "index-pack"
+            | "init"
+            | "init-db"
+            | "instaweb"
+            | "interpret-trailers"
+            | "log"
+            | "ls-files"
+            | "ls-remote"
+            | "ls-tree"
+            | "mailinfo"
+            | "mailsplit"
+            | "maintenance"
+            | "merge"
+            | "merge-base"
+            | "merge-file"
+            | "merge-index"
+            | "merge-octopus"
+            | "merge-one-file"
+            | "merge-ours"
+            | "merge-recursive"
+            | "merge-recursive-ours"
+            | "merge-recursive-theirs"
+            | "merge-resolve"
+            | "merge-subtree"
+            | "merge-tree"
+            | "mergetool"
+            | "mktag"
+            | "mktree"
+            | "multi-pack-index"
+            | "mv"
+            | "name-rev"
+            | "notes"
+            | "p4"
+            | "pack-objects"
+            | "pack-redundant"
+            | "pack-refs"
+            | "patch-id"
+            | "pickaxe"
+            | "prune"
+            | "prune-packed"
+            | "pull"
+            | "push"
+            | "quiltimport"
+            | "range-diff"
+            | "read-tree"
+            | "rebase"
+            | "receive-pack"
+            | "reflog"
+            | "refs"
+            | "remote"
+            | "remote-ext"
+            | "remote-fd"
+            | "remote-ftp"
+            | "remote-ftps"
+            | "remote-http"
+            | "remote-https"
+            | "repack"
+            | "replace"
+            | "replay"
+            | "request-pull"
+            | "rerere"
+            | "reset"
+            | "restore"
+            | "rev-list"
+            | "rev-parse"
+            | "revert"
+            | "rm"
+            | "send-email"
+            | "send-pack"
+            | "sh-i18n--envsubst"
+            | "shell"
+            | "shortlog"
+            | "show"
+            | "show-branch"
+            | "show-index"
+            | "show-ref"
+            | "sparse-checkout"
+            | "stage"
+            | "stash"
+            | "status"
+            | "stripspace"
+            | "submodule"
+            | "submodule--helper"
+            | "svn"
+            | "switch"
+            | "symbolic-ref"
+            | "tag"
+            | "unpack-file"
+            | "unpack-objects"
+            | "update-index"
+            | "update-ref"
+            | "update-server-info"
+            | "upload-archive"
+            | "upload-archive--writer"
+            | "upload-pack"
+            | "var"
+            | "verify-commit"
+            | "verify-pack"
+            | "verify-tag"
+            | "version"
+            | "web--browse"
+            | "whatchanged"
+            | "worktree"
+            | "write-tree"
     )
 }
 
@@ -399,7 +544,15 @@ fn branch_is_listing(args: &[String]) -> bool {
         || lists(
             args,
             &['l', 'v'],
-            &["list", "verbose", "contains", "no-contains", "merged", "no-merged", "points-at"],
+            &[
+                "list",
+                "verbose",
+                "contains",
+                "no-contains",
+                "merged",
+                "no-merged",
+                "points-at",
+            ],
         )
 }
 
@@ -421,19 +574,26 @@ fn tag_is_listing(args: &[String]) -> bool {
         || lists(
             args,
             &['l', 'n'],
-            &["list", "contains", "no-contains", "merged", "no-merged", "points-at"],
+            &[
+                "list",
+                "contains",
+                "no-contains",
+                "merged",
+                "no-merged",
+                "points-at",
+            ],
         )
 }
 
 /// A listing option is present: a short one in a cluster, or a long one
 /// (or its abbreviation) before `--`.
 fn lists(args: &[String], short: &[char], long: &[&str]) -> bool {
-    args.iter().take_while(|a| *a != "--").any(|a| {
-        match a.strip_prefix('-') {
+    args.iter()
+        .take_while(|a| *a != "--")
+        .any(|a| match a.strip_prefix('-') {
             Some(cluster) if !cluster.starts_with('-') => cluster.contains(short),
             _ => long.iter().any(|o| long_opt(a, o)),
-        }
-    })
+        })
 }
 
 /// `git grep` without `-O`/`--open-files-in-pager` (runs a program on the

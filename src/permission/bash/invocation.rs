@@ -110,9 +110,8 @@ impl Walker {
     }
 
     fn push_run(&mut self, program: &str, args: &[String]) {
-        let mut run = String::with_capacity(
-            program.len() + args.iter().map(|a| a.len() + 1).sum::<usize>(),
-        );
+        let mut run =
+            String::with_capacity(program.len() + args.iter().map(|a| a.len() + 1).sum::<usize>());
         run.push_str(program);
         for arg in args {
             run.push(' ');

@@ -22,9 +22,8 @@ pub fn matching_rule<'a>(
         .filter(|r| tool_name_matches(&r.tool_name, "Bash"));
     match kind {
         RuleKind::Deny | RuleKind::Ask => {
-            if bash_rules.clone().next().is_none() {
-                return None;
-            }
+            // Nothing to compare: skip the analysis of what runs.
+            bash_rules.clone().next()?;
             let subjects: Vec<DenySubject<'_>> = if analysis.safe_parse {
                 analysis.subcommands.iter().map(DenySubject::new).collect()
             } else {

@@ -139,7 +139,13 @@ pub(crate) fn spec(program: &str) -> Option<&'static Wrapper> {
             short_value: "ks",
             short_flags: "v",
             long_value: &["kill-after", "signal"],
-            long_flags: &["foreground", "preserve-status", "verbose", "help", "version"],
+            long_flags: &[
+                "foreground",
+                "preserve-status",
+                "verbose",
+                "help",
+                "version",
+            ],
             operands: 1,
             ..NONE
         },
@@ -209,7 +215,14 @@ pub(crate) fn spec(program: &str) -> Option<&'static Wrapper> {
             short_value: "fo",
             short_flags: "apqvV",
             long_value: &["format", "output"],
-            long_flags: &["append", "portability", "quiet", "verbose", "help", "version"],
+            long_flags: &[
+                "append",
+                "portability",
+                "quiet",
+                "verbose",
+                "help",
+                "version",
+            ],
             ..NONE
         },
         "command" => &Wrapper {
@@ -286,7 +299,13 @@ pub(crate) fn spec(program: &str) -> Option<&'static Wrapper> {
             short_value: "gGswu",
             short_flags: "flmpPhV",
             short_shell: "c",
-            long_value: &["group", "supp-group", "shell", "whitelist-environment", "user"],
+            long_value: &[
+                "group",
+                "supp-group",
+                "shell",
+                "whitelist-environment",
+                "user",
+            ],
             long_flags: SU_LONG_FLAGS,
             long_shell: &["command", "session-command"],
             rest: Rest::AnyWord,
@@ -407,11 +426,7 @@ pub(crate) fn parse<'a>(spec: &Wrapper, args: &'a [String]) -> Parsed<'a> {
             None => {}
         }
     }
-    if spec.shell_after_operands
-        && args
-            .get(i)
-            .is_some_and(|w| w == "-c" || w == "--command")
-    {
+    if spec.shell_after_operands && args.get(i).is_some_and(|w| w == "-c" || w == "--command") {
         shell_commands.extend(args.get(i + 1).map(String::as_str));
         return Parsed {
             program: Some(args.len()),
