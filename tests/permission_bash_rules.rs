@@ -669,3 +669,17 @@ fn bash4_git_read_only_forms() {
         );
     }
 }
+
+#[test]
+fn bash5_deny_analysis_of_a_long_unknown_command_stays_bounded() {
+    let project = rules(&[], &[], &["rm:*"]);
+    let mut command = String::from("tool");
+    while command.len() < 60 * 1024 {
+        command.push_str(" 'a b' word");
+    }
+    let start = std::time::Instant::now();
+    assert_ne!(decide(&project, &command).behavior, Behavior::Deny);
+    command.push_str(" rm");
+    assert_eq!(decide(&project, &command).behavior, Behavior::Deny);
+    assert!(start.elapsed() < std::time::Duration::from_secs(2), "{:?}", start.elapsed());
+}

@@ -17,6 +17,9 @@ const MAX_DEPTH: usize = 8;
 /// How many candidate programs one subcommand may yield; past that the
 /// subcommand is opaque.
 const MAX_RUNS: usize = 512;
+/// How many bytes those candidates may hold together (a long unknown
+/// command's suffixes grow quadratically).
+const MAX_RUN_BYTES: usize = 256 * 1024;
 
 /// The programs a subcommand may run.
 #[derive(Debug, Default)]
@@ -61,6 +64,7 @@ pub(crate) fn changes_what_runs(words: &[String]) -> bool {
 #[derive(Default)]
 struct Walker {
     out: Invocations,
+    run_bytes: usize,
 }
 
 /// Programs that read a command from a `-c` string.
@@ -106,7 +110,7 @@ fn looks_like_shell(word: &str) -> bool {
 
 impl Walker {
     fn full(&self) -> bool {
-        self.out.runs.len() >= MAX_RUNS
+        self.out.runs.len() >= MAX_RUNS || self.run_bytes >= MAX_RUN_BYTES
     }
 
     fn push_run(&mut self, program: &str, args: &[String]) {
@@ -117,6 +121,7 @@ impl Walker {
             run.push(' ');
             run.push_str(arg);
         }
+        self.run_bytes += run.len();
         self.out.runs.push(run);
     }
 
