@@ -305,6 +305,11 @@ fn bash5_deny_in_commands_that_cannot_be_analysed() {
             "cat <<EOF | sh\nrm x\nEOF",
             "bash -c \"$(echo rm x)\"",
             "ls > out; rm x",
+            "r$()m -rf x",
+            "r${X}m -rf x",
+            "$'\\x72\\x6d' -rf x",
+            "{r,}m -rf x",
+            "/bin/r{a,m} x",
         ],
     );
 }
@@ -682,4 +687,25 @@ fn bash5_deny_analysis_of_a_long_unknown_command_stays_bounded() {
     command.push_str(" rm");
     assert_eq!(decide(&project, &command).behavior, Behavior::Deny);
     assert!(start.elapsed() < std::time::Duration::from_secs(2), "{:?}", start.elapsed());
+}
+
+#[test]
+fn bash5_deny_through_assignments_aliases_and_piped_scripts() {
+    assert_denied(
+        &deny_rm(),
+        &[
+            "GIT_PAGER='rm -rf x' git log",
+            "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0=rm git log",
+            "env GIT_PAGER='rm x' git log",
+            "env EDITOR=rm git commit",
+            "make RM=rm clean",
+            "shopt -s expand_aliases\nalias x='rm -rf'\nx y",
+            "echo rm -rf x | sh",
+            "printf 'rm x' | bash",
+            "echo rm x | bash -s",
+            "echo 'rm x' | xargs -I{} sh -c {}",
+            "trap 'rm x' EXIT",
+        ],
+    );
+    assert_not_denied(&deny_rm(), &["curl -s https://x.example | sh", "echo ok | sh"]);
 }

@@ -34,6 +34,10 @@ pub(crate) struct Invocations {
     /// Programs for which every deny or ask rule applies, because what they
     /// run is unseen (git with an alias or `--config-env`).
     pub any_rule_of: Vec<&'static str>,
+    /// A shell reads its commands from its input (`… | sh`, `bash -s`) or
+    /// from the words xargs or find put in (`sh -c {}`): the rest of the
+    /// command line may be its script.
+    pub runs_input: bool,
 }
 
 /// The programs that `words` (one subcommand, after quote removal) may run.
@@ -195,7 +199,8 @@ impl Walker {
             if looks_like_shell(word) {
                 self.shell(word, &[], depth + 1);
             }
-            if let Some((_, value)) = word.strip_prefix("--").and_then(|b| b.split_once('='))
+            // `--opt=PROG`, `RM=rm` (make), `alias x='rm -rf'`.
+            if let Some((_, value)) = word.split_once('=')
                 && !value.is_empty()
             {
                 self.program(&[value.to_string()], depth + 1, true);
@@ -279,7 +284,14 @@ impl Walker {
         }
         let rest = args.get(i..).unwrap_or(&[]);
         match rest.split_first() {
-            Some((script, extra)) if command_mode => self.shell(script, extra, depth + 1),
+            Some((script, extra)) if command_mode => {
+                if script.contains("{}") {
+                    self.out.runs_input = true;
+                }
+                self.shell(script, extra, depth + 1)
+            }
+            // Commands from standard input.
+            None => self.out.runs_input = true,
             // A script file and its arguments: unknown.
             _ => self.later_words(rest, depth),
         }
@@ -361,7 +373,14 @@ impl Walker {
                 return self.env_split(&string, &args[i.min(args.len())..], depth);
             }
         }
-        while args.get(i).is_some_and(|w| wrapper::is_assignment(w)) {
+        while let Some(assignment) = args.get(i).filter(|w| wrapper::is_assignment(w)) {
+            // `GIT_PAGER=…`, `EDITOR=…`: a variable may name a command that
+            // the program runs.
+            if let Some((_, value)) = assignment.split_once('=')
+                && !value.is_empty()
+            {
+                self.shell(value, &[], depth + 1);
+            }
             i += 1;
         }
         if let Some(rest) = args.get(i..) {

@@ -48,6 +48,7 @@ pub struct BashAnalysis {
 mod git;
 mod invocation;
 mod npm;
+mod opaque;
 mod parse;
 mod policy;
 mod prefix;

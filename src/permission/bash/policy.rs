@@ -8,6 +8,7 @@
 //! unless the rule is the whole command verbatim.
 
 use super::invocation::{self, Invocations, basename};
+use super::opaque;
 use super::{BashAnalysis, Subcommand};
 use crate::permission::rules::{Rule, RuleKind, content_matches, tool_name_matches};
 
@@ -29,12 +30,15 @@ pub fn matching_rule<'a>(
             } else {
                 Vec::new()
             };
+            // A shell that reads its input may run any word of the line.
+            let opaque_command =
+                !analysis.safe_parse || subjects.iter().any(|s| s.invocations.runs_input);
             bash_rules.find(|r| match r.rule_content.as_deref() {
                 None => true,
                 Some(c) => {
                     c == command
                         || content_matches(command, c)
-                        || (!analysis.safe_parse && opaque_names(command, c))
+                        || (opaque_command && opaque_names(command, c))
                         || subjects.iter().any(|s| s.matches(c))
                 }
             })
@@ -91,8 +95,10 @@ impl<'a> DenySubject<'a> {
             || inv.runs.iter().any(|run| content_matches(run, content))
             || inv.opaque.iter().any(|text| opaque_names(text, content))
             // A word the shell expands (a sandboxed analysis accepts some)
-            // may become any program.
-            || (self.sub.dynamic.iter().any(|d| *d) && opaque_names(&self.sub.text, content))
+            // may become any program; an assignment (`GIT_PAGER=…`) may
+            // name a command the program runs.
+            || ((self.sub.has_assignments || self.sub.dynamic.iter().any(|d| *d))
+                && opaque_names(&self.sub.text, content))
             || rule_program(content).is_some_and(|p| inv.any_rule_of.contains(&p))
     }
 }
@@ -119,8 +125,8 @@ fn builds_words(c: char) -> bool {
 }
 
 /// Does text that could not be analysed name the rule's program as a word
-/// (after removing quotes and backslashes: `r\m`, `"rm"`, `/bin/rm`,
-/// `$(rm …)`)? A redirection target (`> rm`) is a file, not a program.
+/// in one of its readings (`r\m`, `"rm"`, `/bin/rm`, `$(rm …)`, `r$()m`,
+/// `$'\x72m'`, `{r,}m`; see `opaque::readings`)? A redirection target (`> rm`) is a file, not a program.
 /// For a rule of several words (`git push:*`) its other words must appear
 /// too, unless the text builds words at run time (`git $(echo push)`) and
 /// the rule itself is not shell text.
@@ -128,16 +134,14 @@ fn opaque_names(text: &str, content: &str) -> bool {
     let Some(program) = rule_program(content) else {
         return content_matches(text, content);
     };
-    let cleaned: String = text
-        .chars()
-        .filter(|c| !matches!(c, '\\' | '\'' | '"'))
-        .collect();
-    let tokens = program_words(&cleaned);
+    let [plain, joined] = opaque::readings(text);
+    let mut tokens = program_words(&plain);
+    tokens.extend(program_words(&joined));
     if !tokens.contains(&program) {
         return false;
     }
     let rule_is_shell_text = content.contains(['$', '`', '>', '<', '|', ';', '&', '(']);
-    if !rule_is_shell_text && cleaned.chars().any(builds_words) {
+    if !rule_is_shell_text && plain.chars().any(builds_words) {
         return true;
     }
     let literal = content.strip_suffix(":*").unwrap_or(content);
