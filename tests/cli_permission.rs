@@ -459,3 +459,51 @@ fn perm10_cli_protected_git_config_in_edit_mode() {
     );
     assert_eq!(v["behavior"], "allow", "{v}");
 }
+
+#[test]
+fn bash5_deny_follows_the_program_through_the_binary() {
+    let env = Env::new();
+    for (kind, content) in [("deny", "rm:*"), ("allow", "find:*"), ("allow", "env:*")] {
+        let out = env.run(&["permission", "add", kind, "Bash", content]);
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+    for command in [
+        "find . -exec rm {} \\;",
+        "env -S 'rm -rf x'",
+        "/bin/rm -rf x",
+        "timeout 5 nice -n5 rm x",
+        "bash -c 'ls && rm x'",
+        "echo $(rm x)",
+    ] {
+        let input = serde_json::json!({ "command": command }).to_string();
+        let v = env.check("Bash", &input, &[]);
+        assert_eq!(
+            (v["behavior"].as_str(), v["ruleId"].as_str()),
+            (Some("deny"), Some("rule.project.deny")),
+            "{command}: {v}"
+        );
+    }
+    let input = serde_json::json!({ "command": "find . -name rm" }).to_string();
+    assert_eq!(env.check("Bash", &input, &[])["behavior"], "allow");
+}
+
+#[test]
+fn bash5_git_globals_ask_through_the_binary() {
+    let env = Env::new();
+    env.run(&["permission", "add", "allow", "Bash", "git:*"]);
+    env.run(&["permission", "add", "ask", "Bash", "git push:*"]);
+    for command in [
+        "git -c x.y=z push --force",
+        "git -C . --no-pager push",
+        "git -c alias.p=push p",
+    ] {
+        let input = serde_json::json!({ "command": command }).to_string();
+        let v = env.check("Bash", &input, &[]);
+        assert_eq!(v["ruleId"], "rule.project.ask", "{command}: {v}");
+    }
+    let input = serde_json::json!({ "command": "git -C . --no-pager commit -m x" }).to_string();
+    assert_eq!(
+        env.check("Bash", &input, &[])["ruleId"],
+        "rule.project.allow"
+    );
+}

@@ -51,6 +51,9 @@ mod find;
 mod getopt;
 mod git;
 mod gnu_forms;
+mod invocation;
+mod npm;
+mod opaque;
 mod parse;
 mod policy;
 mod prefix;
@@ -59,6 +62,7 @@ mod scan;
 mod sed;
 mod tool_forms;
 mod word;
+mod wrapper;
 
 pub use parse::{MAX_COMMAND_BYTES, MAX_NESTING_DEPTH};
 pub use policy::matching_rule;

@@ -1,15 +1,16 @@
 //! Bash rules against an analysed command (BASH-5).
 //!
-//! Deny and ask rules catch a command when any one subcommand matches;
-//! allow rules apply only when every subcommand that is not read-only is
-//! covered. An unsafe parse is one opaque command.
+//! Deny and ask rules catch a command when any one subcommand matches, and
+//! they follow a program wherever it would run (see `invocation`); what
+//! cannot be analysed matches a rule that names its program. Allow rules
+//! apply only when every subcommand that is not read-only is covered, and
+//! never to a subcommand whose options change what runs (`git -c …`)
+//! unless the rule is the whole command verbatim.
 
+use super::invocation::{self, Invocations, basename};
+use super::opaque;
 use super::{BashAnalysis, Subcommand};
 use crate::permission::rules::{Rule, RuleKind, content_matches, tool_name_matches};
-
-/// How many words past a wrapper (`sudo -u root …`) are tried as the start
-/// of the wrapped command when looking for a deny or ask match.
-const MAX_WRAPPER_SKIP: usize = 16;
 
 pub fn matching_rule<'a>(
     kind: RuleKind,
@@ -22,18 +23,22 @@ pub fn matching_rule<'a>(
         .filter(|r| tool_name_matches(&r.tool_name, "Bash"));
     match kind {
         RuleKind::Deny | RuleKind::Ask => {
-            let subjects = if analysis.safe_parse {
-                deny_subjects(&analysis.subcommands)
+            // Nothing to compare: skip the analysis of what runs.
+            bash_rules.clone().next()?;
+            let subjects: Vec<DenySubject<'_>> = if analysis.safe_parse {
+                analysis.subcommands.iter().map(DenySubject::new).collect()
             } else {
                 Vec::new()
             };
+            // A shell that reads its input may run any word of the line.
+            let opaque_command =
+                !analysis.safe_parse || subjects.iter().any(|s| s.invocations.runs_input);
             bash_rules.find(|r| match r.rule_content.as_deref() {
                 None => true,
-                // The whole command is compared as well: strictly more
-                // matches, so an unsafe parse still meets `rm:*`.
                 Some(c) => {
                     c == command
                         || content_matches(command, c)
+                        || (opaque_command && opaque_names(command, c))
                         || subjects.iter().any(|s| s.matches(c))
                 }
             })
@@ -50,6 +55,9 @@ pub fn matching_rule<'a>(
             }
             let mut first = None;
             for sub in analysis.subcommands.iter().filter(|s| !s.read_only) {
+                if invocation::changes_what_runs(&sub.words) {
+                    return None;
+                }
                 let rule = bash_rules.clone().find(|r| {
                     r.rule_content
                         .as_deref()
@@ -64,79 +72,115 @@ pub fn matching_rule<'a>(
 
 /// What a deny or ask rule is compared with for one subcommand: its source
 /// text, its words joined by single spaces (so `'rm' -rf x` is still
-/// `rm -rf x`), and that joined form from each word after a leading wrapper
-/// (`sudo rm -rf x`, `xargs rm`, `bash -c 'rm -rf x'`).
+/// `rm -rf x`), and every program it may run.
 struct DenySubject<'a> {
-    text: &'a str,
+    sub: &'a Subcommand,
     joined: String,
-    /// Byte offsets into `joined` where a wrapped command may start.
-    wrapped_starts: Vec<usize>,
+    invocations: Invocations,
 }
 
-impl DenySubject<'_> {
+impl<'a> DenySubject<'a> {
+    fn new(sub: &'a Subcommand) -> Self {
+        Self {
+            sub,
+            joined: sub.words.join(" "),
+            invocations: invocation::collect(&sub.words),
+        }
+    }
+
     fn matches(&self, content: &str) -> bool {
-        content_matches(self.text, content)
+        let inv = &self.invocations;
+        content_matches(&self.sub.text, content)
             || content_matches(&self.joined, content)
-            || self.wrapped_starts.iter().any(|&start| {
-                self.joined
-                    .get(start..)
-                    .is_some_and(|s| content_matches(s, content))
-            })
+            || inv.runs.iter().any(|run| content_matches(run, content))
+            || inv.opaque.iter().any(|text| opaque_names(text, content))
+            // A word the shell expands (a sandboxed analysis accepts some)
+            // may become any program; an assignment (`GIT_PAGER=…`) may
+            // name a command the program runs.
+            || ((self.sub.has_assignments || self.sub.dynamic.iter().any(|d| *d))
+                && opaque_names(&self.sub.text, content))
+            || rule_program(content).is_some_and(|p| inv.any_rule_of.contains(&p))
     }
 }
 
-fn deny_subjects(subcommands: &[Subcommand]) -> Vec<DenySubject<'_>> {
-    subcommands
-        .iter()
-        .map(|sub| {
-            let joined = sub.words.join(" ");
-            let mut wrapped_starts = Vec::new();
-            if sub.words.first().is_some_and(|w| is_wrapper(w)) {
-                let mut offset = 0;
-                for word in sub.words.iter().take(MAX_WRAPPER_SKIP + 1) {
-                    offset += word.len() + 1;
-                    if offset < joined.len() {
-                        wrapped_starts.push(offset);
-                    }
-                }
-            }
-            DenySubject {
-                text: &sub.text,
-                joined,
-                wrapped_starts,
-            }
-        })
-        .collect()
+/// The program a rule is about: the basename of its first word (`rm` for
+/// `rm:*`, `/bin/rm -rf:*` and `rm -rf *`); `None` when the first word
+/// holds a wildcard.
+fn rule_program(content: &str) -> Option<&str> {
+    let literal = content.strip_suffix(":*").unwrap_or(content);
+    let first = literal.split([' ', '\t']).next()?;
+    (!first.is_empty() && !first.contains('*')).then(|| basename(first))
 }
 
-fn is_wrapper(program: &str) -> bool {
-    matches!(
-        program.rsplit('/').next().unwrap_or(program),
-        "time"
-            | "!"
-            | "command"
-            | "builtin"
-            | "exec"
-            | "eval"
-            | "nohup"
-            | "sudo"
-            | "doas"
-            | "su"
-            | "env"
-            | "xargs"
-            | "parallel"
-            | "nice"
-            | "ionice"
-            | "timeout"
-            | "stdbuf"
-            | "setsid"
-            | "chroot"
-            | "watch"
-            | "strace"
-            | "sh"
-            | "bash"
-            | "zsh"
-            | "dash"
-            | "ksh"
-    )
+/// Characters a program name is made of; anything else separates words in
+/// opaque text (`$(rm`, `;rm`, `/bin/rm`, `--pre=rm`).
+fn is_name_char(c: char) -> bool {
+    c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '+' | '@' | '%' | ',')
+}
+
+/// Shell characters that build words at run time (expansions, globs,
+/// brace expansion): a rule's later words may appear through them.
+fn builds_words(c: char) -> bool {
+    matches!(c, '$' | '`' | '*' | '?' | '[' | '{')
+}
+
+/// Does text that could not be analysed name the rule's program as a word
+/// in one of its readings (`r\m`, `"rm"`, `/bin/rm`, `$(rm …)`, `r$()m`,
+/// `$'\x72m'`, `{r,}m`; see `opaque::readings`)? A redirection target (`> rm`) is a file, not a program.
+/// For a rule of several words (`git push:*`) its other words must appear
+/// too, unless the text builds words at run time (`git $(echo push)`) and
+/// the rule itself is not shell text.
+fn opaque_names(text: &str, content: &str) -> bool {
+    let Some(program) = rule_program(content) else {
+        return content_matches(text, content);
+    };
+    let [plain, joined] = opaque::readings(text);
+    let mut tokens = program_words(&plain);
+    tokens.extend(program_words(&joined));
+    if !tokens.contains(&program) {
+        return false;
+    }
+    let rule_is_shell_text = content.contains(['$', '`', '>', '<', '|', ';', '&', '(']);
+    if !rule_is_shell_text && plain.chars().any(builds_words) {
+        return true;
+    }
+    let literal = content.strip_suffix(":*").unwrap_or(content);
+    let literal = literal.split('*').next().unwrap_or("");
+    let rest = literal.split_once([' ', '\t']).map_or("", |(_, rest)| rest);
+    rest.split(|c: char| !is_name_char(c))
+        .filter(|t| !t.is_empty())
+        .all(|word| tokens.contains(&word))
+}
+
+/// The name-character runs of `text`, leaving out redirection targets.
+fn program_words(text: &str) -> Vec<&str> {
+    let mut words = Vec::new();
+    let mut start = None;
+    // The last separator before the current word, spaces skipped.
+    let mut last_separator = ' ';
+    let mut separator_before_word = ' ';
+    for (i, c) in text.char_indices() {
+        if is_name_char(c) {
+            if start.is_none() {
+                start = Some(i);
+                separator_before_word = last_separator;
+            }
+            continue;
+        }
+        if let Some(s) = start.take() {
+            if !matches!(separator_before_word, '>' | '<') {
+                words.push(&text[s..i]);
+            }
+            last_separator = ' ';
+        }
+        if !c.is_whitespace() {
+            last_separator = c;
+        }
+    }
+    if let Some(s) = start
+        && !matches!(separator_before_word, '>' | '<')
+    {
+        words.push(&text[s..]);
+    }
+    words
 }

@@ -188,8 +188,9 @@ fn bash5_deny_and_ask_match_any_subcommand() {
             "env A=1 rm x",
             "time rm x",
             "bash -c 'rm -rf x'",
-            // An unsafe parse is still compared as a whole.
+            // An unsafe parse is still compared as a whole, and it names rm.
             "rm -rf $(pwd)",
+            "echo $(rm x)",
         ] {
             assert_eq!(
                 matched(kind, &rules, command).as_ref(),
@@ -197,7 +198,7 @@ fn bash5_deny_and_ask_match_any_subcommand() {
                 "{kind:?} {command}"
             );
         }
-        for command in ["ls", "echo rm x", "rmdir x", "ls > rm", "echo $(rm x)"] {
+        for command in ["ls", "echo rm x", "rmdir x", "ls > rm", "echo $(id) > rm"] {
             assert!(
                 matched(kind, &rules, command).is_none(),
                 "{kind:?} {command}"
@@ -206,7 +207,12 @@ fn bash5_deny_and_ask_match_any_subcommand() {
     }
     let rules = [bash("git push:*")];
     assert!(matched(RuleKind::Deny, &rules, "git status && git push --force").is_some());
-    assert!(matched(RuleKind::Deny, &rules, "git pushx").is_none());
+    // Not a git command: an alias or an autocorrected typo may be `push`.
+    assert!(matched(RuleKind::Deny, &rules, "git pushx").is_some());
+    assert!(matched(RuleKind::Deny, &rules, "git push-tags-later").is_some());
+    assert!(matched(RuleKind::Deny, &rules, "git pull").is_none());
+    let rules = [bash("npm test:*")];
+    assert!(matched(RuleKind::Deny, &rules, "npm testx").is_none());
 }
 
 #[test]

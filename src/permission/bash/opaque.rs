@@ -1,0 +1,265 @@
+//! Readings of a command that could not be analysed (BASH-5): the ways its
+//! text may spell a program name once the shell is done with it.
+//!
+//! A deny or ask rule applies to such a command when a reading names the
+//! rule's program as a word. The readings are deliberately generous: a
+//! wrong match costs a question or a refusal, a missed one runs the
+//! program.
+
+/// How many words one brace expansion may produce.
+const MAX_BRACE_WORDS: usize = 64;
+
+/// The readings of `text`:
+/// 1. quotes and backslashes removed (`r\m`, `"rm"`, `r''m`), expansions
+///    kept so that `$(rm x)` still shows `rm`;
+/// 2. ANSI-C strings decoded (`$'\x72m'`), expansions removed so that the
+///    letters around them join (`r$()m`, `r${X}m`), brace expansions
+///    expanded (`{r,}m`).
+pub(crate) fn readings(text: &str) -> [String; 2] {
+    let plain: String = text
+        .chars()
+        .filter(|c| !matches!(c, '\\' | '\'' | '"'))
+        .collect();
+    let joined = expand_braces_in_words(&remove_expansions(text));
+    [plain, joined]
+}
+
+/// Decodes `$'…'`, drops quotes and backslashes, and removes `$(…)`,
+/// `${…}`, `$NAME`, `$1`, `$@` and backquoted commands.
+fn remove_expansions(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < chars.len() {
+        match chars[i] {
+            '$' if chars.get(i + 1) == Some(&'\'') => {
+                i = decode_ansi_c(&chars, i + 2, &mut out);
+            }
+            '$' if matches!(chars.get(i + 1), Some('(' | '{')) => {
+                let (open, close) = if chars[i + 1] == '(' {
+                    ('(', ')')
+                } else {
+                    ('{', '}')
+                };
+                let mut depth = 0usize;
+                i += 1;
+                while i < chars.len() {
+                    if chars[i] == open {
+                        depth += 1;
+                    } else if chars[i] == close {
+                        depth = depth.saturating_sub(1);
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                    i += 1;
+                }
+                i += 1;
+            }
+            '$' => {
+                i += 1;
+                if chars
+                    .get(i)
+                    .is_some_and(|c| matches!(c, '@' | '*' | '#' | '?' | '$' | '!' | '-'))
+                {
+                    i += 1;
+                } else {
+                    while chars
+                        .get(i)
+                        .is_some_and(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    {
+                        i += 1;
+                    }
+                }
+            }
+            '`' => {
+                i += 1;
+                while i < chars.len() && chars[i] != '`' {
+                    i += 1;
+                }
+                i += 1;
+            }
+            '\\' | '\'' | '"' => i += 1,
+            c => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+/// Decodes the body of `$'…'` from `start`; returns the index after the
+/// closing quote.
+fn decode_ansi_c(chars: &[char], start: usize, out: &mut String) -> usize {
+    let mut i = start;
+    while i < chars.len() {
+        match chars[i] {
+            '\'' => return i + 1,
+            '\\' => {
+                i += 1;
+                let Some(&e) = chars.get(i) else {
+                    return i;
+                };
+                i += 1;
+                let (radix, max) = match e {
+                    'x' => (16, 2),
+                    'u' => (16, 4),
+                    'U' => (16, 8),
+                    '0'..='7' => {
+                        i -= 1;
+                        (8, 3)
+                    }
+                    'n' => {
+                        out.push('\n');
+                        continue;
+                    }
+                    't' => {
+                        out.push('\t');
+                        continue;
+                    }
+                    other => {
+                        out.push(other);
+                        continue;
+                    }
+                };
+                let digits: String = chars[i..]
+                    .iter()
+                    .take(max)
+                    .take_while(|c| c.is_digit(radix))
+                    .collect();
+                i += digits.chars().count();
+                if let Some(c) = u32::from_str_radix(&digits, radix)
+                    .ok()
+                    .and_then(char::from_u32)
+                {
+                    out.push(c);
+                }
+            }
+            c => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    i
+}
+
+/// Brace-expands each whitespace-separated word (`{r,}m` → `rm m`).
+fn expand_braces_in_words(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for word in text.split_whitespace() {
+        for expanded in expand_braces(word, MAX_BRACE_WORDS) {
+            out.push_str(&expanded);
+            out.push(' ');
+        }
+    }
+    out
+}
+
+/// The first `{…,…}` group of `word` expanded, recursively, up to `limit`
+/// words (past that the word is kept as it is).
+fn expand_braces(word: &str, limit: usize) -> Vec<String> {
+    let Some((open, close)) = first_brace_group(word) else {
+        return vec![word.to_string()];
+    };
+    let (prefix, body, suffix) = (&word[..open], &word[open + 1..close], &word[close + 1..]);
+    let mut out = Vec::new();
+    for alternative in split_top_level_commas(body) {
+        if out.len() >= limit {
+            break;
+        }
+        let candidate = format!("{prefix}{alternative}{suffix}");
+        out.extend(expand_braces(&candidate, limit - out.len()));
+    }
+    out
+}
+
+/// Byte offsets of the first `{` with a top-level comma and its `}`.
+fn first_brace_group(word: &str) -> Option<(usize, usize)> {
+    let bytes = word.as_bytes();
+    for (open, _) in word.match_indices('{') {
+        let mut depth = 0usize;
+        let mut comma = false;
+        for (offset, &b) in bytes[open..].iter().enumerate() {
+            match b {
+                b'{' => depth += 1,
+                b'}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        if comma {
+                            return Some((open, open + offset));
+                        }
+                        break;
+                    }
+                }
+                b',' if depth == 1 => comma = true,
+                _ => {}
+            }
+        }
+    }
+    None
+}
+
+fn split_top_level_commas(body: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let mut depth = 0usize;
+    let mut start = 0;
+    for (i, b) in body.bytes().enumerate() {
+        match b {
+            b'{' => depth += 1,
+            b'}' => depth = depth.saturating_sub(1),
+            b',' if depth == 0 => {
+                parts.push(&body[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&body[start..]);
+    parts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::readings;
+
+    fn spells(text: &str, word: &str) -> bool {
+        readings(text).iter().any(|r| {
+            r.split(|c: char| !c.is_alphanumeric() && c != '-')
+                .any(|w| w == word)
+        })
+    }
+
+    #[test]
+    fn bash5_opaque_readings_spell_the_program() {
+        for text in [
+            "r\\m x $(id)",
+            "\"rm\" $X",
+            "r''m $X",
+            "r$()m x",
+            "r${X}m x",
+            "r$@m x",
+            "r`true`m x",
+            "$'\\x72\\x6d' -rf x",
+            "$'\\162\\155' x",
+            "$'\\u0072m' x",
+            "{r,}m x",
+            "{a,r}m x",
+            "{x,{y,r}}m x",
+            "echo $(rm x)",
+        ] {
+            assert!(spells(text, "rm"), "{text}");
+        }
+        for text in ["echo $HOME > x", "ls {a,b}", "arm $X", "r m $X"] {
+            assert!(!spells(text, "rm"), "{text}");
+        }
+    }
+
+    #[test]
+    fn bash5_opaque_brace_expansion_is_bounded() {
+        let word = "{a,b}".repeat(40);
+        let r = readings(&word);
+        assert!(r[1].len() < 64 * 100, "{}", r[1].len());
+    }
+}
