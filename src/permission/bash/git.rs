@@ -672,3 +672,35 @@ fn config_is_read_only(args: &[String]) -> bool {
         })
         && operands_if_allowed(&rest, &MODIFIERS).is_some()
 }
+
+/// Options of a subcommand that name a program for git to run
+/// (`push --receive-pack=CMD`, `clone -u CMD`, `rebase -x CMD`, …), or a
+/// template whose hooks a new repository gets; git accepts any unique
+/// prefix of a long option, so a prefix counts too.
+pub(crate) fn sub_options_run_programs(sub: &str, args: &[String]) -> bool {
+    let (long, short): (&[&str], &[char]) = match sub {
+        "push" => (&["receive-pack", "exec"], &[]),
+        "fetch" | "pull" | "ls-remote" => (&["upload-pack"], &[]),
+        "clone" => (&["upload-pack", "template", "config"], &['u', 'c']),
+        "init" => (&["template"], &[]),
+        "archive" => (&["exec", "remote"], &[]),
+        "rebase" => (&["exec"], &['x']),
+        "difftool" | "mergetool" => (&["extcmd", "tool"], &['x', 't']),
+        "grep" => (&["open-files-in-pager"], &['O']),
+        "submodule" | "bisect" => return true,
+        _ => return false,
+    };
+    args.iter().take_while(|a| a.as_str() != "--").any(|arg| {
+        if let Some(body) = arg.strip_prefix("--") {
+            let name = body.split_once('=').map_or(body, |(n, _)| n);
+            !name.is_empty() && long.iter().any(|full| full.starts_with(name))
+        } else if let Some(cluster) = arg.strip_prefix('-') {
+            cluster
+                .chars()
+                .take_while(|c| c.is_ascii_alphabetic())
+                .any(|c| short.contains(&c))
+        } else {
+            false
+        }
+    })
+}

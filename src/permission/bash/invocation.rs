@@ -58,7 +58,12 @@ pub(crate) fn changes_what_runs(words: &[String]) -> bool {
     match base {
         "git" => {
             let globals = git::split_global_options(args);
-            globals.changes_what_runs || globals.unknown_option
+            globals.changes_what_runs
+                || globals.unknown_option
+                || globals
+                    .rest
+                    .split_first()
+                    .is_some_and(|(sub, rest)| git::sub_options_run_programs(sub, rest))
         }
         _ if npm::is_package_manager(base) => npm::changes_what_runs(args),
         _ => false,

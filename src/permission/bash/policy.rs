@@ -55,7 +55,9 @@ pub fn matching_rule<'a>(
             }
             let mut first = None;
             for sub in analysis.subcommands.iter().filter(|s| !s.read_only) {
-                if invocation::changes_what_runs(&sub.words) {
+                // A word the shell expands (a glob, `$VAR`) may become any
+                // option: only a verbatim rule allows it.
+                if sub.dynamic.iter().any(|d| *d) || invocation::changes_what_runs(&sub.words) {
                     return None;
                 }
                 let rule = bash_rules.clone().find(|r| {
