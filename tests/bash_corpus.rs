@@ -315,7 +315,8 @@ const CASES: &[(&str, bool, bool, Option<usize>)] = &[
     ("go version", true, false, Some(1)),
     ("rustup --version", true, false, Some(1)),
     ("vim x", true, false, Some(1)),
-    ("[ -f x ]", false, false, None),
+    // A lone `[` is no glob: `[` is the test builtin (read-only only sandboxed).
+    ("[ -f x ]", true, false, Some(1)),
     ("test -f x", true, false, Some(1)),
     // --- degenerate input
     ("", true, false, Some(0)),

@@ -250,6 +250,15 @@ fn conf1_model1_example_config_contents() {
     assert!(s.is_disallowed("WebSearch"));
     assert!(!s.auto_approve_high_risk);
     assert!(s.web_fetch_domain_allowed("api.github.com"));
+    assert_eq!(s.read_only_commands, ["make -n:*"]);
+    assert_eq!(
+        s.sandbox,
+        zcode::sandbox::SandboxSettings {
+            mode: zcode::sandbox::SandboxMode::Auto,
+            approved_commands: zcode::sandbox::ApprovedCommands::None,
+            network: false,
+        }
+    );
 
     // Hooks.
     let pre: Vec<_> = cfg.hooks.matching(HookEvent::PreToolUse, "Bash").collect();

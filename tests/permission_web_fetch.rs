@@ -2,7 +2,10 @@
 //! the `domain:` subject is the host the fetch really reaches (RULE-3,
 //! PERM-9, SUG-1), however the URL is spelled.
 
+mod support;
+
 use serde_json::{Value, json};
+use support::web_sites::webfetch_rules;
 use zcode::permission::check::Behavior::{self, Allow, Ask, Deny};
 use zcode::permission::check::{Decision, rule_id};
 use zcode::permission::mode::{ExecutionState, Mode};
@@ -29,19 +32,6 @@ fn domains(list: &[&str]) -> PermissionSettings {
     PermissionSettings {
         web_fetch_allowed_domains: list.iter().map(|d| d.to_string()).collect(),
         ..Default::default()
-    }
-}
-
-fn rules(allow: &[&str], ask: &[&str], deny: &[&str]) -> RuleSet {
-    let make = |list: &[&str]| {
-        list.iter()
-            .map(|c| Rule::with_content("WebFetch", *c))
-            .collect()
-    };
-    RuleSet {
-        allow: make(allow),
-        ask: make(ask),
-        deny: make(deny),
     }
 }
 
@@ -106,7 +96,7 @@ fn perm8_webfetch_plan_preapproved_domain_is_allowed() {
 #[test]
 fn perm8_webfetch_plan_project_allow_rule_allows_its_domain_only() {
     let (_d, svc) = service(PermissionSettings::default());
-    let rules = rules(&["domain:example.com"], &[], &[]);
+    let rules = webfetch_rules(&["domain:example.com"], &[], &[]);
     for state in PLANS {
         let d = decide(&svc, "https://example.com/a", state, &rules);
         assert_eq!(
@@ -125,7 +115,7 @@ fn perm8_webfetch_plan_project_allow_rule_allows_its_domain_only() {
 #[test]
 fn perm8_webfetch_plan_deny_and_ask_rules_come_first() {
     let (_d, svc) = service(domains(&["example.com", "docs.rs"]));
-    let rules = rules(
+    let rules = webfetch_rules(
         &["domain:example.com", "domain:docs.rs"],
         &["domain:docs.rs"],
         &["domain:example.com"],
@@ -171,7 +161,7 @@ fn perm8_webfetch_plan_allowed_tools_allows_as_in_build() {
 #[test]
 fn perm8_webfetch_plan_decides_like_build_for_every_url() {
     let (_d, svc) = service(domains(&["*.github.com"]));
-    let rules = rules(&["domain:docs.rs"], &[], &["domain:evil.net"]);
+    let rules = webfetch_rules(&["domain:docs.rs"], &[], &["domain:evil.net"]);
     for url in [
         "https://docs.rs/x",
         "https://api.github.com/",
@@ -262,7 +252,7 @@ fn rule3_webfetch_domain_subject_is_the_fetched_host() {
 #[test]
 fn rule3_webfetch_domain_allow_rule_against_spellings() {
     let (_d, svc) = service(PermissionSettings::default());
-    let rules = rules(&["domain:example.com"], &[], &[]);
+    let rules = webfetch_rules(&["domain:example.com"], &[], &[]);
     let allowed = [
         "http://evil.net@example.com/",
         "http://example%2ecom/",
@@ -315,7 +305,7 @@ fn rule3_webfetch_domain_backslash_is_the_host_end() {
 #[test]
 fn rule3_webfetch_domain_deny_rule_sees_every_spelling() {
     let (_d, svc) = service(domains(&["*.net", "evil.net"]));
-    let rules = rules(&["domain:evil.net"], &[], &["domain:evil.net"]);
+    let rules = webfetch_rules(&["domain:evil.net"], &[], &["domain:evil.net"]);
     for url in [
         "https://evil.net/",
         "https://EVIL.NET./",
@@ -336,7 +326,7 @@ fn rule3_webfetch_domain_deny_rule_sees_every_spelling() {
 #[test]
 fn rule3_webfetch_domain_ip_forms_are_normalised() {
     let (_d, svc) = service(PermissionSettings::default());
-    let deny = rules(&[], &[], &["domain:127.0.0.1", "domain:[::1]"]);
+    let deny = webfetch_rules(&[], &[], &["domain:127.0.0.1", "domain:[::1]"]);
     for url in [
         "http://127.0.0.1/",
         "http://0x7f.1/",
@@ -355,13 +345,13 @@ fn rule3_webfetch_domain_ip_forms_are_normalised() {
 fn rule3_webfetch_domain_subdomains_follow_rule4() {
     // RULE-4: `domain:example.com` is exact; a wildcard admits subdomains.
     let (_d, svc) = service(PermissionSettings::default());
-    let exact = rules(&["domain:example.com"], &[], &[]);
+    let exact = webfetch_rules(&["domain:example.com"], &[], &[]);
     assert_eq!(behavior(&svc, "https://example.com/", BUILD, &exact), Allow);
     assert_eq!(
         behavior(&svc, "https://evil.example.com/", BUILD, &exact),
         Ask
     );
-    let wild = rules(&["domain:*.example.com"], &[], &[]);
+    let wild = webfetch_rules(&["domain:*.example.com"], &[], &[]);
     assert_eq!(
         behavior(&svc, "https://a.b.example.com/", BUILD, &wild),
         Allow

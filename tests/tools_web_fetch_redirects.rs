@@ -8,7 +8,7 @@ mod support;
 
 use serde_json::json;
 use std::sync::Arc;
-use support::web_sites::two_sites;
+use support::web_sites::{two_sites, webfetch_rules};
 use zcode::approval::url_policy::CallUrlPolicy;
 use zcode::permission::capability::builtin_capability;
 use zcode::permission::mode::{ExecutionState, Mode};
@@ -20,19 +20,6 @@ use zcode::tools::{Tool, ToolContext, ToolOutput, WebFetchTool};
 const BUILD: ExecutionState = ExecutionState::new(Mode::Build, false);
 const PLAN: ExecutionState = ExecutionState::new(Mode::Build, true);
 const YOLO: ExecutionState = ExecutionState::new(Mode::Yolo, false);
-
-fn webfetch_rules(allow: &[&str], ask: &[&str], deny: &[&str]) -> RuleSet {
-    let make = |list: &[&str]| {
-        list.iter()
-            .map(|c| Rule::with_content("WebFetch", *c))
-            .collect()
-    };
-    RuleSet {
-        allow: make(allow),
-        ask: make(ask),
-        deny: make(deny),
-    }
-}
 
 /// A tool context whose redirect check is the real permission decision
 /// with these settings, rules and state.

@@ -244,11 +244,5 @@ pub fn apply_to_tokio(
     cmd: &mut tokio::process::Command,
     policy: &SandboxPolicy,
 ) -> Result<(), SandboxError> {
-    let mut prepared = prepare(policy)?;
-    cmd.envs(SANDBOX_ENV);
-    // SAFETY: as in `apply_to_std`.
-    unsafe {
-        cmd.pre_exec(move || prepared.enter());
-    }
-    Ok(())
+    apply_to_std(cmd.as_std_mut(), policy)
 }

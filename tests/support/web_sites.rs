@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
+use zcode::permission::rules::{Rule, RuleSet};
 
 /// One host: its `http://ip:port` and the paths requested from it.
 pub struct Site {
@@ -86,4 +87,18 @@ impl Site {
 /// Site A on 127.0.0.1 and site B on 127.0.0.2, bound but not serving.
 pub async fn two_sites() -> (Site, Site) {
     (Site::bind("127.0.0.1").await, Site::bind("127.0.0.2").await)
+}
+
+/// WebFetch rules with these contents, by kind.
+pub fn webfetch_rules(allow: &[&str], ask: &[&str], deny: &[&str]) -> RuleSet {
+    let make = |list: &[&str]| {
+        list.iter()
+            .map(|c| Rule::with_content("WebFetch", *c))
+            .collect()
+    };
+    RuleSet {
+        allow: make(allow),
+        ask: make(ask),
+        deny: make(deny),
+    }
 }

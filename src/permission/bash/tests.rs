@@ -261,3 +261,18 @@ fn bash5_unsafe_parse_only_matches_verbatim() {
         Some(verbatim[0].clone())
     );
 }
+
+#[test]
+fn bash4_test_bracket_form_parses_and_is_read_only_only_sandboxed() {
+    use super::{AnalyzeOptions, analyze_with};
+    let sandboxed = AnalyzeOptions { sandboxed: true };
+    for command in ["[ -d src ]", "[ -f x ] && echo yes", "[ ! -e x ]"] {
+        let strict = super::analyze(command);
+        assert!(strict.safe_parse && !strict.read_only, "{command}");
+        assert!(analyze_with(command, sandboxed).read_only, "{command}");
+    }
+    // A bracket that could match files stays a glob.
+    for command in ["[a] -d src ]", "ls [ab]"] {
+        assert!(!super::analyze(command).safe_parse, "{command}");
+    }
+}

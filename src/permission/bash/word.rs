@@ -9,6 +9,11 @@
 /// a tilde expansion other than a leading `~/`. A `$` inside single quotes is
 /// literal; inside double quotes it expands, so it is dynamic there too.
 pub(crate) fn static_value(raw: &str) -> Option<String> {
+    // A lone `[` has no closing bracket, so no glob can match it: the shell
+    // keeps it as it is (the `[ -d x ]` form of `test`).
+    if raw == "[" {
+        return Some(raw.to_string());
+    }
     match read(raw, false)? {
         Reading::Static(value) => Some(value),
         Reading::Dynamic => None,
@@ -200,6 +205,8 @@ mod tests {
         assert_eq!(static_value("HEAD~3").as_deref(), Some("HEAD~3"));
         assert_eq!(static_value("HEAD@{1}").as_deref(), Some("HEAD@{1}"));
         assert_eq!(static_value("{}").as_deref(), Some("{}"));
+        assert_eq!(static_value("[").as_deref(), Some("["));
+        assert_eq!(static_value("[a").as_deref(), None);
     }
 
     #[test]
