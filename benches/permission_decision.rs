@@ -103,6 +103,7 @@ fn bench_decisions(c: &mut Criterion) {
                 project_rules: &fetch_rules,
                 session_rules: &[],
                 target: TargetLocation::default(),
+                path: None,
                 bash: None,
                 mcp: None,
             }))

@@ -12,7 +12,7 @@ use support::web_sites::{two_sites, webfetch_rules};
 use zcode::approval::url_policy::CallUrlPolicy;
 use zcode::permission::capability::builtin_capability;
 use zcode::permission::mode::{ExecutionState, Mode};
-use zcode::permission::rules::{Rule, RuleSet};
+use zcode::permission::rules::RuleSet;
 use zcode::permission::service::PermissionService;
 use zcode::permission::settings::PermissionSettings;
 use zcode::tools::{Tool, ToolContext, ToolOutput, WebFetchTool};
