@@ -62,6 +62,39 @@ fn bench_analysis(c: &mut Criterion) {
         );
     }
     group.finish();
+
+    // The whole decision (analysis, deny, ask and allow matching) at several
+    // sizes, for a chain of known programs and for one long command of a
+    // program zcode does not know (whose every later word may start a
+    // program a deny rule names): the cost per KB must stay flat.
+    let mut group = c.benchmark_group("decision/length");
+    for kb in [1usize, 4, 16, 64] {
+        let unknown = unknown_command(kb * 1024);
+        for (name, cmd) in [("chain", long_command(kb * 1024)), ("unknown", unknown)] {
+            group.throughput(Throughput::Bytes(cmd.len() as u64));
+            group.bench_with_input(BenchmarkId::new(name, format!("{kb}KB")), &cmd, |b, cmd| {
+                b.iter(|| {
+                    let a = analyze(black_box(cmd));
+                    let deny = matching_rule(RuleKind::Deny, &rules, &a).is_some();
+                    let ask = matching_rule(RuleKind::Ask, &rules, &a).is_some();
+                    let allow = matching_rule(RuleKind::Allow, &rules, &a).is_some();
+                    (deny, ask, allow)
+                })
+            });
+        }
+    }
+    group.finish();
+}
+
+/// `frobnicate --flag value …`, about `bytes` long.
+fn unknown_command(bytes: usize) -> String {
+    let mut s = String::from("frobnicate");
+    let mut i = 0;
+    while s.len() < bytes {
+        s.push_str(&format!(" --opt{i} value{i}"));
+        i += 1;
+    }
+    s
 }
 
 criterion_group!(benches, bench_analysis);

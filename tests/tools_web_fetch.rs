@@ -2,9 +2,12 @@
 //! test: HTML to Markdown, text and JSON as they are, binary refused, HTTP
 //! errors, redirects, size and output caps, timeouts.
 
+mod support;
+
 use serde_json::{Value, json};
 use std::time::Duration;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use support::web_sites::read_request_path;
+use tokio::io::AsyncWriteExt;
 use tokio::net::TcpListener;
 use zcode::tools::web_fetch::WebFetchLimits;
 use zcode::tools::{Tool, ToolContext, ToolOutput, WebFetchTool};
@@ -93,16 +96,9 @@ async fn server() -> String {
                 return;
             };
             tokio::spawn(async move {
-                let mut request = Vec::new();
-                let mut buf = [0u8; 1024];
-                while !request.windows(4).any(|w| w == b"\r\n\r\n") {
-                    match stream.read(&mut buf).await {
-                        Ok(0) | Err(_) => return,
-                        Ok(n) => request.extend_from_slice(&buf[..n]),
-                    }
-                }
-                let text = String::from_utf8_lossy(&request);
-                let path = text.split_whitespace().nth(1).unwrap_or("/").to_string();
+                let Some(path) = read_request_path(&mut stream).await else {
+                    return;
+                };
                 if path == "/slow" {
                     tokio::time::sleep(Duration::from_secs(5)).await;
                 }

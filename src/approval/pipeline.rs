@@ -192,16 +192,10 @@ pub async fn execute_call(
         Approval::Run(_) if cancel.is_cancelled() => {
             finish_error(core, call, INTERRUPTED_TEXT.to_string())
         }
-        Approval::Run(input) => {
-            // Allowed outright: the evaluation says where it runs; approved
-            // after a question: as approved commands run.
-            let sandbox = if eval.decision.behavior == Behavior::Allow {
-                eval.sandbox
-            } else {
-                lock(&core.permissions).approved_sandbox()
-            };
-            run_tool(core, &tool, call, input, sandbox, cancel).await
-        }
+        // The evaluation already says where the call runs: the read-only
+        // sandbox when allowed on its read-only judgment, else where
+        // approved commands run.
+        Approval::Run(input) => run_tool(core, &tool, call, input, eval.sandbox, cancel).await,
     }
 }
 

@@ -147,20 +147,19 @@ impl PermissionService {
                         .iter()
                         .any(|prefix| content_matches(&sub.text, prefix));
             }
-            analysis.read_only = !analysis.subcommands.is_empty()
-                && analysis.subcommands.iter().all(|s| s.read_only);
+            analysis.refresh_read_only();
         }
         if matches!(self.read_only_sandbox, ReadOnlySandbox::Missing(_)) {
             for sub in &mut analysis.subcommands {
                 sub.read_only = false;
             }
-            analysis.read_only = false;
+            analysis.refresh_read_only();
         }
         analysis
     }
 
     /// The sandbox an approved (not judged read-only) command runs in.
-    pub fn approved_sandbox(&self) -> Option<SandboxKind> {
+    fn approved_sandbox(&self) -> Option<SandboxKind> {
         (self.settings.sandbox.approved_commands == ApprovedCommands::WorkspaceWrite
             && sandbox::support().available())
         .then_some(SandboxKind::WorkspaceWrite)

@@ -49,16 +49,9 @@ impl Site {
                 let requested = requested.clone();
                 let name = name.clone();
                 tokio::spawn(async move {
-                    let mut request = Vec::new();
-                    let mut buf = [0u8; 1024];
-                    while !request.windows(4).any(|w| w == b"\r\n\r\n") {
-                        match stream.read(&mut buf).await {
-                            Ok(0) | Err(_) => return,
-                            Ok(n) => request.extend_from_slice(&buf[..n]),
-                        }
-                    }
-                    let text = String::from_utf8_lossy(&request);
-                    let path = text.split_whitespace().nth(1).unwrap_or("/").to_string();
+                    let Some(path) = read_request_path(&mut stream).await else {
+                        return;
+                    };
                     requested.lock().unwrap().push(path.clone());
                     let (status, extra, body) = if let Some(location) = redirects.get(&path) {
                         (302, format!("Location: {location}\r\n"), String::new())
@@ -101,4 +94,19 @@ pub fn webfetch_rules(allow: &[&str], ask: &[&str], deny: &[&str]) -> RuleSet {
         ask: make(ask),
         deny: make(deny),
     }
+}
+
+/// Reads one request's head from `stream`; the path it asks for (`/` when
+/// the request line has none), or `None` when the client went away first.
+pub async fn read_request_path(stream: &mut tokio::net::TcpStream) -> Option<String> {
+    let mut request = Vec::new();
+    let mut buf = [0u8; 1024];
+    while !request.windows(4).any(|w| w == b"\r\n\r\n") {
+        match stream.read(&mut buf).await {
+            Ok(0) | Err(_) => return None,
+            Ok(n) => request.extend_from_slice(&buf[..n]),
+        }
+    }
+    let text = String::from_utf8_lossy(&request);
+    Some(text.split_whitespace().nth(1).unwrap_or("/").to_string())
 }

@@ -62,24 +62,31 @@ fn pip_is_read_only(args: &[String]) -> bool {
 /// Options a query accepts: flags, and options taking a value (attached
 /// with `=`, or the next word; a short one also attached, `-pfoo`).
 struct Flags {
+    /// Flags a family of queries shares (cargo's global ones).
+    shared: &'static [&'static str],
     flags: &'static [&'static str],
     with_value: &'static [&'static str],
 }
 
+/// The flags every cargo query here accepts.
+const CARGO_FLAGS: &[&str] = &[
+    "-v",
+    "-vv",
+    "--verbose",
+    "-q",
+    "--quiet",
+    "--locked",
+    "--offline",
+    "--frozen",
+    "--all-features",
+    "--no-default-features",
+    "--help",
+    "-h",
+];
+
 const CARGO_TREE: Flags = Flags {
+    shared: CARGO_FLAGS,
     flags: &[
-        "-v",
-        "-vv",
-        "--verbose",
-        "-q",
-        "--quiet",
-        "--locked",
-        "--offline",
-        "--frozen",
-        "--all-features",
-        "--no-default-features",
-        "--help",
-        "-h",
         "--workspace",
         "--no-dedupe",
         "-d",
@@ -109,21 +116,8 @@ const CARGO_TREE: Flags = Flags {
 };
 
 const CARGO_METADATA: Flags = Flags {
-    flags: &[
-        "-v",
-        "-vv",
-        "--verbose",
-        "-q",
-        "--quiet",
-        "--locked",
-        "--offline",
-        "--frozen",
-        "--all-features",
-        "--no-default-features",
-        "--help",
-        "-h",
-        "--no-deps",
-    ],
+    shared: CARGO_FLAGS,
+    flags: &["--no-deps"],
     with_value: &[
         "--format-version",
         "--filter-platform",
@@ -135,6 +129,7 @@ const CARGO_METADATA: Flags = Flags {
 };
 
 const NPM_LS: Flags = Flags {
+    shared: &[],
     flags: &[
         "-a",
         "--all",
@@ -159,6 +154,7 @@ const NPM_LS: Flags = Flags {
 };
 
 const PIP_LIST: Flags = Flags {
+    shared: &[],
     flags: &[
         "-l",
         "--local",
@@ -182,6 +178,7 @@ const PIP_LIST: Flags = Flags {
 };
 
 const GO_ENV: Flags = Flags {
+    shared: &[],
     flags: &["-json", "--json", "-changed", "--changed"],
     with_value: &[],
 };
@@ -202,7 +199,7 @@ fn flags_within(args: &[String], allowed: &Flags, operands: bool) -> bool {
             Some((name, value)) if name.starts_with("--") => (name, Some(value)),
             _ => (arg, None),
         };
-        if allowed.flags.contains(&name) {
+        if allowed.flags.contains(&name) || allowed.shared.contains(&name) {
             if attached.is_some() {
                 return false;
             }

@@ -167,7 +167,6 @@ impl Walker {
         match base {
             _ if is_shell(base) => self.shell_program(args, depth),
             "eval" => self.shell(&args.join(" "), &[], depth),
-            "env" => self.env(args, depth),
             "find" => self.find(args, depth),
             "git" => self.git(args, &[], depth),
             "busybox" => match args.first() {
@@ -302,113 +301,6 @@ impl Walker {
         }
     }
 
-    /// `env [options] [NAME=VALUE…] [PROGRAM ARGS…]`, with `-S STRING`
-    /// split into words.
-    fn env(&mut self, args: &[String], depth: usize) {
-        const LONG_VALUE: &[&str] = &["unset", "chdir"];
-        const LONG_FLAGS: &[&str] = &[
-            "ignore-environment",
-            "null",
-            "debug",
-            "list-signal-handling",
-            "block-signal",
-            "default-signal",
-            "ignore-signal",
-            "help",
-            "version",
-        ];
-        const LONG_SPLIT: &[&str] = &["split-string"];
-        let mut i = 0;
-        while let Some(arg) = args.get(i) {
-            let arg = arg.as_str();
-            if arg == "--" {
-                i += 1;
-                break;
-            }
-            if arg == "-" {
-                i += 1;
-                continue;
-            }
-            if !arg.starts_with('-') {
-                break;
-            }
-            i += 1;
-            let split = if let Some(body) = arg.strip_prefix("--") {
-                let (name, attached) = match body.split_once('=') {
-                    Some((n, v)) => (n, Some(v)),
-                    None => (body, None),
-                };
-                let tables: [&[&str]; 3] = [LONG_VALUE, LONG_FLAGS, LONG_SPLIT];
-                match wrapper::resolve_long(name, &tables) {
-                    Some(1) => None,
-                    Some(table) => {
-                        let value = attached.map(str::to_string).or_else(|| {
-                            i += 1;
-                            args.get(i - 1).cloned()
-                        });
-                        if table == 2 { value } else { None }
-                    }
-                    None => return self.later_words(args, depth),
-                }
-            } else {
-                let cluster = &arg[1..];
-                let mut split = None;
-                for (pos, c) in cluster.char_indices() {
-                    let after = &cluster[pos + c.len_utf8()..];
-                    match c {
-                        'i' | '0' | 'v' => {}
-                        'u' | 'C' | 'S' => {
-                            let value = if after.is_empty() {
-                                i += 1;
-                                args.get(i - 1).cloned()
-                            } else {
-                                Some(after.to_string())
-                            };
-                            if c == 'S' {
-                                split = value;
-                            }
-                            break;
-                        }
-                        _ => return self.later_words(args, depth),
-                    }
-                }
-                split
-            };
-            if let Some(string) = split {
-                return self.env_split(&string, &args[i.min(args.len())..], depth);
-            }
-        }
-        while let Some(assignment) = args.get(i).filter(|w| wrapper::is_assignment(w)) {
-            // `GIT_PAGER=…`, `EDITOR=…`: a variable may name a command that
-            // the program runs.
-            if let Some((_, value)) = assignment.split_once('=')
-                && !value.is_empty()
-            {
-                self.shell(value, &[], depth + 1);
-            }
-            i += 1;
-        }
-        if let Some(rest) = args.get(i..) {
-            self.program(rest, depth + 1, false);
-        }
-    }
-
-    /// `env -S STRING REST…`: the string's words, then the rest, are
-    /// env's arguments again.
-    fn env_split(&mut self, string: &str, rest: &[String], depth: usize) {
-        let analysis = analyze(string);
-        if !analysis.safe_parse || depth > MAX_DEPTH {
-            self.opaque(string, rest);
-            return;
-        }
-        for sub in &analysis.subcommands {
-            let mut words = vec!["env".to_string()];
-            words.extend(sub.words.iter().cloned());
-            words.extend(rest.iter().cloned());
-            self.program(&words, depth + 1, false);
-        }
-    }
-
     /// `find … -exec PROG ARGS… ;` (and `-execdir`, `-ok`, `-okdir`, `+`).
     fn find(&mut self, args: &[String], depth: usize) {
         let mut i = 0;
@@ -439,6 +331,16 @@ impl Walker {
         let Some(start) = parsed.program else {
             return self.later_words(args, depth);
         };
+        // `GIT_PAGER=…`, `EDITOR=…` before the program (`env`, `sudo`): a
+        // variable may name a command that the program runs.
+        for word in args.get(..start).unwrap_or(&[]) {
+            if let Some((_, value)) = word.split_once('=')
+                && wrapper::is_assignment(word)
+                && !value.is_empty()
+            {
+                self.shell(value, &[], depth + 1);
+            }
+        }
         let rest = args.get(start..).unwrap_or(&[]);
         match spec.rest {
             Rest::Program => self.program(rest, depth + 1, false),

@@ -23,6 +23,17 @@ pub struct Subcommand {
     pub read_only: bool,
 }
 
+impl BashAnalysis {
+    /// Derives `read_only` from the subcommands' judgments (after a caller
+    /// changed one): every one read-only, and at least one (an empty
+    /// command has nothing to judge).
+    pub fn refresh_read_only(&mut self) {
+        self.read_only = self.safe_parse
+            && !self.subcommands.is_empty()
+            && self.subcommands.iter().all(|s| s.read_only);
+    }
+}
+
 /// How the read-only judgment may reason.
 ///
 /// `sandboxed`: a command judged read-only will run inside the kernel's
@@ -96,13 +107,16 @@ pub fn analyze_with(command: &str, options: AnalyzeOptions) -> BashAnalysis {
     .ok()
     .flatten();
     match subcommands {
-        Some(subcommands) => BashAnalysis {
-            command: command.to_string(),
-            safe_parse: true,
-            // An empty command has nothing to judge: not read-only.
-            read_only: !subcommands.is_empty() && subcommands.iter().all(|s| s.read_only),
-            subcommands,
-        },
+        Some(subcommands) => {
+            let mut analysis = BashAnalysis {
+                command: command.to_string(),
+                safe_parse: true,
+                read_only: false,
+                subcommands,
+            };
+            analysis.refresh_read_only();
+            analysis
+        }
         None => BashAnalysis {
             command: command.to_string(),
             safe_parse: false,

@@ -155,6 +155,28 @@ pub(crate) fn spec(program: &str) -> Option<&'static Wrapper> {
             ..NONE
         },
         "nohup" | "builtin" | "!" => &NONE,
+        // `env -S STRING`: the string is split into env's arguments, read
+        // here as a shell command (its program is found either way).
+        "env" => &Wrapper {
+            short_value: "uC",
+            short_flags: "i0v",
+            short_shell: "S",
+            long_value: &["unset", "chdir"],
+            long_flags: &[
+                "ignore-environment",
+                "null",
+                "debug",
+                "list-signal-handling",
+                "block-signal",
+                "default-signal",
+                "ignore-signal",
+                "help",
+                "version",
+            ],
+            long_shell: &["split-string"],
+            assignments: true,
+            ..NONE
+        },
         "setsid" => &Wrapper {
             short_flags: "cfw",
             long_flags: &["ctty", "fork", "wait", "help", "version"],
