@@ -16,7 +16,7 @@ use zcode::tools::ask_user_question::{Question, QuestionOption};
 use zcode::tui::widgets::Theme;
 use zcode::tui::widgets::diff::render_diff;
 use zcode::tui::widgets::highlight::highlight_code;
-use zcode::tui::widgets::markdown::{committed_len, render_markdown, render_streaming};
+use zcode::tui::widgets::markdown_doc::{MarkdownDoc, render_markdown};
 use zcode::tui::widgets::question_panel::{Page, PanelOutcome, QuestionPanel};
 
 fn key(code: KeyCode) -> KeyEvent {
@@ -498,19 +498,17 @@ fn long_words_are_split_to_width() {
 }
 
 #[test]
-fn streaming_commits_only_complete_blocks() {
-    assert_eq!(committed_len("Hello wor"), 0);
-    assert_eq!(committed_len("Hello\n\nWorld"), 7);
-    assert_eq!(committed_len("```\ncode\n\nmore"), 0);
-    assert_eq!(committed_len("```\ncode\n\n```\nx"), 14);
+fn streaming_finishes_only_complete_blocks() {
     let theme = Theme::colored();
-    let (done, tail) = render_streaming("# Head\n\npara still gro", 30, &theme);
-    assert_eq!(text_of(&done), "Head");
-    assert_eq!(tail, "para still gro");
-    // The committed part never changes as text grows.
-    let full = "# Head\n\npara still growing\n\nnext";
-    let (later, _) = render_streaming(full, 30, &theme);
-    assert_eq!(&later[..done.len()], &done[..]);
+    let mut doc = MarkdownDoc::new(30, &theme);
+    doc.push("# Head\n\npara still gro");
+    // The heading is finished once the next block has begun.
+    assert_eq!(text_of(doc.finished_rows()), "Head");
+    let done = doc.finished_rows().to_vec();
+    doc.push("wing\n\nnext");
+    // The finished part never changes as text grows.
+    assert_eq!(&doc.finished_rows()[..done.len()], &done[..]);
+    assert_eq!(text_of(doc.finished_rows()), "Head\n\npara still growing");
 }
 
 // ---- diff ------------------------------------------------------------------

@@ -308,7 +308,7 @@ pub struct PlanRows {
 /// The whole UI state.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Model {
-    pub cells: Vec<Cell>,
+    pub cells: crate::tui::cells::Cells,
     pub composer: Composer,
     /// Sent inputs, oldest first, for ↑/↓ recall.
     pub history: Vec<String>,
@@ -372,7 +372,7 @@ pub struct Model {
 impl Model {
     pub fn new(width: u16, height: u16) -> Self {
         Self {
-            cells: Vec::new(),
+            cells: Default::default(),
             composer: Composer::default(),
             history: Vec::new(),
             history_pos: None,

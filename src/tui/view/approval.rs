@@ -8,7 +8,7 @@ use crate::runtime::protocol::{PermissionRequest, RequestKind};
 use crate::tui::model::{ApprovalOption, Model, approval_options, input_summary};
 use crate::tui::widgets::diff::line_style;
 use crate::tui::widgets::highlight::highlight_code;
-use crate::tui::widgets::markdown::render_markdown;
+use crate::tui::widgets::markdown_doc::render_markdown;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier};
