@@ -188,6 +188,11 @@ impl Composer {
         self.area.lines().len()
     }
 
+    /// Moves the cursor to (row, col), both clamped to the text.
+    pub fn jump_to(&mut self, row: usize, col: usize) {
+        self.jump(row.min(self.line_count().saturating_sub(1)), col);
+    }
+
     /// Moves to (row, col), the column clamped to the line.
     fn jump(&mut self, row: usize, col: usize) {
         let len = self.area.lines().get(row).map_or(0, |l| l.chars().count());

@@ -4,7 +4,13 @@
 pub mod fake_model_server;
 #[cfg(unix)]
 pub mod headless;
+pub mod long_reply;
 pub mod long_transcript;
+#[cfg(target_os = "linux")]
+pub mod proc_stats;
+#[cfg(target_os = "linux")]
+pub mod stream_e2e;
+pub mod stream_server;
 #[cfg(unix)]
 pub mod pty;
 #[cfg(unix)]
