@@ -2,7 +2,8 @@
 //! model server on 127.0.0.1 streaming one long Markdown reply in
 //! word-sized deltas 1 ms apart. Prints, per size, the stream's own
 //! duration, how long after its end the whole reply was on screen, the CPU
-//! and peak memory of the process (start included), and its idle CPU after.
+//! and peak memory of the process (start included), and its idle CPU after;
+//! then the idle CPU of a resumed session of 10,000 messages.
 //!
 //! `cargo bench --bench tui_stream_e2e` (sizes in KiB as arguments, default
 //! 10 60 200).
@@ -46,4 +47,10 @@ fn main() {
             f.idle_percent,
         );
     }
+    let idle_for = Duration::from_secs(10);
+    let (idle, rss) = stream_e2e::idle_with_messages(10_000, idle_for);
+    println!(
+        "10,000 messages resumed, then idle for {} s: cpu {idle:.2}%, peak RSS {rss:.1} MiB",
+        idle_for.as_secs()
+    );
 }

@@ -71,3 +71,56 @@ pub fn run(kb: usize, gap: Duration, timeout: Duration, idle_for: Duration) -> F
         idle_percent,
     }
 }
+
+/// A session of `messages` messages resumed in the TUI, then left alone for
+/// `idle_for`: the process's CPU share over that time, and its peak memory.
+pub fn idle_with_messages(messages: usize, idle_for: Duration) -> (f64, f64) {
+    use zcode::runtime::transcript::{assistant_entry, user_entry};
+    use zcode::store::{SessionFilter, Store, default_db_path};
+    let server = StreamServer::start(word_deltas("Hello there.\n"), Duration::ZERO);
+    let home = tempfile::tempdir().expect("temp home");
+    let project = tempfile::tempdir().expect("temp project");
+    let options = || {
+        let mut o = PtyOptions::new(env!("CARGO_BIN_EXE_zcode"), home.path(), project.path())
+            .env("OPENAI_BASE_URL", &server.base_url());
+        o.rows = 40;
+        o.cols = 120;
+        o
+    };
+    // A first run makes the session; the messages are added to it directly.
+    let mut pty = Pty::spawn(options());
+    pty.wait_for_text("Ask zcode to do something");
+    pty.submit("hi");
+    pty.wait_for_text("Hello there.");
+    pty.quit();
+    let mut store = Store::open(default_db_path(home.path())).expect("the store opens");
+    let session = store
+        .list_sessions(&SessionFilter::default(), 1)
+        .expect("sessions")
+        .pop()
+        .expect("the session of the first run");
+    for i in 0..messages / 2 {
+        let user = user_entry(&format!("question {i}: why does test {i} fail?"));
+        store.append_entry(&session.id, &user).expect("append");
+        let reply = format!(
+            "Answer {i}: the **parser** reads `input_{i}` too early.\n\n- load the config first\n- then parse\n\nlast answer {i}"
+        );
+        store
+            .append_entry(&session.id, &assistant_entry(&reply, "", &[]))
+            .expect("append");
+    }
+    drop(store);
+    let last = format!("last answer {}", messages / 2 - 1);
+    let pty = Pty::spawn(options().arg("--resume").arg(&session.id));
+    let pid = pty.pid().expect("pid");
+    pty.wait_for("the resumed session's last message", Duration::from_secs(60), |s| {
+        s.contents().contains(&last)
+    });
+    // Let the resume's own work finish before the quiet time is measured.
+    std::thread::sleep(Duration::from_secs(1));
+    let before = cpu_seconds(pid).unwrap_or(f64::NAN);
+    std::thread::sleep(idle_for);
+    let idle = cpu_seconds(pid).unwrap_or(f64::NAN) - before;
+    let rss = peak_rss_mib(pid).unwrap_or(f64::NAN);
+    (100.0 * idle / idle_for.as_secs_f64(), rss)
+}
