@@ -76,9 +76,11 @@ fn bench_streamed_reply(c: &mut Criterion) {
         let deltas = long_reply::word_deltas(&text);
         let mut terminal = terminal();
         group.throughput(Throughput::Bytes(text.len() as u64));
-        group.bench_with_input(BenchmarkId::from_parameter(format!("{kb}KB")), &kb, |b, _| {
-            b.iter(|| stream_reply(&deltas, &text, &mut terminal))
-        });
+        group.bench_with_input(
+            BenchmarkId::from_parameter(format!("{kb}KB")),
+            &kb,
+            |b, _| b.iter(|| stream_reply(&deltas, &text, &mut terminal)),
+        );
     }
     group.finish();
 }
@@ -92,21 +94,25 @@ fn bench_frame_per_delta(c: &mut Criterion) {
         let deltas = long_reply::word_deltas(&text);
         let mut terminal = terminal();
         group.throughput(Throughput::Bytes(text.len() as u64));
-        group.bench_with_input(BenchmarkId::from_parameter(format!("{kb}KB")), &kb, |b, _| {
-            b.iter(|| {
-                let mut m = busy_model();
-                for delta in &deltas {
-                    step(
-                        &mut m,
-                        Msg::Runtime(Event::AssistantDelta {
-                            text: delta.clone(),
-                        }),
-                    );
-                    frame(&mut m, &mut terminal);
-                }
-                m
-            })
-        });
+        group.bench_with_input(
+            BenchmarkId::from_parameter(format!("{kb}KB")),
+            &kb,
+            |b, _| {
+                b.iter(|| {
+                    let mut m = busy_model();
+                    for delta in &deltas {
+                        step(
+                            &mut m,
+                            Msg::Runtime(Event::AssistantDelta {
+                                text: delta.clone(),
+                            }),
+                        );
+                        frame(&mut m, &mut terminal);
+                    }
+                    m
+                })
+            },
+        );
     }
     group.finish();
 }
@@ -154,9 +160,10 @@ fn bench_long_paths(c: &mut Criterion) {
     });
 
     // An Edit whose diff has 10,000 lines, collapsed then expanded.
-    let diff: String = std::iter::once("--- a/big.rs\n+++ b/big.rs\n@@ -1,5000 +1,5000 @@\n".to_string())
-        .chain((0..5000).flat_map(|i| [format!("-old line {i}\n"), format!("+new line {i}\n")]))
-        .collect();
+    let diff: String =
+        std::iter::once("--- a/big.rs\n+++ b/big.rs\n@@ -1,5000 +1,5000 @@\n".to_string())
+            .chain((0..5000).flat_map(|i| [format!("-old line {i}\n"), format!("+new line {i}\n")]))
+            .collect();
     group.bench_function("edit_diff_10k_lines", |b| {
         b.iter(|| {
             let mut m = busy_model();

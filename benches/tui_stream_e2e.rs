@@ -8,14 +8,19 @@
 //! `cargo bench --bench tui_stream_e2e` (sizes in KiB as arguments, default
 //! 10 60 200).
 
+#[allow(dead_code)]
 #[path = "../tests/support/long_reply.rs"]
 mod long_reply;
+#[allow(dead_code)]
 #[path = "../tests/support/proc_stats.rs"]
 mod proc_stats;
+#[allow(dead_code)]
 #[path = "../tests/support/pty.rs"]
 mod pty;
+#[allow(dead_code)]
 #[path = "../tests/support/stream_e2e.rs"]
 mod stream_e2e;
+#[allow(dead_code)]
 #[path = "../tests/support/stream_server.rs"]
 mod stream_server;
 
@@ -26,8 +31,14 @@ fn main() {
         .skip(1)
         .filter_map(|a| a.parse().ok())
         .collect();
-    let sizes = if sizes.is_empty() { vec![10, 60, 200] } else { sizes };
-    println!("size    deltas  stream    on screen after end   cpu     cpu/KB    peak RSS  idle cpu");
+    let sizes = if sizes.is_empty() {
+        vec![10, 60, 200]
+    } else {
+        sizes
+    };
+    println!(
+        "size    deltas  stream    on screen after end   cpu     cpu/KB    peak RSS  idle cpu"
+    );
     for kb in sizes {
         let f = stream_e2e::run(
             kb,

@@ -678,10 +678,16 @@ fn tui2_a_delta_marks_only_the_streaming_cell_changed() {
             text: format!("notice {i}"),
         });
     }
-    update(&mut m, Msg::Runtime(Event::AssistantDelta { text: "a".into() }));
+    update(
+        &mut m,
+        Msg::Runtime(Event::AssistantDelta { text: "a".into() }),
+    );
     assert_eq!(m.cells.changes(), None, "update settles the layout");
     let last = m.cells.len() - 1;
-    zcode::tui::step(&mut m, Msg::Runtime(Event::AssistantDelta { text: "b".into() }));
+    zcode::tui::step(
+        &mut m,
+        Msg::Runtime(Event::AssistantDelta { text: "b".into() }),
+    );
     assert_eq!(m.cells.changes(), Some(last));
 }
 

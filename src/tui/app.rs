@@ -95,7 +95,9 @@ pub async fn run(handle: RuntimeHandle, launcher: Box<dyn Launcher>) -> anyhow::
         loop {
             match stream.next().now_or_never() {
                 Some(Some(Ok(ev))) => msgs.extend(term_msg(ev)),
-                Some(Some(Err(e))) => break 'outer Err(anyhow::anyhow!("cannot read the terminal: {e}")),
+                Some(Some(Err(e))) => {
+                    break 'outer Err(anyhow::anyhow!("cannot read the terminal: {e}"));
+                }
                 Some(None) => break 'outer Ok(()),
                 None => break,
             }

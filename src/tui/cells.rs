@@ -90,7 +90,11 @@ impl Cells {
     }
 
     /// Changes the cells `f` picks: only those count as changed.
-    pub fn update_where(&mut self, mut pick: impl FnMut(&Cell) -> bool, mut f: impl FnMut(&mut Cell)) {
+    pub fn update_where(
+        &mut self,
+        mut pick: impl FnMut(&Cell) -> bool,
+        mut f: impl FnMut(&mut Cell),
+    ) {
         for i in 0..self.items.len() {
             if pick(&self.items[i]) {
                 self.mark(i);

@@ -70,7 +70,8 @@ impl Entry {
         self.lines.truncate(reply.finished);
         let finished = reply.doc.finished_rows();
         for row in &finished[reply.finished..] {
-            self.lines.push(reply_row(self.lines.len(), row.clone(), theme));
+            self.lines
+                .push(reply_row(self.lines.len(), row.clone(), theme));
         }
         reply.finished = finished.len();
         for row in reply_open_rows(&reply.doc, streaming) {
@@ -129,8 +130,9 @@ impl TranscriptLayout {
         self.pending = self.pending.min(cells.len());
         let known = self.entries.len();
         let first_changed = changed.unwrap_or(known).min(known);
-        for i in first_changed.max(self.pending)..known {
-            self.entries[i].update(&cells[i], &theme, width);
+        let from = first_changed.max(self.pending);
+        for (entry, cell) in self.entries[from..].iter_mut().zip(&cells[from..known]) {
+            entry.update(cell, &theme, width);
         }
         for cell in &cells[known..] {
             self.entries.push(Entry::new(cell, &theme, width));

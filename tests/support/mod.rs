@@ -8,13 +8,13 @@ pub mod long_reply;
 pub mod long_transcript;
 #[cfg(target_os = "linux")]
 pub mod proc_stats;
-#[cfg(target_os = "linux")]
-pub mod stream_e2e;
-pub mod stream_server;
 #[cfg(unix)]
 pub mod pty;
 #[cfg(unix)]
 pub mod runtime_harness;
+#[cfg(target_os = "linux")]
+pub mod stream_e2e;
+pub mod stream_server;
 pub mod tui;
 pub mod web_sites;
 

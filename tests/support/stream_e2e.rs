@@ -113,9 +113,11 @@ pub fn idle_with_messages(messages: usize, idle_for: Duration) -> (f64, f64) {
     let last = format!("last answer {}", messages / 2 - 1);
     let pty = Pty::spawn(options().arg("--resume").arg(&session.id));
     let pid = pty.pid().expect("pid");
-    pty.wait_for("the resumed session's last message", Duration::from_secs(60), |s| {
-        s.contents().contains(&last)
-    });
+    pty.wait_for(
+        "the resumed session's last message",
+        Duration::from_secs(60),
+        |s| s.contents().contains(&last),
+    );
     // Let the resume's own work finish before the quiet time is measured.
     std::thread::sleep(Duration::from_secs(1));
     let before = cpu_seconds(pid).unwrap_or(f64::NAN);

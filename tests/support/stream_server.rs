@@ -102,7 +102,8 @@ fn serve(
         }
     }
     out.write_all(event(json!({}), Some("stop")).as_bytes())?;
-    let usage = json!({"choices": [], "usage": {"prompt_tokens": 1000, "completion_tokens": deltas.len()}});
+    let usage =
+        json!({"choices": [], "usage": {"prompt_tokens": 1000, "completion_tokens": deltas.len()}});
     out.write_all(format!("data: {usage}\n\ndata: [DONE]\n\n").as_bytes())?;
     out.flush()?;
     times.lock().unwrap_or_else(|p| p.into_inner()).finished = Some(Instant::now());

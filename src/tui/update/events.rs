@@ -197,7 +197,15 @@ pub(super) fn on_event(model: &mut Model, event: Event) {
             }
             // A tool still "running" when its turn ends was cut off.
             model.cells.update_where(
-                |cell| matches!(cell, Cell::Tool { status: ToolStatus::Running, .. }),
+                |cell| {
+                    matches!(
+                        cell,
+                        Cell::Tool {
+                            status: ToolStatus::Running,
+                            ..
+                        }
+                    )
+                },
                 |cell| {
                     if let Cell::Tool { status, .. } = cell {
                         *status = ToolStatus::Failed;

@@ -346,7 +346,11 @@ fn saved_rules(request: &PermissionRequest) -> Option<String> {
 /// many rows it has in all. Only the rows shown are highlighted: a command
 /// of thousands of lines (a heredoc) costs a frame no more than a short one;
 /// the lines after those are counted, not laid out.
-fn command_rows(command: &str, theme: &crate::tui::widgets::Theme, width: usize) -> (Vec<Line<'static>>, usize) {
+fn command_rows(
+    command: &str,
+    theme: &crate::tui::widgets::Theme,
+    width: usize,
+) -> (Vec<Line<'static>>, usize) {
     let mut highlighter = CodeHighlighter::new("bash", theme);
     let mut rows = Vec::new();
     let mut lines = command.split_inclusive('\n');

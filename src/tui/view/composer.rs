@@ -42,7 +42,10 @@ fn layout_from(
     let width = width.max(2);
     let mut rows = Vec::new();
     let lines = composer.lines().iter().enumerate();
-    for (line, text) in lines.skip(first).take(last.saturating_sub(first).saturating_add(1)) {
+    for (line, text) in lines
+        .skip(first)
+        .take(last.saturating_sub(first).saturating_add(1))
+    {
         for (start, end) in segments(text, width) {
             rows.push(Row { line, start, end });
         }

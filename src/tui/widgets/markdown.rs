@@ -57,7 +57,11 @@ pub(crate) fn code_block_rows(
         .into_iter()
         .enumerate()
         .map(|(i, line)| {
-            let mut spans = if i == 0 { first.to_vec() } else { rest.to_vec() };
+            let mut spans = if i == 0 {
+                first.to_vec()
+            } else {
+                rest.to_vec()
+            };
             spans.extend(line.spans);
             Line::from(spans)
         })

@@ -202,7 +202,10 @@ mod tests {
     #[test]
     fn tui2_indented_lines_after_a_blank_continue_the_block() {
         // A list item's second paragraph and an indented code line.
-        assert_eq!(cuts("- item\n\n  more of it\n\n      code"), Vec::<usize>::new());
+        assert_eq!(
+            cuts("- item\n\n  more of it\n\n      code"),
+            Vec::<usize>::new()
+        );
     }
 
     #[test]
@@ -218,7 +221,10 @@ mod tests {
 
     #[test]
     fn tui2_an_indented_fence_stays_in_its_list_item() {
-        assert_eq!(cuts("1. step\n   ```\n   x\n\n   ```\n2. next"), Vec::<usize>::new());
+        assert_eq!(
+            cuts("1. step\n   ```\n   x\n\n   ```\n2. next"),
+            Vec::<usize>::new()
+        );
     }
 
     #[test]

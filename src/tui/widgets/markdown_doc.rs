@@ -130,7 +130,9 @@ impl MarkdownDoc {
             self.scanned = end;
             let line = self.text[start..end - 1].trim_end_matches('\r');
             let info = self.splitter.line(line);
-            let opened = info.opens_top_fence.then(|| OpenCode::new(fence_info(line), &self.theme));
+            let opened = info
+                .opens_top_fence
+                .then(|| OpenCode::new(fence_info(line), &self.theme));
             if info.starts_block {
                 self.finish_run(start);
             }
@@ -237,7 +239,10 @@ mod tests {
             doc.push(&text[at..next]);
             at = next;
             let finished = doc.finished_rows();
-            assert!(finished.starts_with(&shown), "finished rows changed at {at}");
+            assert!(
+                finished.starts_with(&shown),
+                "finished rows changed at {at}"
+            );
             shown = finished.to_vec();
             let mut all = finished.to_vec();
             all.extend(doc.open_rows());
@@ -278,7 +283,11 @@ mod tests {
         for theme in [Theme::colored(), Theme::monochrome()] {
             for doc in docs {
                 let whole = render_blocks(doc, 40, &theme).lines;
-                assert_eq!(text_of(&render_markdown(doc, 40, &theme)), text_of(&whole), "{doc:?}");
+                assert_eq!(
+                    text_of(&render_markdown(doc, 40, &theme)),
+                    text_of(&whole),
+                    "{doc:?}"
+                );
                 assert_eq!(render_markdown(doc, 40, &theme), whole, "{doc:?}");
             }
         }
