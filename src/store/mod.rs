@@ -155,7 +155,7 @@ impl Store {
             tx.commit()?;
             Ok(value)
         };
-        run().map_err(|e: StoreError| e.with_path(path))
+        run().map_err(|e: StoreError| e.at(path, Some(conn)))
     }
 
     /// Runs a read against the connection.
@@ -163,7 +163,7 @@ impl Store {
         &self,
         f: impl FnOnce(&Connection) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
-        f(&self.conn).map_err(|e| e.with_path(&self.path))
+        f(&self.conn).map_err(|e| e.at(&self.path, Some(&self.conn)))
     }
 }
 
