@@ -149,3 +149,258 @@ fn fault_damaged_database_is_refused_by_the_tui() {
     assert!(screen.contains("is damaged"), "{screen}");
     assert_eq!(std::fs::read(&db).unwrap(), before);
 }
+
+// ------------------------------------------------------------- full disk
+
+/// Every tool message of an OpenAI request answers a call of the assistant
+/// message just before it, and every call is answered before the next
+/// message (what providers require).
+fn assert_calls_and_results_pair(body: &Value) {
+    let mut open: Vec<String> = Vec::new();
+    for message in body["messages"].as_array().expect("messages") {
+        if message["role"] == "tool" {
+            let id = message["tool_call_id"].as_str().unwrap_or_default();
+            let at = open.iter().position(|c| c == id);
+            assert!(at.is_some(), "result for no open call {id}: {body:#}");
+            open.remove(at.unwrap_or_default());
+            continue;
+        }
+        assert!(open.is_empty(), "calls without a result {open:?}: {body:#}");
+        if let Some(calls) = message["tool_calls"].as_array() {
+            open = calls
+                .iter()
+                .map(|c| c["id"].as_str().unwrap_or_default().to_string())
+                .collect();
+        }
+    }
+    assert!(open.is_empty(), "calls without a result {open:?}: {body:#}");
+}
+
+/// How many Bash rounds the model asks for before it answers.
+const ROUNDS: usize = 40;
+
+/// A model that appends one line to calls.log per round, then answers.
+fn enqueue_many_rounds(server: &FakeModelServer) {
+    for i in 0..ROUNDS {
+        let command = format!(r#"{{"command":"echo round{i} >> calls.log"}}"#);
+        server.enqueue(Reply::sse(sse::openai_tool_calls(
+            "",
+            &[(&format!("call_{i}"), "Bash", &command)],
+        )));
+    }
+    server.enqueue(Reply::sse(sse::openai_text("All rounds done.")));
+}
+
+/// Limits every file the child writes to `bytes` (as a full disk would
+/// stop it), with SIGXFSZ ignored so that a write past it fails (EFBIG)
+/// instead of killing the process.
+fn limit_file_size(cmd: &mut tokio::process::Command, bytes: u64) {
+    // SAFETY: between fork and exec only async-signal-safe calls are made.
+    unsafe {
+        cmd.pre_exec(move || {
+            let limit = libc::rlimit {
+                rlim_cur: bytes,
+                rlim_max: bytes,
+            };
+            if libc::setrlimit(libc::RLIMIT_FSIZE, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            Ok(())
+        });
+    }
+}
+
+/// The write-ahead log may grow to this: the database opens, and the
+/// first few entries fit before a write fails.
+const FILE_SIZE_LIMIT: u64 = 160 * 1024;
+
+/// A store with one earlier session, then a run of `args` whose files may
+/// not grow past [`FILE_SIZE_LIMIT`].
+async fn run_on_a_full_disk(h: &Harness, server: &FakeModelServer, args: &[&str]) -> Run {
+    server.enqueue(Reply::sse(sse::openai_text("Ready.")));
+    let first = h.run(&["-p", "get ready"], &openai_env(server)).await;
+    assert_eq!(first.code, Some(0), "{first}");
+    let before = server.request_count();
+    enqueue_many_rounds(server);
+    let mut cmd = h.command(args, &openai_env(server));
+    limit_file_size(&mut cmd, FILE_SIZE_LIMIT);
+    let out = tokio::time::timeout(support::headless::RUN_TIMEOUT, cmd.output())
+        .await
+        .expect("the run ends")
+        .expect("zcode runs");
+    let run = Run::from(out);
+    let requests = server.request_count() - before;
+    assert!(
+        requests < ROUNDS,
+        "the run stopped long before its end ({requests} requests): {run}"
+    );
+    run
+}
+
+/// After the failed run: what was saved, and what happened, agree. No call
+/// ran whose assistant message was not saved, and no request followed an
+/// entry that was not saved.
+fn assert_nothing_ran_after_the_failure(h: &Harness, server: &FakeModelServer, run: &Run) {
+    let session = &h.sessions()[0];
+    let entries = h.entries(&session.id);
+    let saved_calls = entries
+        .iter()
+        .filter(|e| e.kind == "assistant_message")
+        .count();
+    let saved_results = entries.iter().filter(|e| e.kind == "tool_result").count();
+    assert!(
+        entries.first().is_some_and(|e| e.kind == "user_message"),
+        "the run got going before the disk filled: {run}"
+    );
+    let executed = std::fs::read_to_string(h.project().join("calls.log"))
+        .unwrap_or_default()
+        .lines()
+        .count();
+    assert!(
+        executed <= saved_calls,
+        "{executed} calls ran, {saved_calls} were saved: {run}"
+    );
+    assert!(
+        executed <= saved_results + 1,
+        "{executed} calls ran, {saved_results} results saved: {run}"
+    );
+    // The first request of the failed run, plus one per saved result.
+    let requests = server.request_count() - 1;
+    assert!(
+        requests <= saved_results + 1,
+        "{requests} requests after {saved_results} saved results: {run}"
+    );
+}
+
+fn assert_one_clear_save_error(run: &Run, h: &Harness) {
+    let errors: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("zcode: error:"))
+        .collect();
+    assert_eq!(errors.len(), 1, "one error line: {run}");
+    let line = errors[0];
+    assert!(line.contains("cannot save the session"), "{run}");
+    assert!(line.contains("database or disk is full"), "{run}");
+    assert!(line.contains("File too large"), "{run}");
+    let db = default_db_path(h.home());
+    assert!(line.contains(&db.display().to_string()), "{run}");
+    assert!(line.contains("ZCODE_HOME"), "{run}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn fault_full_disk_stops_the_run_and_fails_with_one_clear_error() {
+    let h = Harness::new();
+    let server = FakeModelServer::start().await;
+    let run = run_on_a_full_disk(&h, &server, &["-p", "do all the rounds"]).await;
+    assert_eq!(run.code, Some(1), "{run}");
+    assert_eq!(run.stdout, "", "no answer was printed: {run}");
+    assert_one_clear_save_error(&run, &h);
+    assert_nothing_ran_after_the_failure(&h, &server, &run);
+
+    // With room again the session resumes, and what it sends is whole.
+    let id = h.sessions()[0].id.clone();
+    let fresh = FakeModelServer::start().await;
+    fresh.enqueue(Reply::sse(sse::openai_text("Resumed.")));
+    let resumed = h
+        .run(&["-p", "go on", "--resume", &id], &openai_env(&fresh))
+        .await;
+    assert_eq!(resumed.code, Some(0), "{resumed}");
+    assert_eq!(resumed.stdout, "Resumed.\n", "{resumed}");
+    assert_calls_and_results_pair(&fresh.requests()[0].json());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn fault_full_disk_json_result_is_an_error_and_stderr_says_why() {
+    let h = Harness::new();
+    let server = FakeModelServer::start().await;
+    let run = run_on_a_full_disk(
+        &h,
+        &server,
+        &["-p", "do all the rounds", "--output-format", "json"],
+    )
+    .await;
+    assert_eq!(run.code, Some(1), "{run}");
+    let result = parse_json_result(&run);
+    assert_eq!(result["isError"], true, "{result}");
+    assert_eq!(result["end"], "failed", "{result}");
+    let errors = result["errors"].as_array().expect("errors");
+    assert_eq!(errors.len(), 1, "{result}");
+    assert!(
+        errors[0]
+            .as_str()
+            .unwrap_or_default()
+            .contains("cannot save the session: database or disk is full"),
+        "{result}"
+    );
+    assert_one_clear_save_error(&run, &h);
+    assert_nothing_ran_after_the_failure(&h, &server, &run);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn fault_full_disk_stream_json_has_an_error_event_and_a_failed_result() {
+    let h = Harness::new();
+    let server = FakeModelServer::start().await;
+    let run = run_on_a_full_disk(
+        &h,
+        &server,
+        &["-p", "do all the rounds", "--output-format", "stream-json"],
+    )
+    .await;
+    assert_eq!(run.code, Some(1), "{run}");
+    let events: Vec<Value> = run
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    let errors: Vec<&Value> = events.iter().filter(|e| e["type"] == "error").collect();
+    assert_eq!(errors.len(), 1, "{run}");
+    assert!(
+        errors[0]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("database or disk is full"),
+        "{run}"
+    );
+    let last = events.last().expect("a result line");
+    assert_eq!(last["type"], "result", "{run}");
+    assert_eq!(last["isError"], true, "{run}");
+    assert_one_clear_save_error(&run, &h);
+    assert_nothing_ran_after_the_failure(&h, &server, &run);
+}
+
+// ------------------------------------------------- errors in every format
+
+#[tokio::test(flavor = "multi_thread")]
+async fn head1_errors_reach_stderr_in_every_output_format() {
+    for format in ["text", "json", "stream-json"] {
+        let h = Harness::new();
+        let server = FakeModelServer::start().await;
+        server.enqueue(Reply::status(401));
+        let run = h
+            .run(
+                &["-p", "hello", "--output-format", format],
+                &openai_env(&server),
+            )
+            .await;
+        assert_eq!(run.code, Some(1), "{format}: {run}");
+        let errors: Vec<&str> = run
+            .stderr
+            .lines()
+            .filter(|l| l.starts_with("zcode: error:"))
+            .collect();
+        assert_eq!(errors.len(), 1, "{format}: {run}");
+        assert!(errors[0].contains("OPENAI_API_KEY"), "{format}: {run}");
+        if format != "text" {
+            // stdout stays JSON, one object per line.
+            for line in run.stdout.lines() {
+                let value: Value = serde_json::from_str(line)
+                    .unwrap_or_else(|e| panic!("{format}: not JSON ({e}): {line}"));
+                assert!(value.is_object(), "{format}: {line}");
+            }
+            let last: Value = serde_json::from_str(run.stdout.lines().last().unwrap()).unwrap();
+            assert_eq!(last["isError"], true, "{format}: {run}");
+        }
+    }
+}
