@@ -404,3 +404,311 @@ async fn head1_errors_reach_stderr_in_every_output_format() {
         }
     }
 }
+
+// ------------------------------------------------- one process a session
+
+/// Runs a first session that answers "Ready." and returns its id.
+async fn first_session(h: &Harness, server: &FakeModelServer) -> String {
+    server.enqueue(Reply::sse(sse::openai_text("Ready.")));
+    let run = h
+        .run(
+            &["-p", "get ready", "--output-format", "json"],
+            &openai_env(server),
+        )
+        .await;
+    assert_eq!(run.code, Some(0), "{run}");
+    parse_json_result(&run)["sessionId"]
+        .as_str()
+        .expect("sessionId")
+        .to_string()
+}
+
+/// A model that runs one Bash call which says it started, then waits for
+/// the test to create `release`, then answers.
+fn enqueue_held_turn(server: &FakeModelServer) {
+    server.enqueue(Reply::sse(sse::openai_tool_calls(
+        "",
+        &[(
+            "call_hold",
+            "Bash",
+            r#"{"command":"touch started; while [ ! -e release ]; do sleep 0.05; done; echo released"}"#,
+        )],
+    )));
+    server.enqueue(Reply::sse(sse::openai_text("Held run done.")));
+}
+
+/// Waits (bounded) until `path` exists.
+async fn wait_for_file(path: &Path) {
+    let deadline = std::time::Instant::now() + support::headless::RUN_TIMEOUT;
+    while !path.exists() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{} never appeared",
+            path.display()
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
+
+fn in_use_message(id: &str, pid: u32) -> String {
+    format!("session {id} is in use by another zcode (pid {pid})")
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn fault_concurrent_resumes_of_one_session_run_one_at_a_time() {
+    let h = Harness::new();
+    let server = FakeModelServer::start().await;
+    let id = first_session(&h, &server).await;
+    enqueue_held_turn(&server);
+    let mut runs = tokio::task::JoinSet::new();
+    let mut pids = Vec::new();
+    for n in 0..4 {
+        let task = format!("resumed run {n}");
+        let child = h
+            .command(
+                &["-p", &task, "--resume", &id, "--output-format", "json"],
+                &openai_env(&server),
+            )
+            .spawn()
+            .expect("zcode starts");
+        let pid = child.id().expect("a pid");
+        pids.push(pid);
+        runs.spawn(async move {
+            let out = child.wait_with_output().await.expect("zcode runs");
+            (pid, Run::from(out))
+        });
+    }
+    // Three runs end while one holds the session (its call waits for us).
+    let mut ended = Vec::new();
+    while ended.len() < 3 {
+        let next = tokio::time::timeout(support::headless::RUN_TIMEOUT, runs.join_next())
+            .await
+            .expect("three runs end while one holds the session");
+        ended.push(next.expect("a run").expect("the task"));
+    }
+    std::fs::write(h.project().join("release"), "").unwrap();
+    let last = tokio::time::timeout(support::headless::RUN_TIMEOUT, runs.join_next())
+        .await
+        .expect("the holder ends once released")
+        .expect("a run")
+        .expect("the task");
+    let (holder_pid, holder_run) = last;
+    assert_eq!(holder_run.code, Some(0), "{holder_run}");
+    assert_eq!(parse_json_result(&holder_run)["answer"], "Held run done.");
+    for (pid, run) in &ended {
+        assert_ne!(*pid, holder_pid);
+        assert_eq!(run.code, Some(1), "{run}");
+        let errors: Vec<&str> = run
+            .stderr
+            .lines()
+            .filter(|l| l.starts_with("zcode: error:"))
+            .collect();
+        assert_eq!(errors.len(), 1, "{run}");
+        assert!(
+            errors[0].contains(&in_use_message(&id, holder_pid)),
+            "{run}"
+        );
+        assert!(errors[0].contains("--fork-session"), "{run}");
+    }
+    // Only the holder talked to the model, and its entries are not mixed
+    // with anyone else's.
+    assert_eq!(server.request_count(), 1 + 2);
+    let kinds: Vec<String> = h.entries(&id).into_iter().map(|e| e.kind).collect();
+    assert_eq!(
+        kinds,
+        [
+            "user_message",
+            "assistant_message",
+            "user_message",
+            "assistant_message",
+            "tool_result",
+            "assistant_message"
+        ],
+        "{kinds:?}"
+    );
+    // Released at exit: the next run takes it at once.
+    assert_eq!(h.store().session_lock(&id).unwrap(), None);
+    server.enqueue(Reply::sse(sse::openai_text("Next.")));
+    let next = h
+        .run(&["-p", "next", "--resume", &id], &openai_env(&server))
+        .await;
+    assert_eq!(next.code, Some(0), "{next}");
+    assert_calls_and_results_pair(&server.requests()[3].json());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn fault_killed_holder_does_not_lock_the_session_forever() {
+    let h = Harness::new();
+    let server = FakeModelServer::start().await;
+    let id = first_session(&h, &server).await;
+    enqueue_held_turn(&server);
+    let mut holder = h
+        .command(&["-p", "hold it", "--resume", &id], &openai_env(&server))
+        .spawn()
+        .expect("zcode starts");
+    let pid = holder.id().expect("a pid");
+    wait_for_file(&h.project().join("started")).await;
+
+    // While it runs, the session is its own...
+    let refused = h
+        .run(&["-p", "me too", "--resume", &id], &openai_env(&server))
+        .await;
+    assert_eq!(refused.code, Some(1), "{refused}");
+    assert!(
+        refused.stderr.contains(&in_use_message(&id, pid)),
+        "{refused}"
+    );
+
+    // ... but a copy can go on meanwhile.
+    let copy_server = FakeModelServer::start().await;
+    copy_server.enqueue(Reply::sse(sse::openai_text("In the copy.")));
+    let fork = h
+        .run(
+            &[
+                "-p",
+                "go on in a copy",
+                "--resume",
+                &id,
+                "--fork-session",
+                "--output-format",
+                "json",
+            ],
+            &openai_env(&copy_server),
+        )
+        .await;
+    assert_eq!(fork.code, Some(0), "{fork}");
+    let forked = parse_json_result(&fork);
+    assert_eq!(forked["answer"], "In the copy.");
+    assert_ne!(forked["sessionId"], id.as_str());
+    let body = copy_server.requests()[0].json();
+    assert_calls_and_results_pair(&body);
+    let users: Vec<&str> = body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "user")
+        .filter_map(|m| m["content"].as_str())
+        .collect();
+    assert_eq!(users, ["get ready", "hold it", "go on in a copy"]);
+
+    // kill -9: the lock stays behind, with a holder that is gone.
+    // SAFETY: a plain syscall on the pid of our own child.
+    assert_eq!(unsafe { libc::kill(pid as i32, libc::SIGKILL) }, 0);
+    let status = holder.wait().await.expect("the holder is reaped");
+    assert!(!status.success());
+    std::fs::write(h.project().join("release"), "").unwrap();
+    assert!(h.store().session_lock(&id).unwrap().is_some());
+
+    let after = FakeModelServer::start().await;
+    after.enqueue(Reply::sse(sse::openai_text("Taken over.")));
+    let run = h
+        .run(&["-p", "after the crash", "--resume", &id], &openai_env(&after))
+        .await;
+    assert_eq!(run.code, Some(0), "{run}");
+    assert_eq!(run.stdout, "Taken over.\n", "{run}");
+    // The killed run's call has no stored result: it is answered anyway.
+    assert_calls_and_results_pair(&after.requests()[0].json());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn fault_damaged_session_with_stray_results_still_resumes() {
+    let h = Harness::new();
+    let server = FakeModelServer::start().await;
+    let id = first_session(&h, &server).await;
+    {
+        // What two runs appending at once (before sessions were locked)
+        // or a crash mid-call leave behind.
+        use zcode::store::NewEntry;
+        let mut store = h.store();
+        let entry = |n: &str, kind: &str, payload: Value| {
+            NewEntry::new(format!("ent_damage_{n}"), kind, payload)
+        };
+        let call = |id: &str| serde_json::json!({"id": id, "name": "Bash", "arguments": "{}"});
+        let result = |id: &str| {
+            serde_json::json!({"callId": id, "tool": "Bash", "content": "out", "isError": false})
+        };
+        for e in [
+            entry("1", "tool_result", result("stray")),
+            entry("2", "user_message", serde_json::json!({"text": "a"})),
+            entry("3", "user_message", serde_json::json!({"text": "b"})),
+            entry(
+                "4",
+                "assistant_message",
+                serde_json::json!({"text": "", "toolCalls": [call("c_a")]}),
+            ),
+            entry(
+                "5",
+                "assistant_message",
+                serde_json::json!({"text": "", "toolCalls": [call("c_b")]}),
+            ),
+            entry("6", "tool_result", result("c_a")),
+            entry("7", "tool_result", result("c_a")),
+            entry(
+                "8",
+                "assistant_message",
+                serde_json::json!({"text": "", "toolCalls": [call("c_open")]}),
+            ),
+        ] {
+            store.append_entry(&id, &e).unwrap();
+        }
+    }
+    server.enqueue(Reply::sse(sse::openai_text("Repaired.")));
+    let run = h
+        .run(&["-p", "go on", "--resume", &id], &openai_env(&server))
+        .await;
+    assert_eq!(run.code, Some(0), "{run}");
+    assert_eq!(run.stdout, "Repaired.\n", "{run}");
+    let body = server.requests()[1].json();
+    assert_calls_and_results_pair(&body);
+    let results: Vec<&str> = body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .filter_map(|m| m["tool_call_id"].as_str())
+        .collect();
+    assert_eq!(results, ["c_a", "c_b", "c_open"], "{body:#}");
+}
+
+/// `/resume` of a session another process holds shows why in the UI,
+/// which goes on with the session it had.
+#[test]
+fn fault_tui_resume_of_a_held_session_shows_who_holds_it() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let h = Harness::new();
+    let server = rt.block_on(FakeModelServer::start());
+    let id = rt.block_on(first_session(&h, &server));
+    enqueue_held_turn(&server);
+    let _guard = rt.enter();
+    let mut holder = h
+        .command(&["-p", "hold it", "--resume", &id], &openai_env(&server))
+        .spawn()
+        .expect("zcode starts");
+    let pid = holder.id().expect("a pid");
+    rt.block_on(wait_for_file(&h.project().join("started")));
+
+    let mut options =
+        support::pty::PtyOptions::new(env!("CARGO_BIN_EXE_zcode"), h.home(), h.project());
+    options.cols = 240;
+    let mut pty = support::pty::Pty::spawn(options);
+    pty.wait_for_text("offline demo provider");
+    pty.submit(&format!("/resume {id}"));
+    let expected = in_use_message(&id, pid);
+    pty.wait_for("the in-use message", support::pty::WAIT, |s| {
+        s.contents().contains(&expected)
+    });
+    // Still running, still usable.
+    pty.submit("hello");
+    pty.wait_for_text("offline demo model");
+    let status = pty.quit();
+    assert!(status.success(), "exit {status:?}");
+
+    std::fs::write(h.project().join("release"), "").unwrap();
+    let out = rt
+        .block_on(async {
+            tokio::time::timeout(support::headless::RUN_TIMEOUT, holder.wait()).await
+        })
+        .expect("the holder ends once released")
+        .expect("the holder is reaped");
+    assert!(out.success());
+}

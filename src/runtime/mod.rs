@@ -11,6 +11,7 @@ pub mod protocol;
 pub mod reminders;
 pub mod runner;
 pub mod session;
+pub mod tool_pairing;
 pub mod transcript;
 pub mod turn;
 

@@ -74,6 +74,11 @@ pub enum StoreError {
     )]
     SessionInUse { id: String, pid: i64 },
 
+    /// The lock this `Store` held was taken over (its heartbeat looked
+    /// stale to another process) or released: nothing more is written.
+    #[error("{}", taken_over_text(id, *pid))]
+    SessionTakenOver { id: String, pid: Option<i64> },
+
     #[error("session entry {0} already exists")]
     DuplicateEntry(String),
 
@@ -170,6 +175,15 @@ impl StoreError {
             | StoreError::Migration { error, .. } => Some(error),
             _ => None,
         }
+    }
+}
+
+fn taken_over_text(id: &str, pid: Option<i64>) -> String {
+    match pid {
+        Some(pid) => format!(
+            "session {id} was taken over by another zcode (pid {pid}); this process no longer writes to it"
+        ),
+        None => format!("session {id} is no longer held by this process; nothing more is written to it"),
     }
 }
 

@@ -85,6 +85,20 @@ CREATE INDEX input_queue_by_status ON input_queue (session_id, status, seq);
     ),
     // 2: hashed project ids (GRANT-3); saved settings carried over.
     Step::Code(super::project_ids::migrate),
+    // 3: one process at a time per session (STORE-2, `session_lock`).
+    Step::Sql(
+        r#"
+CREATE TABLE session_lock (
+    session_id   TEXT PRIMARY KEY NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+    token        TEXT NOT NULL,
+    pid          INTEGER NOT NULL,
+    pid_started  INTEGER,
+    host         TEXT NOT NULL,
+    acquired_at  INTEGER NOT NULL,
+    heartbeat_at INTEGER NOT NULL
+) STRICT;
+"#,
+    ),
 ];
 
 /// The schema version this build writes and understands.
@@ -174,6 +188,7 @@ impl Store {
             path,
             clock,
             migrations_applied: 0,
+            held: None,
         };
         if found < SCHEMA_VERSION {
             store.migrate()?;
