@@ -712,3 +712,31 @@ fn fault_tui_resume_of_a_held_session_shows_who_holds_it() {
         .expect("the holder is reaped");
     assert!(out.success());
 }
+
+/// The terminal UI shows the failed save as an error; the UI goes on.
+#[test]
+fn fault_full_disk_in_the_tui_shows_the_save_error() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let h = Harness::new();
+    // The database exists and the UI starts (its log then holds about
+    // 30 KB); the demo's first turn needs about 160 KB more.
+    let first = rt.block_on(h.run(&["-p", "get ready"], &[]));
+    assert_eq!(first.code, Some(0), "{first}");
+    let mut options = support::pty::PtyOptions::new("bash", h.home(), h.project());
+    options.args = vec![
+        "-c".into(),
+        "trap '' XFSZ; ulimit -f 96; exec \"$0\"".into(),
+        env!("CARGO_BIN_EXE_zcode").into(),
+    ];
+    options.cols = 240;
+    let mut pty = support::pty::Pty::spawn(options);
+    pty.wait_for_text("offline demo provider");
+    pty.submit("hello");
+    pty.wait_for("the save error", support::pty::WAIT, |s| {
+        let text = s.contents();
+        text.contains("cannot save the session: database or disk is full")
+            && text.contains("ctrl+c ×2")
+    });
+    let status = pty.quit();
+    assert!(status.success(), "exit {status:?}");
+}
