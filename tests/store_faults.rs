@@ -123,7 +123,11 @@ async fn fault_damaged_database_is_refused_by_every_command_and_left_unchanged()
             "zcode {args:?} changed the damaged file"
         );
     }
-    assert_eq!(server.request_count(), requests, "no model request was made");
+    assert_eq!(
+        server.request_count(),
+        requests,
+        "no model request was made"
+    );
 }
 
 /// The TUI opens the store the same way and says so before it starts.
@@ -602,7 +606,10 @@ async fn fault_killed_holder_does_not_lock_the_session_forever() {
     let after = FakeModelServer::start().await;
     after.enqueue(Reply::sse(sse::openai_text("Taken over.")));
     let run = h
-        .run(&["-p", "after the crash", "--resume", &id], &openai_env(&after))
+        .run(
+            &["-p", "after the crash", "--resume", &id],
+            &openai_env(&after),
+        )
         .await;
     assert_eq!(run.code, Some(0), "{run}");
     assert_eq!(run.stdout, "Taken over.\n", "{run}");
@@ -624,9 +631,7 @@ async fn fault_damaged_session_with_stray_results_still_resumes() {
             NewEntry::new(format!("ent_damage_{n}"), kind, payload)
         };
         let call = |id: &str| serde_json::json!({"id": id, "name": "Bash", "arguments": "{}"});
-        let result = |id: &str| {
-            serde_json::json!({"callId": id, "tool": "Bash", "content": "out", "isError": false})
-        };
+        let result = |id: &str| serde_json::json!({"callId": id, "tool": "Bash", "content": "out", "isError": false});
         for e in [
             entry("1", "tool_result", result("stray")),
             entry("2", "user_message", serde_json::json!({"text": "a"})),

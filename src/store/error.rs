@@ -9,7 +9,10 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     #[error("cannot create directory {} for the database: {error}", path.display())]
-    CreateDir { path: PathBuf, error: std::io::Error },
+    CreateDir {
+        path: PathBuf,
+        error: std::io::Error,
+    },
 
     #[error("cannot open database {}: {}", path.display(), describe(error, None))]
     Open {
@@ -150,7 +153,8 @@ impl StoreError {
     /// (the busy timeout expired).
     pub fn is_busy(&self) -> bool {
         matches!(
-            self.sqlite_error().and_then(rusqlite::Error::sqlite_error_code),
+            self.sqlite_error()
+                .and_then(rusqlite::Error::sqlite_error_code),
             Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked)
         )
     }
@@ -183,7 +187,9 @@ fn taken_over_text(id: &str, pid: Option<i64>) -> String {
         Some(pid) => format!(
             "session {id} was taken over by another zcode (pid {pid}); this process no longer writes to it"
         ),
-        None => format!("session {id} is no longer held by this process; nothing more is written to it"),
+        None => {
+            format!("session {id} is no longer held by this process; nothing more is written to it")
+        }
     }
 }
 
@@ -307,7 +313,12 @@ mod tests {
         );
         assert!(too_big.is_no_space(), "{too_big:?}");
         let text = too_big.to_string();
-        assert!(text.starts_with("database or disk is full (/h/db.sqlite: disk I/O error: File too large"), "{text}");
+        assert!(
+            text.starts_with(
+                "database or disk is full (/h/db.sqlite: disk I/O error: File too large"
+            ),
+            "{text}"
+        );
         assert!(text.contains("set ZCODE_HOME"), "{text}");
         let other_io = classify(
             path,

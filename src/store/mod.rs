@@ -8,8 +8,8 @@
 
 mod entries;
 mod error;
-mod full_access;
 mod fork;
+mod full_access;
 mod input_queue;
 mod lock_holder;
 mod open;

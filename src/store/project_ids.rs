@@ -231,8 +231,8 @@ mod tests {
     use super::*;
     use crate::permission::mode::{ExecutionState, Mode};
     use crate::permission::rules::Rule;
-    use crate::store::open::{MIGRATIONS, Step};
     use crate::store::SCHEMA_VERSION;
+    use crate::store::open::{MIGRATIONS, Step};
     use std::path::PathBuf;
     use std::sync::{Arc, Barrier};
 
