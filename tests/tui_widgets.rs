@@ -533,3 +533,49 @@ fn diff_lines_are_coloured_by_kind() {
     );
     assert_eq!(text_of(&mono), diff.trim_end());
 }
+
+// ---- TUI-2: any reply, any cut --------------------------------------------
+
+/// Pieces models write, and the ones that trip parsers: fences of every
+/// kind and length, HTML blocks, quotes, lists, tables, wide and combining
+/// characters, CR, tabs, lone backticks.
+const MARKDOWN_PIECES: &[&str] = &[
+    "\n", "\n\n", "\r\n", " ", "\t", "    ", "# ", "## H", "- ", "1. ", "10. ", "  - ", "> ", ">",
+    "```", "```rust\n", "````\n", "~~~", "~~~py\n", "`", "``", "**", "*", "_", "[a](b)",
+    "[x]: /url\n", "<pre>", "</pre>", "<!--", "-->", "<div>", "<?", "?>", "<!X", "| a | b |\n",
+    "|---|---|\n", "---\n", "***", "word", "日本語", "e\u{301}", "😀", "\\", "&amp;", "x\u{0}y",
+];
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn tui2_any_reply_cut_anywhere_never_panics_and_finished_rows_never_change(
+        picks in proptest::collection::vec(0..MARKDOWN_PIECES.len(), 0..60),
+        cuts in proptest::collection::vec(1usize..9, 1..20),
+        width in 1u16..50,
+        color in proptest::bool::ANY,
+    ) {
+        let text: String = picks.iter().map(|&i| MARKDOWN_PIECES[i]).collect();
+        let theme = if color { Theme::colored() } else { Theme::monochrome() };
+        let mut doc = MarkdownDoc::new(width, &theme);
+        let mut shown: Vec<Line<'static>> = Vec::new();
+        let (mut at, mut k) = (0, 0);
+        while at < text.len() {
+            let mut next = (at + cuts[k % cuts.len()]).min(text.len());
+            while !text.is_char_boundary(next) {
+                next += 1;
+            }
+            k += 1;
+            doc.push(&text[at..next]);
+            at = next;
+            proptest::prop_assert!(doc.finished_rows().starts_with(&shown));
+            shown = doc.finished_rows().to_vec();
+            let _ = doc.open_rows();
+        }
+        // Streamed or whole, the same rows.
+        let mut streamed = doc.finished_rows().to_vec();
+        streamed.extend(doc.open_rows());
+        proptest::prop_assert_eq!(streamed, render_markdown(&text, width, &theme));
+    }
+}
