@@ -115,3 +115,56 @@ async fn fault_background_children_do_not_outlive_zcode() {
         "still running after zcode exited: {survivors:?}\n{run}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn fault_background_processes_are_reported_as_an_event() {
+    let h = Harness::new();
+    let server = FakeModelServer::start().await;
+    let command = "sleep 300 & echo bg=$!";
+    let input = json!({ "command": command }).to_string();
+    server.enqueue_all([
+        Reply::sse(sse::openai_tool_calls("", &[("call_1", "Bash", &input)])),
+        Reply::sse(sse::openai_text("Started.")),
+    ]);
+    let run = h
+        .run(
+            &["-p", "start a sleep", "--output-format", "stream-json"],
+            &openai_env(&server),
+        )
+        .await;
+    assert_eq!(run.code, Some(0), "{run}");
+    let result = openai_tool_result(&server.requests()[1].json(), "call_1");
+    let pid = echoed_pid(&result);
+    let reported: Vec<serde_json::Value> = run
+        .stdout
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter(|event| event["type"] == "background_processes")
+        .collect();
+    let gone = gone_within(pid, Duration::from_secs(5)).await;
+    if !gone {
+        // SAFETY: kill(2) on the pid this test's command started.
+        unsafe { libc::kill(pid, libc::SIGKILL) };
+    }
+    assert_eq!(
+        reported,
+        vec![json!({"type": "background_processes", "count": 1, "commands": [command]})],
+        "{run}"
+    );
+    assert!(gone, "pid {pid} outlived zcode");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn fault_io_error_is_said_once() {
+    let h = Harness::new();
+    let file = h.project().join("not-a-dir");
+    std::fs::write(&file, "x").unwrap();
+    let home = file.join("home").to_string_lossy().into_owned();
+    let server = FakeModelServer::start().await;
+    let mut env = openai_env(&server);
+    env.push(("ZCODE_HOME", home));
+    let run = h.run(&["-p", "hi"], &env).await;
+    assert_ne!(run.code, Some(0), "{run}");
+    let io = "Not a directory (os error 20)";
+    assert_eq!(run.stderr.matches(io).count(), 1, "{run}");
+}

@@ -175,3 +175,28 @@ async fn fault_cancelled_search_returns_promptly() {
         assert!(out.content.contains("interrupted"), "{}", out.content);
     }
 }
+
+#[tokio::test]
+async fn fault_tool_io_errors_are_said_once() {
+    let w = ws();
+    std::fs::write(w.root.join("file"), "x\n").unwrap();
+    let under = w.root.join("file/inner").display().to_string();
+    let calls: Vec<(&dyn Tool, Value)> = vec![
+        (&ReadTool, json!({"file_path": under})),
+        (&EditTool, json!({"file_path": under, "old_string": "a", "new_string": "b"})),
+        (&WriteTool, json!({"file_path": format!("{under}/new.txt"), "content": "b"})),
+        (&GlobTool, json!({"pattern": "*", "path": under})),
+        (&GrepTool, json!({"pattern": "x", "path": under})),
+    ];
+    for (tool, input) in calls {
+        let out = call(tool, input, &w.ctx).await;
+        assert!(out.is_error, "{}: {out:?}", tool.name());
+        let io = "Not a directory (os error 20)";
+        assert!(
+            out.content.matches(io).count() <= 1,
+            "{}: {}",
+            tool.name(),
+            out.content
+        );
+    }
+}

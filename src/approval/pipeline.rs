@@ -634,6 +634,8 @@ async fn run_tool(
     ctx.url_permission = url_permission(core, tool.as_ref());
     // A panicking or stuck tool is a failed call, not a broken session.
     let output = tool_guard::run(tool.as_ref(), input.clone(), &ctx).await;
+    // A command may have left processes running in the background.
+    core.refresh_background();
     if !output.is_error {
         after_run(core, call, &input);
     }

@@ -26,10 +26,27 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
     match run_inner(args) {
         Ok(code) => code,
         Err(err) => {
-            eprintln!("zcode: error: {err:#}");
+            eprintln!("zcode: error: {}", error_text(&err));
             ExitCode::FAILURE
         }
     }
+}
+
+/// The error and its causes, each said once: a cause the message before it
+/// already quotes (an error whose text includes its source) is not
+/// repeated, as `{:#}` would.
+fn error_text(err: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in err.chain() {
+        let part = cause.to_string();
+        if text.is_empty() {
+            text = part;
+        } else if !text.contains(&part) {
+            text.push_str(": ");
+            text.push_str(&part);
+        }
+    }
+    text
 }
 
 fn run_inner(args: Vec<OsString>) -> anyhow::Result<ExitCode> {

@@ -134,6 +134,8 @@ pub fn start(setup: RuntimeSetup, mut store: Store) -> Result<RuntimeHandle, Ses
         events: event_tx,
         model: Mutex::new(setup.model.clone()),
         model_resolver: setup.model_resolver,
+        processes: Arc::default(),
+        background_shown: Mutex::default(),
     });
     core.emit(Event::SessionStarted {
         session_id: session_id.clone(),

@@ -278,9 +278,13 @@ pub async fn run_command(command: &str, timeout: Duration, ctx: &ToolContext) ->
         Ok(fd) => fd,
         Err(e) => return ToolOutput::error(format!("Cannot create a pipe for the command: {e}")),
     };
+    // Marks every process the command starts, so what it leaves running
+    // is found and ended with the session (see `background`).
+    let job = ctx.processes.start_job(command);
     let mut cmd = tokio::process::Command::new(shell());
     cmd.arg("-c")
         .arg(command)
+        .env(super::background::JOB_ENV, job.env_value())
         .current_dir(&ctx.workspace)
         .stdin(Stdio::null())
         .stdout(Stdio::from(write_end))
@@ -312,6 +316,7 @@ pub async fn run_command(command: &str, timeout: Duration, ctx: &ToolContext) ->
     let Some(pgid) = child.id().and_then(|pid| i32::try_from(pid).ok()) else {
         return ToolOutput::error("The command exited before it could be tracked.");
     };
+    job.set_group(pgid);
     let mut guard = GroupGuard { pgid: Some(pgid) };
     let mut reader = match tokio::net::unix::pipe::Receiver::from_owned_fd(read_end) {
         Ok(reader) => Some(reader),

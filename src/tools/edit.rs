@@ -126,7 +126,7 @@ fn plan(path: &Path, input: &EditInput) -> Result<Planned, String> {
         OpenFailure::Missing => {
             format!("File does not exist: {shown}. To create a new file, use Write.")
         }
-        e => e.message(path, "edited"),
+        e => e.message(path, NAME),
     })?;
     let old = String::from_utf8(bytes)
         .map_err(|_| format!("{shown} is not valid UTF-8 text; Edit cannot change it."))?;

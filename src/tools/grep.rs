@@ -237,7 +237,7 @@ fn files(
     }
     if let Some(what) = special_kind(&meta.file_type()).filter(|_| !meta.is_dir()) {
         return Err(format!(
-            "{} is {what}, not a regular file; only regular files can be searched.",
+            "{} is {what}, not a regular file; Grep works on regular files only.",
             root.display()
         ));
     }

@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use tokio_util::sync::CancellationToken;
 
 pub mod ask_user_question;
+pub mod background;
 pub mod bash;
 pub mod diff;
 pub mod edit;
@@ -67,6 +68,8 @@ pub struct ToolContext {
     /// (WebFetch's redirect targets); `None` where no rules are at hand,
     /// and then only the approved host is reached.
     pub url_permission: Option<Arc<dyn UrlPermission>>,
+    /// What Bash commands of this session left running in the background.
+    pub processes: Arc<background::BackgroundProcesses>,
 }
 
 /// Decides, while a tool runs, whether it may reach a URL: the same
@@ -109,6 +112,7 @@ impl ToolContext {
             session: None,
             sandbox: None,
             url_permission: None,
+            processes: Arc::default(),
         }
     }
 

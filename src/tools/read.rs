@@ -125,7 +125,7 @@ pub fn read_numbered(
                 "{shown} is a directory, not a file. Use Glob (for example pattern \"*\" with path \"{shown}\") to list its files, or Grep to search them."
             ));
         }
-        Err(e) => return Err(e.message(path, "read")),
+        Err(e) => return Err(e.message(path, NAME)),
     };
     let stamp = stamp.ok_or_else(|| format!("Cannot read {shown}"))?;
     let mut reader = BufReader::with_capacity(64 * 1024, file);

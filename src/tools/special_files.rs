@@ -20,16 +20,16 @@ pub(crate) enum OpenFailure {
 }
 
 impl OpenFailure {
-    /// The tool error for `path`: `action` is what failed ("read", "search").
-    pub(crate) fn message(&self, path: &Path, action: &str) -> String {
+    /// The tool error of `tool` for `path`.
+    pub(crate) fn message(&self, path: &Path, tool: &str) -> String {
         let shown = path.display();
         match self {
             OpenFailure::Missing => format!("File does not exist: {shown}"),
             OpenFailure::Directory => format!("{shown} is a directory, not a file."),
             OpenFailure::Special(what) => format!(
-                "{shown} is {what}, not a regular file; only regular files can be {action}. Inspect it with Bash if you must."
+                "{shown} is {what}, not a regular file; {tool} works on regular files only (inspect it with Bash if you must)."
             ),
-            OpenFailure::Io(e) => format!("Cannot {action} {shown}: {e}"),
+            OpenFailure::Io(e) => format!("Cannot read {shown}: {e}"),
         }
     }
 }

@@ -98,7 +98,7 @@ fn write_file(ctx: &ToolContext, path: &Path, content: &str) -> ToolOutput {
         .and_then(|meta| special_kind(&meta.file_type()))
     {
         return ToolOutput::error(format!(
-            "{shown} is {what}, not a regular file; Write replaces regular files only."
+            "{shown} is {what}, not a regular file; Write works on regular files only."
         ));
     }
     if let Err(why) = ctx.lock_files().check_overwrite(path) {
@@ -107,7 +107,7 @@ fn write_file(ctx: &ToolContext, path: &Path, content: &str) -> ToolOutput {
     let old = match read_regular(path) {
         Ok(bytes) => Some(String::from_utf8_lossy(&bytes).into_owned()),
         Err(OpenFailure::Missing) => None,
-        Err(e) => return ToolOutput::error(e.message(path, "overwritten")),
+        Err(e) => return ToolOutput::error(e.message(path, NAME)),
     };
     if let Some(parent) = path.parent() {
         if let Err(e) = std::fs::create_dir_all(parent) {
