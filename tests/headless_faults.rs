@@ -61,7 +61,9 @@ async fn gone_within(pid: i32, bound: Duration) -> bool {
 
 /// The pid a command echoed as `bg=<pid>`.
 fn echoed_pid(result: &str) -> i32 {
-    let at = result.find("bg=").unwrap_or_else(|| panic!("no bg= in {result}"));
+    let at = result
+        .find("bg=")
+        .unwrap_or_else(|| panic!("no bg= in {result}"));
     result[at + 3..]
         .split(|c: char| !c.is_ascii_digit())
         .next()
@@ -78,13 +80,17 @@ async fn fault_background_children_do_not_outlive_zcode() {
         ("call_nohup", "nohup sleep 300 >/dev/null 2>&1 & echo bg=$!"),
         // setsid forks when it is a group leader; the pid written is the
         // sleep's own (setsid execs it).
-        ("call_setsid", "setsid sh -c 'echo bg=$$ > setsid.pid; exec sleep 300' & sleep 0.5; cat setsid.pid"),
+        (
+            "call_setsid",
+            "setsid sh -c 'echo bg=$$ > setsid.pid; exec sleep 300' & sleep 0.5; cat setsid.pid",
+        ),
     ];
     let calls: Vec<(&str, &str, String)> = commands
         .iter()
         .map(|(id, cmd)| (*id, "Bash", json!({ "command": cmd }).to_string()))
         .collect();
-    let calls: Vec<(&str, &str, &str)> = calls.iter().map(|(a, b, c)| (*a, *b, c.as_str())).collect();
+    let calls: Vec<(&str, &str, &str)> =
+        calls.iter().map(|(a, b, c)| (*a, *b, c.as_str())).collect();
     server.enqueue_all([
         Reply::sse(sse::openai_tool_calls("", &calls)),
         Reply::sse(sse::openai_text("Started them.")),

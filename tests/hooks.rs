@@ -348,7 +348,11 @@ async fn fault_hook_exit_2_with_10_mb_of_stderr_gives_a_capped_reason() {
     let cap = zcode::hooks::MAX_HOOK_REASON_CHARS;
     assert!(reason.len() < cap + 200, "{} bytes", reason.len());
     assert!(reason.starts_with(&"x".repeat(cap)), "{}", &reason[..100]);
-    assert!(reason.ends_with("10000000 bytes in all]"), "{}", &reason[cap..]);
+    assert!(
+        reason.ends_with("10000000 bytes in all]"),
+        "{}",
+        &reason[cap..]
+    );
 
     // The PermissionRequest chain denies with the same capped reason.
     let got = fx

@@ -7,7 +7,9 @@
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-use zcode::tools::{EditTool, GlobTool, GrepTool, ReadTool, Tool, ToolContext, ToolOutput, WriteTool};
+use zcode::tools::{
+    EditTool, GlobTool, GrepTool, ReadTool, Tool, ToolContext, ToolOutput, WriteTool,
+};
 
 /// Far longer than any of these calls takes, far shorter than "forever".
 const NO_HANG: Duration = Duration::from_secs(10);
@@ -90,7 +92,12 @@ async fn fault_glob_moderate_nesting_still_works() {
     std::fs::write(w.root.join("a"), "x").unwrap();
     let out = call(&GlobTool, json!({"pattern": nested_braces(5)}), &w.ctx).await;
     assert!(!out.is_error, "{out:?}");
-    assert!(out.content.contains(&w.root.join("a").display().to_string()), "{}", out.content);
+    assert!(
+        out.content
+            .contains(&w.root.join("a").display().to_string()),
+        "{}",
+        out.content
+    );
 }
 
 #[tokio::test]
@@ -100,7 +107,11 @@ async fn fault_read_of_a_fifo_is_refused_without_blocking() {
     mkfifo(&fifo);
     let out = call(&ReadTool, json!({"file_path": fifo}), &w.ctx).await;
     assert!(out.is_error, "{out:?}");
-    assert!(out.content.contains("not a regular file"), "{}", out.content);
+    assert!(
+        out.content.contains("not a regular file"),
+        "{}",
+        out.content
+    );
     assert!(out.content.contains("FIFO"), "{}", out.content);
 }
 
@@ -109,7 +120,11 @@ async fn fault_read_of_a_character_device_is_refused() {
     let w = ws();
     let out = call(&ReadTool, json!({"file_path": "/dev/zero"}), &w.ctx).await;
     assert!(out.is_error, "{out:?}");
-    assert!(out.content.contains("not a regular file"), "{}", out.content);
+    assert!(
+        out.content.contains("not a regular file"),
+        "{}",
+        out.content
+    );
 }
 
 #[tokio::test]
@@ -118,9 +133,7 @@ async fn fault_edit_write_and_previews_of_a_fifo_do_not_block() {
     let fifo = w.root.join("pipe");
     mkfifo(&fifo);
     let edit = json!({"file_path": fifo, "old_string": "a", "new_string": "b"});
-    let preview = tokio::time::timeout(NO_HANG, async {
-        EditTool.preview(&edit, &w.ctx)
-    });
+    let preview = tokio::time::timeout(NO_HANG, async { EditTool.preview(&edit, &w.ctx) });
     assert_eq!(preview.await.expect("Edit's preview returns"), None);
     let write = json!({"file_path": fifo, "content": "b"});
     let preview = tokio::time::timeout(NO_HANG, async { WriteTool.preview(&write, &w.ctx) });
@@ -132,7 +145,12 @@ async fn fault_edit_write_and_previews_of_a_fifo_do_not_block() {
     assert!(out.is_error, "{out:?}");
     // The FIFO is still a FIFO: nothing was written over it.
     use std::os::unix::fs::FileTypeExt;
-    assert!(std::fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
+    assert!(
+        std::fs::symlink_metadata(&fifo)
+            .unwrap()
+            .file_type()
+            .is_fifo()
+    );
 }
 
 #[tokio::test]
@@ -141,15 +159,29 @@ async fn fault_grep_of_a_fifo_path_is_refused_and_a_walk_skips_fifos() {
     std::fs::write(w.root.join("a.txt"), "needle\n").unwrap();
     let fifo = w.root.join("pipe");
     mkfifo(&fifo);
-    let out = call(&GrepTool, json!({"pattern": "needle", "path": fifo}), &w.ctx).await;
+    let out = call(
+        &GrepTool,
+        json!({"pattern": "needle", "path": fifo}),
+        &w.ctx,
+    )
+    .await;
     assert!(out.is_error, "{out:?}");
-    assert!(out.content.contains("not a regular file"), "{}", out.content);
+    assert!(
+        out.content.contains("not a regular file"),
+        "{}",
+        out.content
+    );
     let out = call(&GrepTool, json!({"pattern": "needle"}), &w.ctx).await;
     assert!(!out.is_error, "{out:?}");
     assert!(out.content.contains("a.txt"), "{}", out.content);
     // A symlink to the FIFO is skipped as well.
     std::os::unix::fs::symlink(&fifo, w.root.join("link")).unwrap();
-    let out = call(&GrepTool, json!({"pattern": "needle", "glob": "link"}), &w.ctx).await;
+    let out = call(
+        &GrepTool,
+        json!({"pattern": "needle", "glob": "link"}),
+        &w.ctx,
+    )
+    .await;
     assert!(!out.is_error, "{out:?}");
     assert!(out.content.starts_with("No matches"), "{}", out.content);
 }
@@ -183,8 +215,14 @@ async fn fault_tool_io_errors_are_said_once() {
     let under = w.root.join("file/inner").display().to_string();
     let calls: Vec<(&dyn Tool, Value)> = vec![
         (&ReadTool, json!({"file_path": under})),
-        (&EditTool, json!({"file_path": under, "old_string": "a", "new_string": "b"})),
-        (&WriteTool, json!({"file_path": format!("{under}/new.txt"), "content": "b"})),
+        (
+            &EditTool,
+            json!({"file_path": under, "old_string": "a", "new_string": "b"}),
+        ),
+        (
+            &WriteTool,
+            json!({"file_path": format!("{under}/new.txt"), "content": "b"}),
+        ),
         (&GlobTool, json!({"pattern": "*", "path": under})),
         (&GrepTool, json!({"pattern": "x", "path": under})),
     ];

@@ -135,8 +135,7 @@ impl BackgroundProcesses {
         for process in processes {
             let job = jobs.list.iter().find(|job| {
                 job.finished
-                    && (process.job == Some(job.id)
-                        || job.pgid.is_some_and(|g| g == process.pgid))
+                    && (process.job == Some(job.id) || job.pgid.is_some_and(|g| g == process.pgid))
             });
             if let Some(job) = job {
                 live_jobs.push(job.id);
@@ -233,7 +232,10 @@ mod proc_scan {
         let marker = format!("{JOB_ENV}={tag}:");
         let mut found = Vec::new();
         for entry in entries.flatten() {
-            let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<i32>().ok())
+            let Some(pid) = entry
+                .file_name()
+                .to_str()
+                .and_then(|n| n.parse::<i32>().ok())
             else {
                 continue;
             };

@@ -5,7 +5,9 @@
 //! so each one can be handed to Read as it is.
 
 use super::input::{self, Fields};
-use super::{Tool, ToolContext, ToolOutput, blocking_cancellable, declared_capability, paths, walk};
+use super::{
+    Tool, ToolContext, ToolOutput, blocking_cancellable, declared_capability, paths, walk,
+};
 use crate::permission::capability::Capability;
 use futures_util::future::BoxFuture;
 use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};

@@ -6,7 +6,9 @@
 use super::glob::{PathMatcher, compile as compile_glob};
 use super::input::{self, Fields};
 use super::special_files::{open_regular, special_kind};
-use super::{Tool, ToolContext, ToolOutput, blocking_cancellable, declared_capability, paths, walk};
+use super::{
+    Tool, ToolContext, ToolOutput, blocking_cancellable, declared_capability, paths, walk,
+};
 use crate::permission::capability::Capability;
 use futures_util::future::BoxFuture;
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
