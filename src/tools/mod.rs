@@ -193,9 +193,11 @@ pub(crate) async fn blocking<F>(work: F) -> ToolOutput
 where
     F: FnOnce() -> ToolOutput + Send + 'static,
 {
+    // A panic's message can be anything (a whole generated regex): the
+    // model gets a fixed text.
     tokio::task::spawn_blocking(work)
         .await
-        .unwrap_or_else(|e| ToolOutput::error(format!("The tool failed unexpectedly: {e}")))
+        .unwrap_or_else(|_| ToolOutput::error("The tool failed unexpectedly (an internal error)."))
 }
 
 /// Runs read-only blocking work off the async runtime, ending as soon as
@@ -212,7 +214,7 @@ where
 {
     tokio::select! {
         done = tokio::task::spawn_blocking(work) => {
-            done.map_err(|e| format!("{tool} failed unexpectedly: {e}"))
+            done.map_err(|_| format!("{tool} failed unexpectedly (an internal error)."))
         }
         _ = cancel.cancelled() => Err(format!("{tool} was interrupted.")),
     }
@@ -245,5 +247,16 @@ mod tests {
         .expect("cancellation ends the call");
         assert_eq!(out, Err("Read was interrupted.".to_string()));
         drop(release);
+    }
+
+    #[tokio::test]
+    async fn a_panicking_worker_is_a_short_tool_error() {
+        let cancel = CancellationToken::new();
+        let out: Result<(), String> =
+            blocking_cancellable("Grep", &cancel, || panic!("{}", "x".repeat(10_000))).await;
+        assert_eq!(
+            out,
+            Err("Grep failed unexpectedly (an internal error).".to_string())
+        );
     }
 }
