@@ -239,3 +239,43 @@ async fn fault_tool_io_errors_are_said_once() {
         );
     }
 }
+
+/// Waits (boundedly) for a file to appear.
+async fn appears(path: &Path) -> bool {
+    let start = std::time::Instant::now();
+    while start.elapsed() < NO_HANG {
+        if path.exists() {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    path.exists()
+}
+
+#[tokio::test]
+async fn fault_background_output_after_the_call_does_not_kill_the_process() {
+    use zcode::tools::BashTool;
+    let w = ws();
+    // The child writes to the call's pipe after the call returned; with
+    // the pipe's read end closed that write would kill it (SIGPIPE) before
+    // it gets to `touch`.
+    let command = "sh -c 'sleep 1; echo late; touch wrote; sleep 300' & echo started";
+    let out = call(&BashTool, json!({ "command": command }), &w.ctx).await;
+    assert!(!out.is_error, "{out:?}");
+    assert!(out.content.starts_with("started"), "{}", out.content);
+    assert!(
+        appears(&w.root.join("wrote")).await,
+        "the background process died writing its output"
+    );
+    // Dropping the context ends what the command left running.
+    let left = w.ctx.processes.scan();
+    assert!(!left.is_empty());
+    drop(w);
+    for p in left {
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", p.pid)).unwrap_or_default();
+        let alive = stat
+            .rsplit_once(") ")
+            .is_some_and(|(_, rest)| !rest.starts_with('Z'));
+        assert!(!alive, "pid {} survived its session", p.pid);
+    }
+}

@@ -369,6 +369,13 @@ pub async fn run_command(command: &str, timeout: Duration, ctx: &ToolContext) ->
             _ = tokio::time::sleep_until(drain_until) => break,
         }
     }
+    // A background process still holds the pipe: what it writes from now
+    // on is read and dropped, since a closed read end would kill it with
+    // SIGPIPE at its next write. This ends at EOF, when the last holder
+    // exits (at the latest when the session ends them).
+    if let Some(rest) = reader.take() {
+        tokio::spawn(discard_until_eof(rest));
+    }
 
     let mut text = output.render();
     while text.ends_with('\n') {
@@ -445,6 +452,15 @@ async fn read_some(
             Ok(n) => Some(n),
         },
         None => std::future::pending().await,
+    }
+}
+
+async fn discard_until_eof(mut reader: tokio::net::unix::pipe::Receiver) {
+    let mut buf = vec![0u8; 16 * 1024];
+    while let Ok(n) = reader.read(&mut buf).await {
+        if n == 0 {
+            break;
+        }
     }
 }
 
