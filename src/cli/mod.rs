@@ -16,6 +16,10 @@ use std::ffi::OsString;
 use std::process::ExitCode;
 use tool_list_args::extract_tool_lists;
 
+/// How long the async runtime waits, at exit, for blocking work still
+/// running (a tool abandoned on a hung file system) before it lets go.
+const RUNTIME_EXIT_GRACE: std::time::Duration = std::time::Duration::from_millis(500);
+
 /// Runs zcode with `args` (without the program name) and returns the exit
 /// code. Errors are one line on stderr (CLI-7).
 pub fn run(args: Vec<OsString>) -> ExitCode {

@@ -9,6 +9,7 @@ use crate::permission::mode::{ExecutionState, ModeChoice};
 use crate::permission::service::PermissionService;
 use crate::session::execution::{ModeChange, ModeChangeError, SessionExecution};
 use crate::store::{NewEntry, Store, StoreError};
+use crate::tools::background::BackgroundProcesses;
 use crate::tools::registry::ToolRegistry;
 use crate::tools::{FileStateTracker, SessionServices, ToolContext};
 use std::path::PathBuf;
@@ -55,6 +56,10 @@ pub struct SessionCore {
     /// save: from then on no model request is sent and no tool runs, since
     /// the stored transcript would no longer match what happened.
     pub save_failure: Mutex<Option<String>>,
+    /// What the session's Bash commands left running, ended with it.
+    pub processes: Arc<BackgroundProcesses>,
+    /// The last `BackgroundProcesses` event sent: `(count, commands)`.
+    pub background_shown: Mutex<(usize, Vec<String>)>,
 }
 
 impl SessionCore {
@@ -204,6 +209,7 @@ impl SessionCore {
             }),
             sandbox: None,
             url_permission: None,
+            processes: self.processes.clone(),
         }
     }
 
@@ -239,6 +245,34 @@ impl SessionCore {
         if always || !todos.is_empty() {
             self.emit(Event::TodosChanged { todos });
         }
+    }
+
+    /// Checks what finished commands left running and tells the front end
+    /// when that changed.
+    pub fn refresh_background(&self) {
+        let left = self.processes.scan();
+        let mut commands: Vec<String> = Vec::new();
+        for leftover in &left {
+            if !commands.contains(&leftover.command) {
+                commands.push(leftover.command.clone());
+            }
+        }
+        let now = (left.len(), commands);
+        let mut shown = lock(&self.background_shown);
+        if *shown != now {
+            *shown = now.clone();
+            drop(shown);
+            self.emit(Event::BackgroundProcesses {
+                count: now.0,
+                commands: now.1,
+            });
+        }
+    }
+
+    /// Ends what the session's commands left running (the session ends).
+    pub async fn end_background(&self) {
+        self.processes.terminate_all().await;
+        self.refresh_background();
     }
 
     pub fn finish_turn(&self, end: TurnEnd, answer: Option<String>) {

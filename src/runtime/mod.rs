@@ -136,6 +136,8 @@ pub fn start(setup: RuntimeSetup, mut store: Store) -> Result<RuntimeHandle, Ses
         model: Mutex::new(setup.model.clone()),
         model_resolver: setup.model_resolver,
         save_failure: Mutex::new(None),
+        processes: Arc::default(),
+        background_shown: Mutex::default(),
     });
     core.emit(Event::SessionStarted {
         session_id: session_id.clone(),

@@ -20,13 +20,21 @@ struct RunningTurn {
 }
 
 /// Runs until `Op::Shutdown` or until every sender is dropped; a running
-/// turn is then cancelled and awaited so nothing is left half-written.
+/// turn is then cancelled and awaited so nothing is left half-written, and
+/// what its commands left running in the background is ended.
 pub async fn run(core: Arc<SessionCore>, mut ops: UnboundedReceiver<Op>) {
     let heartbeat = tokio::spawn(keep_session_lock(core.clone()));
     let mut turn: Option<RunningTurn> = None;
     let mut turn_counter = 0u64;
+    let mut background_poll = tokio::time::interval(crate::tools::background::POLL_INTERVAL);
+    background_poll.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tokio::select! {
+                    // What commands left running may end (or start more)
+                    // between tool calls; the front end's count follows.
+                    _ = background_poll.tick(), if core.processes.is_tracking() => {
+                        core.refresh_background();
+                    }
                     op = ops.recv() => {
                         let Some(op) = op else { break };
                         match op {
@@ -94,6 +102,8 @@ pub async fn run(core: Arc<SessionCore>, mut ops: UnboundedReceiver<Op>) {
         t.cancel.cancel();
         let _ = t.handle.await;
     }
+    // Nothing a command started outlives the session.
+    core.end_background().await;
     heartbeat.abort();
     // STORE-2: the next process may take the session at once. A failure
     // (a full disk) leaves a lock whose holder is gone: taken over too.

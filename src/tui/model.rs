@@ -354,6 +354,8 @@ pub struct Model {
     /// Commands judged read-only run without the kernel sandbox (or, with
     /// `sandbox.mode` "required", are asked): the status line says so.
     pub sandbox_missing: bool,
+    /// Processes finished commands left running (ended with the session).
+    pub background: usize,
     /// The slash popup's selection (TUI-4).
     pub slash: crate::tui::slash::PopupState,
     /// The open picker (`/mode`, `/model`, `/permissions`, `/resume`).
@@ -402,6 +404,7 @@ impl Model {
             monochrome: false,
             spinner: 0,
             sandbox_missing: false,
+            background: 0,
             slash: Default::default(),
             picker: None,
             tools_expanded: false,

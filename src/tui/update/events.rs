@@ -186,6 +186,7 @@ pub(super) fn on_event(model: &mut Model, event: Event) {
             picker.selected = selected.min(picker.items.len().saturating_sub(1));
             model.picker = Some(picker);
         }
+        Event::BackgroundProcesses { count, .. } => model.background = count,
         Event::Notice { message } => push_notice(model, &message),
         Event::Error { message } => model.cells.push(Cell::Error { text: message }),
         Event::TurnFinished { end, .. } => {
