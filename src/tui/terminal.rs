@@ -15,7 +15,7 @@ use crossterm::terminal::{
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 use std::io::{self, Write};
-use std::sync::Once;
+use std::sync::{Mutex, Once};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 pub type Backend = CrosstermBackend<FrameOut>;
@@ -174,16 +174,39 @@ pub fn restore() {
         crossterm::cursor::Show
     );
     let _ = disable_raw_mode();
+    print_held_panics();
 }
 
 /// Restores the terminal before the previous hook prints the panic, so the
-/// message lands on a sane screen.
+/// message lands on a sane screen. A panic on another thread while the UI
+/// runs (a tool's, which the pipeline turns into a tool error, or a task's)
+/// leaves the UI as it is: its message is held and printed once the
+/// terminal is restored, instead of being drawn over the screen.
 fn install_panic_hook() {
     HOOK.call_once(|| {
+        let ui_thread = std::thread::current().id();
         let previous = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
+            if ACTIVE.load(Ordering::SeqCst) && std::thread::current().id() != ui_thread {
+                let mut held = HELD_PANICS.lock().unwrap_or_else(|p| p.into_inner());
+                if held.len() < MAX_HELD_PANICS {
+                    held.push(info.to_string());
+                }
+                return;
+            }
             restore();
             previous(info);
         }));
     });
+}
+
+/// Panics of other threads seen while the UI ran, printed after it.
+static HELD_PANICS: Mutex<Vec<String>> = Mutex::new(Vec::new());
+const MAX_HELD_PANICS: usize = 8;
+
+fn print_held_panics() {
+    let held = std::mem::take(&mut *HELD_PANICS.lock().unwrap_or_else(|p| p.into_inner()));
+    for message in held {
+        eprintln!("zcode: a background thread panicked while the UI ran: {message}");
+    }
 }
