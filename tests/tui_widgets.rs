@@ -501,11 +501,13 @@ fn long_words_are_split_to_width() {
 fn streaming_finishes_only_complete_blocks() {
     let theme = Theme::colored();
     let mut doc = MarkdownDoc::new(30, &theme);
+    // A block is finished once the first line of the next one is whole.
     doc.push("# Head\n\npara still gro");
-    // The heading is finished once the next block has begun.
+    assert_eq!(text_of(doc.finished_rows()), "");
+    doc.push("wing\n");
     assert_eq!(text_of(doc.finished_rows()), "Head");
     let done = doc.finished_rows().to_vec();
-    doc.push("wing\n\nnext");
+    doc.push("\nnext\n");
     // The finished part never changes as text grows.
     assert_eq!(&doc.finished_rows()[..done.len()], &done[..]);
     assert_eq!(text_of(doc.finished_rows()), "Head\n\npara still growing");
