@@ -1,5 +1,5 @@
-//! Server-sent-event framing over a byte stream (via `eventsource-stream`),
-//! and the shared loop that turns SSE events into [`StreamEvent`]s through a
+//! Server-sent events over a byte stream (framed by [`SseFramer`]), and
+//! the shared loop that turns them into [`StreamEvent`]s through a
 //! dialect's [`SseDialect`] parser.
 //!
 //! Leniency that both dialects share lives here:
@@ -13,15 +13,14 @@
 
 use std::collections::VecDeque;
 use std::pin::Pin;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::task::{Context, Poll};
 use std::time::Duration;
 
-use eventsource_stream::{EventStreamError, Eventsource};
 use futures_util::stream::{self, BoxStream, Stream, StreamExt};
 
+use super::limits::MAX_EVENT_BYTES;
 use super::{ProviderError, ReplyStream, StreamEvent};
+
+pub use super::sse_frame::{FrameError, Sniff, SseEvent, SseFramer, sniff};
 
 /// Why the byte stream under an SSE stream failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,17 +31,6 @@ pub enum ByteError {
     Transport(String),
 }
 
-/// One SSE event as the dialect parsers see it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SseEvent {
-    /// The `event:` field; `message` when absent.
-    pub event: String,
-    pub data: String,
-    /// True when the server closed the stream before terminating this
-    /// event with a blank line: its data may be cut short.
-    pub at_eof: bool,
-}
-
 /// What went wrong below the dialect parser.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SseError {
@@ -50,6 +38,8 @@ pub enum SseError {
     Transport(String),
     /// Not UTF-8, or not SSE.
     Invalid(String),
+    /// One event passed this many bytes.
+    TooLarge(usize),
 }
 
 /// What a dialect parser says after one event.
@@ -70,55 +60,6 @@ pub trait SseDialect: Send + 'static {
     ) -> Result<Flow, ProviderError>;
 }
 
-/// A byte chunk or the synthetic terminator appended at a clean end.
-enum Chunk<B> {
-    Data(B),
-    Eof,
-}
-
-impl<B: AsRef<[u8]>> AsRef<[u8]> for Chunk<B> {
-    fn as_ref(&self) -> &[u8] {
-        match self {
-            Chunk::Data(b) => b.as_ref(),
-            Chunk::Eof => b"\n\n",
-        }
-    }
-}
-
-/// Appends `\n\n` after a clean end so that an unterminated last event is
-/// dispatched, and raises `eof` when it does.
-struct Terminated<S> {
-    inner: S,
-    eof: Arc<AtomicBool>,
-    done: bool,
-}
-
-impl<S, B> Stream for Terminated<S>
-where
-    S: Stream<Item = Result<B, ByteError>> + Unpin,
-{
-    type Item = Result<Chunk<B>, ByteError>;
-
-    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        if self.done {
-            return Poll::Ready(None);
-        }
-        match self.inner.poll_next_unpin(cx) {
-            Poll::Ready(Some(Ok(b))) => Poll::Ready(Some(Ok(Chunk::Data(b)))),
-            Poll::Ready(Some(Err(e))) => {
-                self.done = true;
-                Poll::Ready(Some(Err(e)))
-            }
-            Poll::Ready(None) => {
-                self.done = true;
-                self.eof.store(true, Ordering::SeqCst);
-                Poll::Ready(Some(Ok(Chunk::Eof)))
-            }
-            Poll::Pending => Poll::Pending,
-        }
-    }
-}
-
 /// Frames a byte stream into SSE events. The stream ends after the first
 /// error.
 pub fn sse_events<S, B>(bytes: S) -> BoxStream<'static, Result<SseEvent, SseError>>
@@ -126,47 +67,53 @@ where
     S: Stream<Item = Result<B, ByteError>> + Send + 'static,
     B: AsRef<[u8]> + Send + 'static,
 {
-    let eof = Arc::new(AtomicBool::new(false));
-    let terminated = Terminated {
-        inner: Box::pin(bytes),
-        eof: eof.clone(),
-        done: false,
+    struct State<S> {
+        bytes: Pin<Box<S>>,
+        framer: SseFramer,
+        ready: VecDeque<SseEvent>,
+        ended: bool,
+    }
+    let state = State {
+        bytes: Box::pin(bytes),
+        framer: SseFramer::new(MAX_EVENT_BYTES),
+        ready: VecDeque::new(),
+        ended: false,
     };
-    let events = terminated.eventsource();
-    stream::unfold(Some(events), move |state| {
-        let eof = eof.clone();
-        async move {
-            let mut events = state?;
-            match events.next().await? {
-                Ok(e) => {
-                    // eventsource-stream hands out every event already
-                    // complete in its buffer before it polls for more
-                    // bytes, so an event seen after the terminator was
-                    // completed by it.
-                    let at_eof = eof.load(Ordering::SeqCst);
-                    let event = SseEvent {
-                        event: e.event,
-                        data: e.data,
-                        at_eof,
-                    };
-                    Some((Ok(event), Some(events)))
+    stream::unfold(state, |mut st| async move {
+        loop {
+            if let Some(event) = st.ready.pop_front() {
+                return Some((Ok(event), st));
+            }
+            if st.ended {
+                return None;
+            }
+            let pushed = match st.bytes.next().await {
+                Some(Ok(chunk)) => st.framer.push(chunk.as_ref(), &mut st.ready),
+                Some(Err(e)) => {
+                    st.ended = true;
+                    return Some((
+                        Err(match e {
+                            ByteError::Idle(d) => SseError::Idle(d),
+                            ByteError::Transport(m) => SseError::Transport(m),
+                        }),
+                        st,
+                    ));
                 }
-                Err(EventStreamError::Transport(ByteError::Idle(d))) => {
-                    Some((Err(SseError::Idle(d)), None))
+                None => {
+                    st.ended = true;
+                    st.framer.finish(&mut st.ready)
                 }
-                Err(EventStreamError::Transport(ByteError::Transport(m))) => {
-                    Some((Err(SseError::Transport(m)), None))
-                }
-                Err(EventStreamError::Utf8(e)) => Some((
-                    Err(SseError::Invalid(format!("the stream is not UTF-8: {e}"))),
-                    None,
-                )),
-                Err(EventStreamError::Parser(e)) => Some((
-                    Err(SseError::Invalid(format!(
-                        "not a server-sent event stream: {e:?}"
-                    ))),
-                    None,
-                )),
+            };
+            if let Err(e) = pushed {
+                st.ended = true;
+                st.ready.clear();
+                let e = match e {
+                    FrameError::NotUtf8(m) => {
+                        SseError::Invalid(format!("the stream is not UTF-8: {m}"))
+                    }
+                    FrameError::TooLarge(max) => SseError::TooLarge(max),
+                };
+                return Some((Err(e), st));
             }
         }
     })
@@ -248,6 +195,13 @@ where
                         SseError::Invalid(m) => ProviderError::Protocol {
                             provider: label,
                             message: m,
+                        },
+                        SseError::TooLarge(max) => ProviderError::Protocol {
+                            provider: label,
+                            message: format!(
+                                "one event of the stream passed {} MB, the most one event may hold; stopped reading",
+                                max >> 20
+                            ),
                         },
                     };
                     return Some((Err(e), st));

@@ -10,7 +10,7 @@ use super::protocol::{Event, TurnEnd};
 use super::transcript::{assistant_entry, tool_result_entry, user_entry};
 use crate::approval::pipeline::{CallOutcome, execute_call};
 use crate::model::accumulate::ReplyBuilder;
-use crate::model::{AssistantReply, Message, ModelRequest, StreamEvent};
+use crate::model::{AssistantReply, FinishReason, Message, ModelRequest, StreamEvent};
 use futures_util::StreamExt;
 use tokio_util::sync::CancellationToken;
 
@@ -24,8 +24,17 @@ const SKIPPED_RESULT: &str = "Not executed: the turn was stopped before this cal
 enum StreamResult {
     Reply(AssistantReply),
     Interrupted(AssistantReply),
-    Failed(String),
+    /// The request failed; `partial` is what arrived before (kept, like
+    /// an interrupted reply).
+    Failed {
+        message: String,
+        partial: AssistantReply,
+    },
 }
+
+/// Told when the server itself stopped a reply at the output limit.
+const CUT_AT_LIMIT_NOTICE: &str = "the reply stopped at the model's output limit and may be incomplete; \
+     raise maxOutputTokens for this model in config.json to allow longer replies";
 
 /// Runs one turn for `text` and reports how it ended.
 pub async fn run_turn(
@@ -72,13 +81,19 @@ pub async fn run_turn(
                 core.finish_turn(TurnEnd::Interrupted, None);
                 return TurnEnd::Interrupted;
             }
-            StreamResult::Failed(message) => {
+            StreamResult::Failed { message, partial } => {
+                record_assistant(core, &partial, false);
                 core.emit(Event::Error { message });
                 core.finish_turn(TurnEnd::Failed, None);
                 return TurnEnd::Failed;
             }
         };
         record_assistant(core, &reply, true);
+        if reply.finish_reason == Some(FinishReason::Length) {
+            core.emit(Event::Notice {
+                message: CUT_AT_LIMIT_NOTICE.into(),
+            });
+        }
         lock(&core.reminders).on_assistant_reply(&reply);
         if !reply.text.trim().is_empty() {
             last_text = reply.text.clone();
@@ -112,14 +127,16 @@ pub async fn run_turn(
 }
 
 /// Persists the assistant's reply and appends it to the history. A reply
-/// cut by an interrupt keeps its text but drops unfinished tool calls.
+/// cut short (interrupted, failed) keeps its text and reasoning but drops
+/// unfinished tool calls; one with reasoning only is saved but not sent
+/// back to the model.
 fn record_assistant(core: &SessionCore, reply: &AssistantReply, complete: bool) {
     let tool_calls = if complete {
         reply.tool_calls.clone()
     } else {
         Vec::new()
     };
-    if reply.text.is_empty() && tool_calls.is_empty() {
+    if reply.text.is_empty() && reply.reasoning.is_empty() && tool_calls.is_empty() {
         return;
     }
     let _ = core.persist(assistant_entry(&reply.text, &reply.reasoning, &tool_calls));
@@ -127,6 +144,9 @@ fn record_assistant(core: &SessionCore, reply: &AssistantReply, complete: bool) 
         core.emit(Event::AssistantMessage {
             text: reply.text.clone(),
         });
+    }
+    if reply.text.is_empty() && tool_calls.is_empty() {
+        return;
     }
     lock(&core.history).push(Message::Assistant {
         text: reply.text.clone(),
@@ -162,7 +182,12 @@ async fn stream_reply(core: &SessionCore, cancel: &CancellationToken) -> StreamR
     };
     let mut stream = match stream {
         Ok(s) => s,
-        Err(e) => return StreamResult::Failed(e.to_string()),
+        Err(e) => {
+            return StreamResult::Failed {
+                message: e.to_string(),
+                partial: builder.finish(),
+            };
+        }
     };
     loop {
         let next = tokio::select! {
@@ -172,7 +197,12 @@ async fn stream_reply(core: &SessionCore, cancel: &CancellationToken) -> StreamR
         };
         match next {
             None => break,
-            Some(Err(e)) => return StreamResult::Failed(e.to_string()),
+            Some(Err(e)) => {
+                return StreamResult::Failed {
+                    message: e.to_string(),
+                    partial: builder.finish(),
+                };
+            }
             Some(Ok(event)) => {
                 match &event {
                     StreamEvent::TextDelta(t) => {
