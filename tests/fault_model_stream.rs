@@ -12,7 +12,9 @@ use support::fault_server::{Fault, FaultServer, Output, Wire};
 use support::{fake_provider, test_settings};
 use zcode::config::{MaxTokensField, ProviderKind};
 use zcode::model::anthropic::AnthropicProvider;
-use zcode::model::limits::{StreamLimits, output_cutoff_bytes};
+use zcode::model::limits::{
+    DEFAULT_MAX_OUTPUT_TOKENS, StreamLimits, max_event_bytes, output_cutoff_bytes,
+};
 use zcode::model::openai::OpenAiProvider;
 use zcode::model::{
     HttpSettings, Message, ModelProvider, ModelRequest, ProviderError, StreamEvent,
@@ -448,6 +450,24 @@ async fn fault_stream_huge_event_is_refused_past_16_mb() {
         assert!(text.contains("passed 16 MB"), "{text}");
         assert_eq!(out.output_bytes, "before ".len(), "{wire:?}");
     }
+}
+
+#[tokio::test]
+async fn fault_stream_event_cap_follows_a_smaller_output_limit() {
+    // The default limit (32000 tokens) allows events of about 2 MB.
+    let server = FaultServer::start(Fault::HugeEvent {
+        wire: Wire::OpenAi,
+        bytes: 4 << 20,
+    })
+    .await;
+    let out = drain(&openai(&server, test_settings()), &request()).await;
+    let text = out.error_text();
+    let cap_mb = max_event_bytes(DEFAULT_MAX_OUTPUT_TOKENS) as f64 / f64::from(1 << 20);
+    assert!(
+        text.contains(&format!("one event of the stream passed {cap_mb:.1} MB")),
+        "{text}"
+    );
+    assert_eq!(out.output_bytes, "before ".len());
 }
 
 #[tokio::test]

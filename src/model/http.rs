@@ -23,7 +23,7 @@ use serde_json::Value;
 use tokio::sync::OnceCell;
 
 use super::guard::{self, Clock};
-use super::limits::StreamLimits;
+use super::limits::{self, StreamLimits};
 use super::sse::{self, ByteError, Sniff, SseDialect};
 use super::{ProviderError, ReplyStream, StreamEvent};
 use crate::config::Provider;
@@ -245,7 +245,12 @@ impl Endpoint {
             }
         };
         let bytes = stream::iter(first).chain(bytes);
-        let decoded = sse::decode(&self.label, bytes, parser);
+        let decoded = sse::decode_capped(
+            &self.label,
+            bytes,
+            parser,
+            limits::max_event_bytes(output_limit),
+        );
         let mut stream = guard::watch(&self.label, decoded, *clock, output_limit);
         let mut head = Vec::new();
         loop {

@@ -30,7 +30,7 @@ pub const BYTES_PER_TOKEN: u64 = 3;
 /// stopped: tokenizers pack runs of spaces and common words into tokens
 /// longer than three bytes, and the server is expected to stop first.
 pub const OUTPUT_SLACK: u64 = 2;
-/// The most one server-sent event may hold.
+/// The most one server-sent event may ever hold.
 pub const MAX_EVENT_BYTES: usize = 16 << 20;
 
 /// The effective limits of one model.
@@ -117,6 +117,18 @@ impl StreamLimits {
 /// [`OUTPUT_SLACK`] times the limit allowed, plus 4 KB.
 pub fn output_cutoff_bytes(tokens: u32) -> u64 {
     u64::from(tokens) * BYTES_PER_TOKEN * OUTPUT_SLACK + 4096
+}
+
+/// The most one server-sent event may hold under an output limit of
+/// `tokens`: the output cutoff, six times over (the most JSON escaping can
+/// blow text up by) plus 1 MB for the rest of the event, and never more
+/// than [`MAX_EVENT_BYTES`]. No event of a reply within the limit comes
+/// near it.
+pub fn max_event_bytes(tokens: u32) -> usize {
+    let cap = output_cutoff_bytes(tokens)
+        .saturating_mul(6)
+        .saturating_add(1 << 20);
+    usize::try_from(cap).map_or(MAX_EVENT_BYTES, |c| c.min(MAX_EVENT_BYTES))
 }
 
 /// About a token per 4 bytes of what the request sends.
@@ -307,5 +319,12 @@ mod tests {
     #[test]
     fn cutoff_has_slack() {
         assert_eq!(output_cutoff_bytes(1000), 6000 + 4096);
+    }
+
+    #[test]
+    fn event_cap_follows_the_output_limit_up_to_16_mb() {
+        assert_eq!(max_event_bytes(1000), (6000 + 4096) * 6 + (1 << 20));
+        assert_eq!(max_event_bytes(MAX_OUTPUT_TOKENS_CEILING), MAX_EVENT_BYTES);
+        assert!(max_event_bytes(DEFAULT_MAX_OUTPUT_TOKENS) < 3 << 20);
     }
 }

@@ -9,7 +9,9 @@
 //!   rather than as an invalid payload;
 //! - a stream that ends (cleanly or not) after the finish reason but
 //!   without the dialect's end marker counts as complete;
-//! - a stream that ends before that is [`ProviderError::Disconnected`].
+//! - a stream that ends before that is [`ProviderError::Disconnected`];
+//! - one event bigger than the cap (see `limits::max_event_bytes`) is a
+//!   protocol error as soon as the cap is passed, not after buffering it.
 
 use std::collections::VecDeque;
 use std::pin::Pin;
@@ -60,9 +62,12 @@ pub trait SseDialect: Send + 'static {
     ) -> Result<Flow, ProviderError>;
 }
 
-/// Frames a byte stream into SSE events. The stream ends after the first
-/// error.
-pub fn sse_events<S, B>(bytes: S) -> BoxStream<'static, Result<SseEvent, SseError>>
+/// Frames a byte stream into SSE events of at most `max_event_bytes`
+/// each. The stream ends after the first error.
+pub fn sse_events<S, B>(
+    bytes: S,
+    max_event_bytes: usize,
+) -> BoxStream<'static, Result<SseEvent, SseError>>
 where
     S: Stream<Item = Result<B, ByteError>> + Send + 'static,
     B: AsRef<[u8]> + Send + 'static,
@@ -75,7 +80,7 @@ where
     }
     let state = State {
         bytes: Box::pin(bytes),
-        framer: SseFramer::new(MAX_EVENT_BYTES),
+        framer: SseFramer::new(max_event_bytes),
         ready: VecDeque::new(),
         ended: false,
     };
@@ -130,8 +135,19 @@ struct DecodeState<P> {
 }
 
 /// Decodes a byte stream with a dialect parser into a [`ReplyStream`]. The
-/// stream yields at most one error, then ends.
+/// stream yields at most one error, then ends. One event may hold
+/// [`MAX_EVENT_BYTES`].
 pub fn decode<S, B, P>(label: &str, bytes: S, parser: P) -> ReplyStream
+where
+    S: Stream<Item = Result<B, ByteError>> + Send + 'static,
+    B: AsRef<[u8]> + Send + 'static,
+    P: SseDialect,
+{
+    decode_capped(label, bytes, parser, MAX_EVENT_BYTES)
+}
+
+/// [`decode`] with events of at most `max_event_bytes`.
+pub fn decode_capped<S, B, P>(label: &str, bytes: S, parser: P, max_event_bytes: usize) -> ReplyStream
 where
     S: Stream<Item = Result<B, ByteError>> + Send + 'static,
     B: AsRef<[u8]> + Send + 'static,
@@ -139,7 +155,7 @@ where
 {
     let state = DecodeState {
         label: label.to_string(),
-        events: sse_events(bytes),
+        events: sse_events(bytes, max_event_bytes),
         parser,
         queue: VecDeque::new(),
         seen_finish: false,
@@ -199,8 +215,9 @@ where
                         SseError::TooLarge(max) => ProviderError::Protocol {
                             provider: label,
                             message: format!(
-                                "one event of the stream passed {} MB, the most one event may hold; stopped reading",
-                                max >> 20
+                                "one event of the stream passed {}, the most one event may hold \
+                                 (16 MB, less for smaller output limits); stopped reading",
+                                megabytes(max)
                             ),
                         },
                     };
@@ -222,4 +239,14 @@ where
         }
     })
     .boxed()
+}
+
+/// `2.3 MB`, `16 MB`.
+fn megabytes(bytes: usize) -> String {
+    let mb = bytes as f64 / f64::from(1 << 20);
+    if mb.fract() == 0.0 {
+        format!("{mb:.0} MB")
+    } else {
+        format!("{mb:.1} MB")
+    }
 }
