@@ -69,14 +69,22 @@ fn stream_limits_out_of_range_name_the_key() {
         "/home/u/.zcode/config.json: providers[0].models[0].maxOutputTokens: 0 is out of range: must be 1..=1000000"
     );
     let e = error("openai", r#", "maxOutputTokens": 5000000"#);
-    assert!(e.contains("maxOutputTokens: 5000000 is out of range"), "{e}");
+    assert!(
+        e.contains("maxOutputTokens: 5000000 is out of range"),
+        "{e}"
+    );
     let e = error("openai", r#", "contentIdleTimeoutSecs": 0"#);
     assert!(
-        e.contains("models[0].contentIdleTimeoutSecs: 0 is out of range: must be 1..=86400 seconds"),
+        e.contains(
+            "models[0].contentIdleTimeoutSecs: 0 is out of range: must be 1..=86400 seconds"
+        ),
         "{e}"
     );
     let e = error("anthropic", r#", "requestTimeoutSecs": 86401"#);
-    assert!(e.contains("models[0].requestTimeoutSecs: 86401 is out of range"), "{e}");
+    assert!(
+        e.contains("models[0].requestTimeoutSecs: 86401 is out of range"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -91,11 +99,16 @@ fn stream_limits_of_the_wrong_type_are_syntax_errors_with_a_position() {
 fn max_tokens_field_is_checked_and_only_for_openai() {
     let e = error("openai", r#", "maxTokensField": "max_output""#);
     assert!(
-        e.contains(r#"maxTokensField: must be "max_tokens" or "max_completion_tokens", not "max_output""#),
+        e.contains(
+            r#"maxTokensField: must be "max_tokens" or "max_completion_tokens", not "max_output""#
+        ),
         "{e}"
     );
     let e = error("anthropic", r#", "maxTokensField": "max_tokens""#);
-    assert!(e.contains(r#"applies to providers of kind "openai" only"#), "{e}");
+    assert!(
+        e.contains(r#"applies to providers of kind "openai" only"#),
+        "{e}"
+    );
 }
 
 #[test]

@@ -101,7 +101,9 @@ impl Session {
         loop {
             let event = tokio::time::timeout_at(deadline, self.handle.events.recv())
                 .await
-                .unwrap_or_else(|_| panic!("no {what} within {HANG:?}; events: {:#?}", tail(&self.log)))
+                .unwrap_or_else(|_| {
+                    panic!("no {what} within {HANG:?}; events: {:#?}", tail(&self.log))
+                })
                 .unwrap_or_else(|| panic!("the runtime ended before {what}"));
             let found = pick(&event);
             self.log.push(event);
@@ -192,7 +194,10 @@ async fn fault_stream_interrupt_during_a_drip_ends_the_turn_and_keeps_the_partia
     assert_eq!(saved.len(), 1);
     let text = payload_text(&saved[0], "text");
     assert!(text.starts_with("tick tick tick tick tick"), "{text}");
-    assert!(server.wait_for_client_aborts(1, HANG).await, "request not aborted");
+    assert!(
+        server.wait_for_client_aborts(1, HANG).await,
+        "request not aborted"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -237,7 +242,11 @@ async fn fault_stream_output_limit_ends_the_turn_with_the_message_and_keeps_the_
     assert_eq!(saved.len(), 1);
     let text = payload_text(&saved[0], "text");
     let cutoff = output_cutoff_bytes(2000) as usize;
-    assert!((cutoff..cutoff + 100).contains(&text.len()), "{}", text.len());
+    assert!(
+        (cutoff..cutoff + 100).contains(&text.len()),
+        "{}",
+        text.len()
+    );
     assert!(text.chars().all(|c| c == 'x'));
 }
 
@@ -285,7 +294,9 @@ async fn fault_stream_content_idle_ends_the_turn_and_keeps_the_partial() {
     assert_eq!(session.turn_end().await, TurnEnd::Failed);
     let errors = session.errors();
     assert!(
-        errors.iter().any(|e| e.contains("no reply content for 1 s")),
+        errors
+            .iter()
+            .any(|e| e.contains("no reply content for 1 s")),
         "{errors:?}"
     );
     let saved = session.assistant_entries();

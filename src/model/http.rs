@@ -559,6 +559,15 @@ pub(crate) fn truncate_chars(text: &str, max: usize) -> String {
     }
 }
 
+/// What reqwest and hyper wrap the real cause in.
+const GENERIC_WRAPPERS: [&str; 5] = [
+    "error sending request",
+    "client error (Connect)",
+    "client error (SendRequest)",
+    "error decoding response body",
+    "request or response body error",
+];
+
 /// A reqwest error with its causes, one line, without the URL (the
 /// errors that need it name it themselves).
 fn describe(e: &reqwest::Error) -> String {
@@ -574,6 +583,10 @@ fn describe(e: &reqwest::Error) -> String {
             parts.push(text);
         }
         current = err.source();
+    }
+    // The wrappers say nothing the error's own text does not.
+    if parts.len() > 1 {
+        parts.retain(|p| !GENERIC_WRAPPERS.contains(&p.as_str()));
     }
     let joined = parts.join(": ");
     truncate_chars(

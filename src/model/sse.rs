@@ -147,7 +147,12 @@ where
 }
 
 /// [`decode`] with events of at most `max_event_bytes`.
-pub fn decode_capped<S, B, P>(label: &str, bytes: S, parser: P, max_event_bytes: usize) -> ReplyStream
+pub fn decode_capped<S, B, P>(
+    label: &str,
+    bytes: S,
+    parser: P,
+    max_event_bytes: usize,
+) -> ReplyStream
 where
     S: Stream<Item = Result<B, ByteError>> + Send + 'static,
     B: AsRef<[u8]> + Send + 'static,
