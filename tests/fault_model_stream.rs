@@ -315,6 +315,45 @@ async fn fault_stream_keep_alives_after_output_hit_the_content_idle_limit() {
 }
 
 #[tokio::test]
+async fn fault_stream_finish_reasons_repeated_forever_are_not_content() {
+    let server = FaultServer::start(Fault::RepeatedFinish {
+        every: Duration::from_millis(50),
+    })
+    .await;
+    let out = drain(&openai(&server, timed(1000, 60_000)), &request()).await;
+    assert_eq!(out.output_bytes, "done".len());
+    assert!(
+        matches!(out.error, Some(ProviderError::ContentIdle { .. })),
+        "{:?}",
+        out.error
+    );
+}
+
+#[tokio::test]
+async fn fault_stream_slow_error_body_is_bounded_by_the_request_timeout() {
+    use support::fake_model_server::{FakeModelServer, Reply};
+    let server = FakeModelServer::start().await;
+    server.enqueue(
+        Reply::status(500)
+            .header("content-type", "text/plain")
+            .chunk("the first part of a long")
+            .delay(Duration::from_secs(30))
+            .chunk(" error"),
+    );
+    let p = OpenAiProvider::new(
+        &fake_provider(ProviderKind::Openai, &server.openai_base_url()),
+        None,
+        timed(5000, 1000),
+    );
+    let err = tokio::time::timeout(HANG, p.stream(&request()))
+        .await
+        .expect("the error body is not awaited forever")
+        .err()
+        .expect("an error");
+    assert!(matches!(err, ProviderError::RequestTimeout { .. }), "{err}");
+}
+
+#[tokio::test]
 async fn fault_stream_slow_drip_hits_the_request_timeout() {
     let server = FaultServer::start(Fault::SlowDeltas {
         wire: Wire::OpenAi,

@@ -100,6 +100,13 @@ impl Watch {
     }
 }
 
+/// Text, reasoning or a tool call: what resets the content-idle clock.
+/// Usage and finish reasons do not (a server repeating them forever says
+/// nothing).
+fn is_content(event: &StreamEvent) -> bool {
+    !matches!(event, StreamEvent::Usage(_) | StreamEvent::Finished(_))
+}
+
 /// Bytes of output an event carries.
 fn output_bytes(event: &StreamEvent) -> u64 {
     let n = match event {
@@ -152,7 +159,7 @@ pub(crate) fn watch(
             None => None,
             Some(Err(e)) => Some((Err(e), st.stop())),
             Some(Ok(event)) => {
-                if !matches!(event, StreamEvent::Usage(_)) {
+                if is_content(&event) {
                     st.clock.saw_content();
                 }
                 st.output_bytes += output_bytes(&event);

@@ -221,8 +221,13 @@ impl Endpoint {
             Ok(Ok(r)) => r,
         };
         let status = response.status();
+        // Error bodies are read within the request's deadline too.
+        let timed_out = || Failure::Fatal(clock.request_timed_out(&self.label));
         if !status.is_success() {
-            return Err(self.status_error(response).await);
+            return Err(tokio::select! {
+                failure = self.status_error(response) => failure,
+                _ = tokio::time::sleep_until(clock.deadline()) => timed_out(),
+            });
         }
         let is_json = response
             .headers()
@@ -230,7 +235,10 @@ impl Endpoint {
             .and_then(|v| v.to_str().ok())
             .is_some_and(|v| v.to_ascii_lowercase().contains("json"));
         if is_json {
-            return Err(Failure::Fatal(self.json_instead_of_stream(response).await));
+            return Err(tokio::select! {
+                e = self.json_instead_of_stream(response) => Failure::Fatal(e),
+                _ = tokio::time::sleep_until(clock.deadline()) => timed_out(),
+            });
         }
 
         let content_type = response

@@ -48,6 +48,9 @@ pub enum Fault {
     SlowDeltas { wire: Wire, every: Duration },
     /// A first text delta, then only keep-alives every `every`, forever.
     DeltaThenKeepAlive { wire: Wire, every: Duration },
+    /// A first text delta, then the same finish reason every `every`,
+    /// forever, never the end marker (OpenAI dialect).
+    RepeatedFinish { every: Duration },
     /// A 200 with this content type (none when `None`) and body.
     Body {
         content_type: Option<String>,
@@ -248,6 +251,17 @@ async fn answer(socket: &mut TcpStream, fault: &Fault) -> Result<(), Gone> {
             loop {
                 pause(socket, *every).await?;
                 chunk(socket, ": keep-alive\n\n").await?;
+            }
+        }
+        Fault::RepeatedFinish { every } => {
+            sse_head(socket).await?;
+            chunk(socket, &start(Wire::OpenAi, Output::Text)).await?;
+            chunk(socket, &delta(Wire::OpenAi, Output::Text, "done")).await?;
+            let finish =
+                event(&json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}));
+            loop {
+                pause(socket, *every).await?;
+                chunk(socket, &finish).await?;
             }
         }
         Fault::HugeEvent { wire, bytes } => {
