@@ -198,6 +198,33 @@ async fn fault_stream_output_limit_shrinks_to_fit_the_context_window() {
     assert!((6000..=6200).contains(&sent), "{sent}");
 }
 
+#[tokio::test]
+async fn fault_stream_refused_output_limit_says_which_setting_to_change() {
+    use support::fake_model_server::{FakeModelServer, Reply};
+    let server = FakeModelServer::start().await;
+    server.enqueue(Reply::json(
+        400,
+        &serde_json::json!({"error": {"message": "Invalid max_tokens value, the valid range of max_tokens is [1, 8192]"}}),
+    ));
+    let p = OpenAiProvider::new(
+        &fake_provider(ProviderKind::Openai, &server.openai_base_url()),
+        None,
+        test_settings(),
+    );
+    let err = p
+        .stream(&request())
+        .await
+        .err()
+        .expect("an error")
+        .to_string();
+    assert!(
+        err.contains("the valid range of max_tokens is [1, 8192]")
+            && err
+                .contains("set maxOutputTokens, or maxTokensField, for this model in config.json"),
+        "{err}"
+    );
+}
+
 /// An endless stream of `output` is cut a little past the limit, with the
 /// limit error, keeping everything before it.
 async fn endless_output_is_cut(wire: Wire, output: Output) {

@@ -190,14 +190,9 @@ async fn interrupt_cli(h: &Harness) -> (Run, Duration) {
 #[tokio::test(flavor = "multi_thread")]
 async fn fault_stream_cli_ctrl_c_during_a_flood_keeps_the_partial_answer() {
     let h = Harness::new();
-    let server = FaultServer::start(Fault::Endless {
-        wire: Wire::OpenAi,
-        output: Output::Text,
-        delta_bytes: 20,
-    })
-    .await;
-    // A limit high enough that the flood is still running at the signal.
-    configure(&h, &server, json!({"maxOutputTokens": 1_000_000}));
+    // Busy all the time, but far from any limit when the signal comes.
+    let server = FaultServer::start(Fault::Flood { padding: 1000 }).await;
+    configure(&h, &server, json!({}));
     let (run, latency) = interrupt_cli(&h).await;
     eprintln!("SIGINT to exit (flood): {latency:?}");
     assert_eq!(run.code, Some(130), "{run}");

@@ -414,10 +414,14 @@ impl Endpoint {
                 url: self.url.clone(),
             }),
             _ => {
+                let mut message = error_message(&body, status);
+                if status.is_client_error() && mentions_output_limit(&message) {
+                    message.push_str(OUTPUT_LIMIT_HINT);
+                }
                 let error = ProviderError::Http {
                     provider,
                     status: status.as_u16(),
-                    message: error_message(&body, status),
+                    message,
                 };
                 let retryable = status == StatusCode::TOO_MANY_REQUESTS
                     || status == StatusCode::REQUEST_TIMEOUT
@@ -480,6 +484,22 @@ fn gave_up(error: ProviderError, attempts: u32) -> ProviderError {
         },
         other => other,
     }
+}
+
+/// Added to a refusal that is about the output limit zcode sent.
+const OUTPUT_LIMIT_HINT: &str = " (zcode sends the model's output limit: set maxOutputTokens, or maxTokensField, for this model in config.json)";
+
+/// Whether a server's error message is about the output limit (a limit
+/// above what the model allows, or one that does not fit the context).
+fn mentions_output_limit(message: &str) -> bool {
+    let m = message.to_ascii_lowercase();
+    [
+        "max_tokens",
+        "max_completion_tokens",
+        "maximum context length",
+    ]
+    .iter()
+    .any(|k| m.contains(k))
 }
 
 /// `Retry-After` in (possibly fractional) seconds; HTTP dates are ignored.

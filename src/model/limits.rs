@@ -184,6 +184,8 @@ pub fn known_output_limit(kind: ProviderKind, model_id: &str) -> Option<u32> {
             ("o1", 100_000),
             ("o3", 100_000),
             ("o4-mini", 100_000),
+            ("deepseek-chat", 8192),
+            ("deepseek-reasoner", 65_536),
         ],
         ProviderKind::Anthropic => &[
             ("claude-opus-4-5", 64_000),

@@ -7,7 +7,6 @@
 //! [`FaultServer::client_aborts`], with the time it was noticed.
 
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -42,6 +41,11 @@ pub enum Fault {
         output: Output,
         delta_bytes: usize,
     },
+    /// As fast as the client reads, forever: events of about `padding`
+    /// bytes that carry one byte of text each (the rest is a field the
+    /// client ignores), so the client is kept busy while the output grows
+    /// too slowly to reach any limit (OpenAI dialect).
+    Flood { padding: usize },
     /// Only SSE comments (`: ping`), one every `every`, forever.
     KeepAliveOnly { every: Duration },
     /// One small text delta every `every`, forever.
@@ -65,7 +69,6 @@ pub enum Fault {
 struct Shared {
     requests: Mutex<Vec<Value>>,
     aborts: Mutex<Vec<Instant>>,
-    connections: AtomicUsize,
     changed: Notify,
 }
 
@@ -189,7 +192,6 @@ async fn serve(mut socket: TcpStream, shared: Arc<Shared>, fault: Fault) {
     let Some(body) = read_request(&mut socket).await else {
         return;
     };
-    shared.connections.fetch_add(1, Ordering::SeqCst);
     lock(&shared.requests).push(serde_json::from_slice(&body).unwrap_or(Value::Null));
     shared.changed.notify_waiters();
     if answer(&mut socket, &fault).await.is_err() {
@@ -224,6 +226,18 @@ async fn answer(socket: &mut TcpStream, fault: &Fault) -> Result<(), Gone> {
             chunk(socket, &start(*wire, *output)).await?;
             let one = delta(*wire, *output, &"x".repeat(*delta_bytes));
             // Batch deltas so that the server is never the bottleneck.
+            let batch = one.repeat((64 * 1024 / one.len()).max(1));
+            loop {
+                chunk(socket, &batch).await?;
+            }
+        }
+        Fault::Flood { padding } => {
+            sse_head(socket).await?;
+            chunk(socket, &start(Wire::OpenAi, Output::Text)).await?;
+            let one = event(
+                &json!({"choices": [{"index": 0, "delta": {"content": "x"}}],
+                "pad": "p".repeat(*padding)}),
+            );
             let batch = one.repeat((64 * 1024 / one.len()).max(1));
             loop {
                 chunk(socket, &batch).await?;
