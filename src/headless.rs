@@ -1,6 +1,7 @@
 //! `zcode -p`: one task, no UI (HEAD-1, HEAD-2). The final answer goes to
 //! stdout, everything else to stderr; `json` prints one result object and
-//! `stream-json` one event per line.
+//! `stream-json` one event per line. Errors go to stderr in every format
+//! (as well as into the JSON), one line each.
 
 use crate::model::Usage;
 use crate::runtime::RuntimeHandle;
@@ -93,9 +94,9 @@ pub async fn run(mut handle: RuntimeHandle, prompt: String, format: OutputFormat
                 eprintln!("zcode: {message}")
             }
             Event::Error { message } => {
-                if format == OutputFormat::Text {
-                    eprintln!("zcode: error: {message}");
-                }
+                // In every format: stdout may be a JSON consumer's, but a
+                // person or a log reads stderr (HEAD-1).
+                eprintln!("zcode: error: {}", one_line(&message));
                 outcome.errors.push(message);
             }
             Event::TurnFinished { end, answer } => {
@@ -159,6 +160,15 @@ fn print_line(s: &str) {
     let mut out = std::io::stdout().lock();
     let _ = writeln!(out, "{s}");
     let _ = out.flush();
+}
+
+/// A message on one line: its lines joined with spaces.
+fn one_line(s: &str) -> String {
+    s.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn first_line(s: &str) -> &str {

@@ -343,14 +343,17 @@ fn cli4_sessions_list_empty() {
     assert!(stdout(&out).contains("No sessions"));
 }
 
-/// A database as the previous release left it (schema 1): the current
-/// schema minus step 2's table, with sessions and settings under old ids.
+/// A database as an earlier release left it (schema 1): the current
+/// schema minus the tables of steps 2 and 3, with sessions and settings
+/// under old ids.
 fn downgrade_to_schema_1(db: &Path, sessions: &[(&str, &Path)], rules_for: &Path) {
     use zcode::config::project_id::legacy_project_id;
     drop(zcode::store::Store::open(db).unwrap());
     let conn = rusqlite::Connection::open(db).unwrap();
-    conn.execute_batch("DROP TABLE project_id_carry_over; PRAGMA user_version = 1;")
-        .unwrap();
+    conn.execute_batch(
+        "DROP TABLE project_id_carry_over; DROP TABLE session_lock; PRAGMA user_version = 1;",
+    )
+    .unwrap();
     for (id, ws) in sessions {
         let ws = ws.to_str().unwrap();
         conn.execute(

@@ -333,6 +333,39 @@ async fn hook1_output_is_capped() {
 }
 
 #[tokio::test]
+async fn fault_hook_exit_2_with_10_mb_of_stderr_gives_a_capped_reason() {
+    let fx = Fixture::new();
+    let cmd = fx.script(
+        "loud.sh",
+        "cat >/dev/null\nhead -c 10000000 /dev/zero | tr '\\0' x >&2\nexit 2",
+    );
+    let started = Instant::now();
+    let out = run_pre(&fx.runner(pre(vec![entry("Bash", &cmd)]))).await;
+    assert!(started.elapsed() < Duration::from_secs(20));
+    let Some(HookPermission::Deny(reason)) = out.permission else {
+        panic!("exit 2 denies: {out:?}");
+    };
+    let cap = zcode::hooks::MAX_HOOK_REASON_CHARS;
+    assert!(reason.len() < cap + 200, "{} bytes", reason.len());
+    assert!(reason.starts_with(&"x".repeat(cap)), "{}", &reason[..100]);
+    assert!(
+        reason.ends_with("10000000 bytes in all]"),
+        "{}",
+        &reason[cap..]
+    );
+
+    // The PermissionRequest chain denies with the same capped reason.
+    let got = fx
+        .runner(perm(vec![entry("Bash", &cmd)]))
+        .permission_request(&request(), &CancellationToken::new())
+        .await;
+    let Ok(Some(PermissionHookDecision::Deny { message })) = got else {
+        panic!("{got:?}");
+    };
+    assert_eq!(message, reason);
+}
+
+#[tokio::test]
 async fn hook3_updated_input_is_chained_and_returned() {
     let fx = Fixture::new();
     let first = fx.printing(

@@ -1115,3 +1115,157 @@ mod todo_props {
         }
     }
 }
+
+// ------------------------------------------------------ STORE-2: locks
+
+/// A lock row as a zcode on another host would leave it.
+fn lock_from_elsewhere(path: &Path, session_id: &str, pid: i64, heartbeat_at: i64) {
+    let raw = rusqlite::Connection::open(path).unwrap();
+    raw.execute(
+        "INSERT OR REPLACE INTO session_lock
+           (session_id, token, pid, pid_started, host, acquired_at, heartbeat_at)
+         VALUES (?1, 'elsewhere-token', ?2, NULL, 'another-host', ?3, ?3)",
+        rusqlite::params![session_id, pid, heartbeat_at],
+    )
+    .unwrap();
+}
+
+#[test]
+fn store2_a_held_session_is_refused_until_its_holder_is_gone_then_taken_over() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = db_in(&dir);
+    let (mut store, clock) = clocked(&path, 1_000_000);
+    store.create_session(&new_session("s1", "/w", "p")).unwrap();
+    lock_from_elsewhere(&path, "s1", 4242, 1_000_000);
+
+    let err = store.hold_session("s1").unwrap_err();
+    assert!(
+        matches!(&err, StoreError::SessionInUse { pid: 4242, .. }),
+        "{err:?}"
+    );
+    assert!(
+        err.to_string()
+            .starts_with("session s1 is in use by another zcode (pid 4242)"),
+        "{err}"
+    );
+    assert_eq!(store.held_session(), None);
+
+    // Its heartbeat stops: after the stale time it is taken over.
+    clock.advance(zcode::store::STALE_AFTER_MS);
+    assert!(store.hold_session("s1").is_err(), "not yet stale");
+    clock.advance(1);
+    store.hold_session("s1").unwrap();
+    assert_eq!(store.held_session(), Some("s1"));
+    let lock = store.session_lock("s1").unwrap().expect("a lock");
+    assert_eq!(lock.pid, i64::from(std::process::id()));
+    store.append_entry("s1", &entry("e1", "mine")).unwrap();
+    store.release_session().unwrap();
+    assert_eq!(store.session_lock("s1").unwrap(), None);
+}
+
+#[test]
+fn store2_a_holder_whose_lock_was_taken_over_writes_nothing_more() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = db_in(&dir);
+    let (mut store, _clock) = clocked(&path, 1_000_000);
+    store
+        .create_held_session(&new_session("s1", "/w", "p"))
+        .unwrap();
+    store.append_entry("s1", &entry("e1", "before")).unwrap();
+    store.refresh_session_lock().unwrap();
+
+    // Another host took it (our heartbeat looked stale to it).
+    lock_from_elsewhere(&path, "s1", 77, 1_000_000);
+    let err = store.append_entry("s1", &entry("e2", "after")).unwrap_err();
+    assert!(
+        matches!(&err, StoreError::SessionTakenOver { pid: Some(77), .. }),
+        "{err:?}"
+    );
+    assert!(
+        err.to_string()
+            .contains("taken over by another zcode (pid 77)")
+    );
+    assert!(matches!(
+        store.refresh_session_lock(),
+        Err(StoreError::SessionTakenOver { .. })
+    ));
+    let ids: Vec<String> = store
+        .entries("s1")
+        .unwrap()
+        .into_iter()
+        .map(|e| e.id)
+        .collect();
+    assert_eq!(ids, ["e1"]);
+    // Releasing leaves the new holder's lock alone.
+    store.release_session().unwrap();
+    assert_eq!(store.session_lock("s1").unwrap().unwrap().pid, 77);
+}
+
+#[test]
+fn store2_a_fork_copies_entries_and_todos_and_is_held() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = db_in(&dir);
+    let (mut store, _clock) = clocked(&path, 1_000);
+    store.create_session(&new_session("s1", "/w", "p")).unwrap();
+    store.append_entry("s1", &entry("e1", "one")).unwrap();
+    store
+        .append_entry("s1", &entry("s1:req", "derived id"))
+        .unwrap();
+    store
+        .replace_todos(
+            "s1",
+            &[TodoItem {
+                content: "t".into(),
+                status: TodoStatus::Pending,
+                priority: TodoPriority::High,
+            }],
+        )
+        .unwrap();
+    lock_from_elsewhere(&path, "s1", 5, 1_000);
+
+    let fork = store.fork_session("s1", "s2").unwrap();
+    assert_eq!(fork.workspace, "/w");
+    assert_eq!(store.held_session(), Some("s2"));
+    let copied = store.entries("s2").unwrap();
+    let texts: Vec<&str> = copied
+        .iter()
+        .map(|e| e.payload["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(texts, ["one", "derived id"]);
+    assert_ne!(copied[0].id, "e1");
+    assert_eq!(copied[1].id, "s2:req");
+    assert_eq!(store.todos("s2").unwrap().len(), 1);
+    // The source is untouched and still its holder's.
+    assert_eq!(store.entries("s1").unwrap().len(), 2);
+    assert_eq!(store.session_lock("s1").unwrap().unwrap().pid, 5);
+}
+
+#[test]
+fn store2_damaged_pages_are_refused_at_open_and_the_file_is_unchanged() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = db_in(&dir);
+    {
+        let mut store = Store::open(&path).unwrap();
+        store.create_session(&new_session("s1", "/w", "p")).unwrap();
+        store.append_entry("s1", &entry("e1", "x")).unwrap();
+    }
+    let root: i64 = rusqlite::Connection::open(&path)
+        .unwrap()
+        .query_row(
+            "SELECT rootpage FROM sqlite_master WHERE name = 'session_entries'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let mut bytes = std::fs::read(&path).unwrap();
+    let start = usize::try_from(root - 1).unwrap() * 4096;
+    bytes[start..start + 4096].fill(0x6b);
+    std::fs::write(&path, &bytes).unwrap();
+
+    let err = Store::open(&path).unwrap_err();
+    assert!(err.is_damaged(), "{err:?}");
+    let text = err.to_string();
+    assert!(text.contains(&path.display().to_string()), "{text}");
+    assert!(text.contains("is damaged"), "{text}");
+    assert_eq!(std::fs::read(&path).unwrap(), bytes);
+}

@@ -747,7 +747,7 @@ fn appr1_validation_error_texts() {
         (
             Arc::new(GlobTool),
             json!({"pattern": "a[b"}),
-            "Invalid input for Glob: invalid glob pattern \"a[b\": error parsing glob 'a[b': unclosed character class; missing ']'",
+            "Invalid input for Glob: invalid glob pattern \"a[b\": unclosed character class; missing ']'",
         ),
         (
             Arc::new(GrepTool),

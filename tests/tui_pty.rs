@@ -530,3 +530,45 @@ fn tui5_mouse_wheel_scrolls_the_transcript() {
     let status = pty.quit();
     assert!(status.success(), "exit {status:?}");
 }
+
+#[test]
+fn tui2_frames_go_out_as_synchronized_updates() {
+    let home = tempfile::tempdir().expect("temp home");
+    let project = tempfile::tempdir().expect("temp project");
+    let mut pty = start_offline(home.path(), project.path());
+    pty.wait_for_mode("build");
+    // Typing redraws the composer: more frames.
+    pty.send("hello");
+    pty.wait_for_text("› hello");
+    pty.send("\x7f\x7f\x7f\x7f\x7f");
+    pty.wait_for_text("Ask zcode to do something");
+    let status = pty.quit();
+    assert!(status.success(), "exit {status:?}");
+    let raw = pty.raw_output();
+    const BEGIN: &[u8] = b"\x1b[?2026h";
+    const END: &[u8] = b"\x1b[?2026l";
+    let begins = raw.windows(BEGIN.len()).filter(|w| *w == BEGIN).count();
+    let ends = raw.windows(END.len()).filter(|w| *w == END).count();
+    assert!(begins >= 2, "{begins} synchronized frames");
+    assert_eq!(begins, ends);
+    // Every frame's drawing lies inside a begin/end pair: text written to
+    // the screen outside them would tear.
+    let mut inside = false;
+    let mut i = 0;
+    while i < raw.len() {
+        if raw[i..].starts_with(BEGIN) {
+            assert!(!inside, "nested begin at {i}");
+            inside = true;
+            i += BEGIN.len();
+        } else if raw[i..].starts_with(END) {
+            assert!(inside, "end without begin at {i}");
+            inside = false;
+            i += END.len();
+        } else {
+            if !inside && raw[i].is_ascii_alphanumeric() && i > 0 && raw[i - 1] == b' ' {
+                panic!("drawing outside a synchronized update at {i}");
+            }
+            i += 1;
+        }
+    }
+}

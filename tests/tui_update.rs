@@ -667,3 +667,96 @@ fn plan10_the_plan_is_rendered_once_per_plan_and_width() {
     update(&mut m, key(KeyCode::Enter));
     assert!(m.plan_rows.is_none());
 }
+
+// ---- TUI-2: work proportional to what is new ----------------------------
+
+#[test]
+fn tui2_a_delta_marks_only_the_streaming_cell_changed() {
+    let mut m = busy_model();
+    for i in 0..50 {
+        m.cells.push(Cell::Notice {
+            text: format!("notice {i}"),
+        });
+    }
+    update(
+        &mut m,
+        Msg::Runtime(Event::AssistantDelta { text: "a".into() }),
+    );
+    assert_eq!(m.cells.changes(), None, "update settles the layout");
+    let last = m.cells.len() - 1;
+    zcode::tui::step(
+        &mut m,
+        Msg::Runtime(Event::AssistantDelta { text: "b".into() }),
+    );
+    assert_eq!(m.cells.changes(), Some(last));
+}
+
+#[test]
+fn tui2_a_turn_end_marks_only_the_tools_it_cuts_off() {
+    let mut m = busy_model();
+    update(
+        &mut m,
+        Msg::Runtime(Event::ToolCallStarted {
+            call_id: "done".into(),
+            tool: "Bash".into(),
+            input: json!({"command": "ls"}),
+        }),
+    );
+    update(
+        &mut m,
+        Msg::Runtime(Event::ToolCallFinished {
+            call_id: "done".into(),
+            tool: "Bash".into(),
+            output: "a".into(),
+            is_error: false,
+            diff: None,
+        }),
+    );
+    for i in 0..20 {
+        m.cells.push(Cell::Notice {
+            text: format!("n {i}"),
+        });
+    }
+    update(
+        &mut m,
+        Msg::Runtime(Event::ToolCallStarted {
+            call_id: "cut".into(),
+            tool: "Bash".into(),
+            input: json!({"command": "sleep 9"}),
+        }),
+    );
+    let cut = m.cells.len() - 1;
+    zcode::tui::step(
+        &mut m,
+        Msg::Runtime(Event::TurnFinished {
+            end: TurnEnd::Interrupted,
+            answer: None,
+        }),
+    );
+    // The cut-off call and the "interrupted" notice after it, nothing older.
+    assert_eq!(m.cells.changes(), Some(cut));
+    assert!(matches!(
+        m.cells[cut],
+        Cell::Tool {
+            status: ToolStatus::Failed,
+            ..
+        }
+    ));
+}
+
+#[test]
+fn tui2_stepping_a_burst_then_settling_once_lays_out_what_update_would() {
+    let mut stepped = busy_model();
+    let mut updated = busy_model();
+    let text = "# Title\n\nSome **bold** text\n\n```rust\nfn main() {}\n```\n\n- a\n- b\n\nEnd";
+    for piece in text.split_inclusive(' ') {
+        let msg = || Msg::Runtime(Event::AssistantDelta { text: piece.into() });
+        zcode::tui::step(&mut stepped, msg());
+        update(&mut updated, msg());
+    }
+    zcode::tui::settle(&mut stepped);
+    let a = support::tui::screen(&stepped, 80, 24);
+    let b = support::tui::screen(&updated, 80, 24);
+    assert_eq!(a, b);
+    assert!(a.contains("fn main() {}"), "{a}");
+}

@@ -287,6 +287,35 @@ fn status_line_says_when_there_is_no_kernel_sandbox() {
 }
 
 #[test]
+fn status_line_counts_background_processes() {
+    let mut all = String::new();
+    for width in [60u16, 80, 160] {
+        let mut m = session(width, 8);
+        event(
+            &mut m,
+            Event::BackgroundProcesses {
+                count: 2,
+                commands: vec!["sleep 300 &".into()],
+            },
+        );
+        assert_eq!(m.background, 2);
+        let shown = screen(&m, width, 8);
+        assert!(shown.contains("2 running"), "{shown}");
+        all.push_str(&format!("@{width}:\n{shown}\n"));
+        // Once they are gone, nothing is said.
+        event(
+            &mut m,
+            Event::BackgroundProcesses {
+                count: 0,
+                commands: Vec::new(),
+            },
+        );
+        assert!(!screen(&m, width, 8).contains("running"));
+    }
+    snapshot("status_background", all);
+}
+
+#[test]
 fn busy_status_shows_spinner_and_elapsed_seconds() {
     let m = busy(80, 8, "go");
     let shown = screen(&m, 80, 8);

@@ -16,7 +16,7 @@ use zcode::tools::ask_user_question::{Question, QuestionOption};
 use zcode::tui::widgets::Theme;
 use zcode::tui::widgets::diff::render_diff;
 use zcode::tui::widgets::highlight::highlight_code;
-use zcode::tui::widgets::markdown::{committed_len, render_markdown, render_streaming};
+use zcode::tui::widgets::markdown_doc::{MarkdownDoc, render_markdown};
 use zcode::tui::widgets::question_panel::{Page, PanelOutcome, QuestionPanel};
 
 fn key(code: KeyCode) -> KeyEvent {
@@ -498,19 +498,17 @@ fn long_words_are_split_to_width() {
 }
 
 #[test]
-fn streaming_commits_only_complete_blocks() {
-    assert_eq!(committed_len("Hello wor"), 0);
-    assert_eq!(committed_len("Hello\n\nWorld"), 7);
-    assert_eq!(committed_len("```\ncode\n\nmore"), 0);
-    assert_eq!(committed_len("```\ncode\n\n```\nx"), 14);
+fn streaming_finishes_only_complete_blocks() {
     let theme = Theme::colored();
-    let (done, tail) = render_streaming("# Head\n\npara still gro", 30, &theme);
-    assert_eq!(text_of(&done), "Head");
-    assert_eq!(tail, "para still gro");
-    // The committed part never changes as text grows.
-    let full = "# Head\n\npara still growing\n\nnext";
-    let (later, _) = render_streaming(full, 30, &theme);
-    assert_eq!(&later[..done.len()], &done[..]);
+    let mut doc = MarkdownDoc::new(30, &theme);
+    doc.push("# Head\n\npara still gro");
+    // The heading is finished once the next block has begun.
+    assert_eq!(text_of(doc.finished_rows()), "Head");
+    let done = doc.finished_rows().to_vec();
+    doc.push("wing\n\nnext");
+    // The finished part never changes as text grows.
+    assert_eq!(&doc.finished_rows()[..done.len()], &done[..]);
+    assert_eq!(text_of(doc.finished_rows()), "Head\n\npara still growing");
 }
 
 // ---- diff ------------------------------------------------------------------
@@ -534,4 +532,50 @@ fn diff_lines_are_coloured_by_kind() {
             .all(|l| l.spans.iter().all(|s| s.style.fg.is_none()))
     );
     assert_eq!(text_of(&mono), diff.trim_end());
+}
+
+// ---- TUI-2: any reply, any cut --------------------------------------------
+
+/// Pieces models write, and the ones that trip parsers: fences of every
+/// kind and length, HTML blocks, quotes, lists, tables, wide and combining
+/// characters, CR, tabs, lone backticks.
+const MARKDOWN_PIECES: &[&str] = &[
+    "\n", "\n\n", "\r\n", " ", "\t", "    ", "# ", "## H", "- ", "1. ", "10. ", "  - ", "> ", ">",
+    "```", "```rust\n", "````\n", "~~~", "~~~py\n", "`", "``", "**", "*", "_", "[a](b)",
+    "[x]: /url\n", "<pre>", "</pre>", "<!--", "-->", "<div>", "<?", "?>", "<!X", "| a | b |\n",
+    "|---|---|\n", "---\n", "***", "word", "日本語", "e\u{301}", "😀", "\\", "&amp;", "x\u{0}y",
+];
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn tui2_any_reply_cut_anywhere_never_panics_and_finished_rows_never_change(
+        picks in proptest::collection::vec(0..MARKDOWN_PIECES.len(), 0..60),
+        cuts in proptest::collection::vec(1usize..9, 1..20),
+        width in 1u16..50,
+        color in proptest::bool::ANY,
+    ) {
+        let text: String = picks.iter().map(|&i| MARKDOWN_PIECES[i]).collect();
+        let theme = if color { Theme::colored() } else { Theme::monochrome() };
+        let mut doc = MarkdownDoc::new(width, &theme);
+        let mut shown: Vec<Line<'static>> = Vec::new();
+        let (mut at, mut k) = (0, 0);
+        while at < text.len() {
+            let mut next = (at + cuts[k % cuts.len()]).min(text.len());
+            while !text.is_char_boundary(next) {
+                next += 1;
+            }
+            k += 1;
+            doc.push(&text[at..next]);
+            at = next;
+            proptest::prop_assert!(doc.finished_rows().starts_with(&shown));
+            shown = doc.finished_rows().to_vec();
+            let _ = doc.open_rows();
+        }
+        // Streamed or whole, the same rows.
+        let mut streamed = doc.finished_rows().to_vec();
+        streamed.extend(doc.open_rows());
+        proptest::prop_assert_eq!(streamed, render_markdown(&text, width, &theme));
+    }
 }

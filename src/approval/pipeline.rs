@@ -3,6 +3,7 @@
 //! the broker/hook race → the handler → PostToolUse hooks.
 
 use super::deny_text;
+use super::tool_guard;
 use super::url_policy::CallUrlPolicy;
 use super::{Answer, BrokerAnswer, ClaimHandle, race_approval};
 use crate::config::hooks::HookEvent;
@@ -20,7 +21,6 @@ use crate::runtime::protocol::{
 use crate::sandbox::SandboxKind;
 use crate::tools::{Tool, UrlPermission};
 use crate::tools::{ask_user_question, plan_mode};
-use futures_util::FutureExt;
 use serde_json::Value;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
@@ -95,7 +95,7 @@ pub async fn execute_call(
         );
         return finish_error(core, call, msg);
     };
-    let input = match tool.validate(raw_input) {
+    let input = match tool_guard::validate(tool.as_ref(), raw_input) {
         Ok(v) => v,
         Err(msg) => return finish_error(core, call, msg),
     };
@@ -111,7 +111,7 @@ pub async fn execute_call(
         });
     }
     let input = match pre.updated_input {
-        Some(updated) => match tool.validate(updated) {
+        Some(updated) => match tool_guard::validate(tool.as_ref(), updated) {
             Ok(v) => v,
             Err(msg) => {
                 return finish_error(
@@ -271,7 +271,7 @@ fn permission_request(
         // FULL-1: the store supports it, no sub-agents exist, and the tool
         // declares no askOptions policy.
         full_access_available: kind == RequestKind::Tool && eval.capability.allow_always.is_none(),
-        preview: tool.preview(input, &core.tool_context(cancel)),
+        preview: tool_guard::preview(tool.as_ref(), input, &core.tool_context(cancel)),
     }
 }
 
@@ -584,7 +584,7 @@ enum Recheck {
 
 /// APPR-8: a hook approved with a new input: validate it and decide again.
 fn recheck(core: &SessionCore, tool: &dyn Tool, call: &ToolCall, updated: Value) -> Recheck {
-    let input = match tool.validate(updated) {
+    let input = match tool_guard::validate(tool, updated) {
         Ok(v) => v,
         Err(msg) => {
             let reason = format!("Input rewritten by a PermissionRequest hook is invalid: {msg}");
@@ -632,17 +632,10 @@ async fn run_tool(
     let mut ctx = core.tool_context(cancel);
     ctx.sandbox = sandbox.map(|kind| core.sandbox_policy(kind));
     ctx.url_permission = url_permission(core, tool.as_ref());
-    // A panicking tool is a failed call, not a broken session.
-    let output = match std::panic::AssertUnwindSafe(tool.run(input.clone(), &ctx))
-        .catch_unwind()
-        .await
-    {
-        Ok(output) => output,
-        Err(_) => crate::tools::ToolOutput::error(format!(
-            "{} failed unexpectedly (an internal error); the call may have done part of its work.",
-            call.name
-        )),
-    };
+    // A panicking or stuck tool is a failed call, not a broken session.
+    let output = tool_guard::run(tool.as_ref(), input.clone(), &ctx).await;
+    // A command may have left processes running in the background.
+    core.refresh_background();
     if !output.is_error {
         after_run(core, call, &input);
     }

@@ -40,6 +40,11 @@ pub struct Cli {
     #[arg(long = "continue", conflicts_with = "resume")]
     pub continue_latest: bool,
 
+    /// With --resume or --continue: continue in a new session that starts
+    /// with a copy of that one (for a session another zcode is using).
+    #[arg(long = "fork-session")]
+    pub fork_session: bool,
+
     #[command(subcommand)]
     pub command: Option<Command>,
 }

@@ -63,10 +63,15 @@ impl Environment {
         lists: &ToolLists,
         headless: bool,
     ) -> anyhow::Result<RuntimeSetup> {
-        let start = match (&cli.resume, cli.continue_latest) {
-            (Some(id), _) if !id.is_empty() => SessionStart::Resume(id.clone()),
-            (Some(_), _) | (None, true) => SessionStart::Latest,
-            (None, false) => SessionStart::New,
+        let start = match (&cli.resume, cli.continue_latest, cli.fork_session) {
+            (Some(id), _, false) if !id.is_empty() => SessionStart::Resume(id.clone()),
+            (Some(id), _, true) if !id.is_empty() => SessionStart::ForkOf(id.clone()),
+            (Some(_), _, false) | (None, true, false) => SessionStart::Latest,
+            (Some(_), _, true) | (None, true, true) => SessionStart::ForkLatest,
+            (None, false, false) => SessionStart::New,
+            (None, false, true) => {
+                anyhow::bail!("--fork-session copies the session of --resume or --continue")
+            }
         };
         self.session_setup(lists, cli.model.as_deref(), start, cli.mode, headless)
     }

@@ -21,6 +21,9 @@ pub fn run(cli: &Cli, prompt: String, lists: &ToolLists) -> anyhow::Result<ExitC
     let code = rt.block_on(async move {
         let handle = crate::runtime::start(setup, store)?;
         anyhow::Ok(headless::run(handle, prompt, cli.output_format).await)
-    })?;
-    Ok(ExitCode::from(code))
+    });
+    // A tool abandoned on a blocking thread (a hung file system) must not
+    // keep the process from exiting.
+    rt.shutdown_timeout(super::RUNTIME_EXIT_GRACE);
+    Ok(ExitCode::from(code?))
 }

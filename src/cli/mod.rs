@@ -16,16 +16,38 @@ use std::ffi::OsString;
 use std::process::ExitCode;
 use tool_list_args::extract_tool_lists;
 
+/// How long the async runtime waits, at exit, for blocking work still
+/// running (a tool abandoned on a hung file system) before it lets go.
+const RUNTIME_EXIT_GRACE: std::time::Duration = std::time::Duration::from_millis(500);
+
 /// Runs zcode with `args` (without the program name) and returns the exit
 /// code. Errors are one line on stderr (CLI-7).
 pub fn run(args: Vec<OsString>) -> ExitCode {
     match run_inner(args) {
         Ok(code) => code,
         Err(err) => {
-            eprintln!("zcode: error: {err:#}");
+            eprintln!("zcode: error: {}", error_line(&err));
             ExitCode::FAILURE
         }
     }
+}
+
+/// An error with its causes, each said once: a cause whose text is already
+/// part of the line (errors that quote their source) is left out.
+pub fn error_line(err: &anyhow::Error) -> String {
+    let mut line = String::new();
+    for cause in err.chain() {
+        let text = cause.to_string();
+        let text = text.trim();
+        if text.is_empty() || line.contains(text) {
+            continue;
+        }
+        if !line.is_empty() {
+            line.push_str(": ");
+        }
+        line.push_str(text);
+    }
+    line
 }
 
 fn run_inner(args: Vec<OsString>) -> anyhow::Result<ExitCode> {
@@ -74,5 +96,28 @@ fn run_inner(args: Vec<OsString>) -> anyhow::Result<ExitCode> {
         Some(Command::Models) => models_cmd::run(cli.model.as_deref()),
         Some(Command::Sandbox(args)) => sandbox_cmd::run(args),
         Some(Command::Tui) | None => tui_cmd::run(&cli, &tool_lists),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::error_line;
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("database x: {0}")]
+    struct Quoting(#[source] std::io::Error);
+
+    #[test]
+    fn cli7_a_cause_quoted_by_its_error_is_printed_once() {
+        let io = std::io::Error::other("database disk image is malformed");
+        let err = anyhow::Error::from(Quoting(io)).context("cannot list the sessions");
+        assert_eq!(
+            error_line(&err),
+            "cannot list the sessions: database x: database disk image is malformed"
+        );
+        // A cause that adds something is kept.
+        let err = anyhow::Error::from(std::io::Error::other("no such file"))
+            .context("cannot read config.json");
+        assert_eq!(error_line(&err), "cannot read config.json: no such file");
     }
 }

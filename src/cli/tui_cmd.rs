@@ -33,10 +33,13 @@ pub fn run(cli: &Cli, lists: &ToolLists) -> anyhow::Result<ExitCode> {
         .enable_all()
         .build()
         .map_err(|e| anyhow::anyhow!("cannot start the async runtime: {e}"))?;
-    rt.block_on(async move {
+    let ran = rt.block_on(async move {
         let handle = crate::runtime::start(setup, store)?;
         crate::tui::app::run(handle, Box::new(launcher)).await
-    })?;
+    });
+    // As in headless mode: abandoned blocking work does not hold the exit.
+    rt.shutdown_timeout(super::RUNTIME_EXIT_GRACE);
+    ran?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -10,6 +10,6 @@ pub use protocol::{
     HookInput, PermissionDecisionInput, PermissionHookDecision, PreToolUseResponse, ToolResponse,
 };
 pub use runner::{
-    BLOCKING_EXIT_CODE, HookError, HookRunner, MAX_HOOK_OUTPUT_BYTES, PermissionRequestOutcome,
-    PreToolUseOutcome,
+    BLOCKING_EXIT_CODE, HookError, HookRunner, MAX_HOOK_OUTPUT_BYTES, MAX_HOOK_REASON_CHARS,
+    PermissionRequestOutcome, PreToolUseOutcome,
 };

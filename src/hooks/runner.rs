@@ -22,6 +22,10 @@ use tokio_util::sync::CancellationToken;
 /// is read and dropped so the hook never blocks on a full pipe.
 pub const MAX_HOOK_OUTPUT_BYTES: usize = 1024 * 1024;
 
+/// Characters of a blocking hook's stderr kept as the denial reason (which
+/// is shown, stored and sent to the model); the cut is marked.
+pub const MAX_HOOK_REASON_CHARS: usize = 4000;
+
 /// Exit code with which a hook blocks the call, its stderr being the reason
 /// (the convention of Claude Code hooks).
 pub const BLOCKING_EXIT_CODE: i32 = 2;
@@ -62,7 +66,7 @@ pub struct PermissionRequestOutcome {
 enum RunResult {
     /// Exit 0 with this stdout.
     Output(String),
-    /// Exit 2 with this stderr.
+    /// Exit 2; the reason is its stderr, capped.
     Blocked(String),
     /// No decision; the message is for the logs.
     Failed(String),
@@ -128,8 +132,8 @@ impl HookRunner {
                         continue;
                     }
                 },
-                RunResult::Blocked(stderr) => PreToolUseResponse {
-                    permission: Some(HookPermission::Deny(blocking_message(&stderr))),
+                RunResult::Blocked(reason) => PreToolUseResponse {
+                    permission: Some(HookPermission::Deny(reason)),
                     updated_input: None,
                 },
                 RunResult::Failed(e) => {
@@ -198,8 +202,7 @@ impl HookRunner {
                     Ok(None) => {}
                     Err(e) => outcome.errors.push(hook_error(entry, &e)),
                 },
-                RunResult::Blocked(stderr) => {
-                    let message = blocking_message(&stderr);
+                RunResult::Blocked(message) => {
                     outcome.decision = Some(PermissionHookDecision::Deny {
                         message: if message.is_empty() {
                             super::protocol::DEFAULT_PERMISSION_DENY_MESSAGE.to_string()
@@ -283,27 +286,58 @@ fn hook_error(entry: &HookEntry, message: &str) -> String {
     format!("hook `{shown}{ellipsis}`: {message}")
 }
 
+/// What was read of a pipe: at most the cap, and how much came in all.
+struct Captured {
+    kept: Vec<u8>,
+    total: usize,
+}
+
+impl Captured {
+    fn truncated(&self) -> bool {
+        self.total > self.kept.len()
+    }
+}
+
 /// Reads a pipe to its end, keeping at most `cap` bytes.
-async fn read_capped<R: AsyncRead + Unpin>(reader: Option<R>, cap: usize) -> (Vec<u8>, bool) {
-    let mut kept = Vec::new();
-    let mut truncated = false;
+async fn read_capped<R: AsyncRead + Unpin>(reader: Option<R>, cap: usize) -> Captured {
+    let mut captured = Captured {
+        kept: Vec::new(),
+        total: 0,
+    };
     let Some(mut reader) = reader else {
-        return (kept, truncated);
+        return captured;
     };
     let mut chunk = vec![0u8; 16 * 1024];
     loop {
         match reader.read(&mut chunk).await {
             Ok(0) | Err(_) => break,
             Ok(n) => {
-                let room = cap.saturating_sub(kept.len());
-                if n > room {
-                    truncated = true;
-                }
-                kept.extend_from_slice(&chunk[..n.min(room)]);
+                let room = cap.saturating_sub(captured.kept.len());
+                captured.kept.extend_from_slice(&chunk[..n.min(room)]);
+                captured.total += n;
             }
         }
     }
-    (kept, truncated)
+    captured
+}
+
+/// A blocking hook's stderr as the denial reason: trimmed, at most
+/// [`MAX_HOOK_REASON_CHARS`] characters, a cut marked with the full size.
+fn denial_reason(stderr: &Captured) -> String {
+    let text = String::from_utf8_lossy(&stderr.kept);
+    let text = blocking_message(&text);
+    let mut chars = text.char_indices();
+    match chars.nth(MAX_HOOK_REASON_CHARS) {
+        None if !stderr.truncated() => text,
+        cut => {
+            let end = cut.map_or(text.len(), |(at, _)| at);
+            format!(
+                "{}… [hook stderr cut: {} bytes in all]",
+                &text[..end],
+                stderr.total
+            )
+        }
+    }
 }
 
 /// Kills the hook's whole process group when dropped, unless disarmed: a
@@ -407,7 +441,7 @@ async fn run_hook(
             &format!("timed out after {} ms", entry.timeout_ms),
         ))),
     };
-    let ((stdout, stdout_truncated), (stderr, _), status) = match finished {
+    let (stdout, stderr, status) = match finished {
         Ok(done) => done,
         Err(result) => {
             drop(group);
@@ -421,15 +455,15 @@ async fn run_hook(
         Ok(status) => status,
         Err(e) => return RunResult::Failed(hook_error(entry, &format!("cannot wait: {e}"))),
     };
-    let stderr = String::from_utf8_lossy(&stderr).into_owned();
     match status.code() {
-        Some(0) if stdout_truncated => RunResult::Failed(hook_error(
+        Some(0) if stdout.truncated() => RunResult::Failed(hook_error(
             entry,
             &format!("stdout exceeded {MAX_HOOK_OUTPUT_BYTES} bytes"),
         )),
-        Some(0) => RunResult::Output(String::from_utf8_lossy(&stdout).into_owned()),
-        Some(BLOCKING_EXIT_CODE) => RunResult::Blocked(stderr),
+        Some(0) => RunResult::Output(String::from_utf8_lossy(&stdout.kept).into_owned()),
+        Some(BLOCKING_EXIT_CODE) => RunResult::Blocked(denial_reason(&stderr)),
         Some(code) => {
+            let stderr = String::from_utf8_lossy(&stderr.kept);
             let detail = stderr.trim();
             let message = if detail.is_empty() {
                 format!("exited with code {code}")

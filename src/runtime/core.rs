@@ -9,12 +9,18 @@ use crate::permission::mode::{ExecutionState, ModeChoice};
 use crate::permission::service::PermissionService;
 use crate::session::execution::{ModeChange, ModeChangeError, SessionExecution};
 use crate::store::{NewEntry, Store, StoreError};
+use crate::tools::background::BackgroundProcesses;
 use crate::tools::registry::ToolRegistry;
 use crate::tools::{FileStateTracker, SessionServices, ToolContext};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
+
+/// An entry could not be saved; the error was already reported and the
+/// session stops (see [`SessionCore::save_failure`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SaveFailed;
 
 /// Locks a mutex, recovering the data if a panicking thread poisoned it:
 /// the values behind these locks stay consistent between statements.
@@ -46,6 +52,14 @@ pub struct SessionCore {
     pub files: Arc<Mutex<FileStateTracker>>,
     pub usage: Mutex<Usage>,
     pub events: UnboundedSender<Event>,
+    /// Why the session can no longer be saved, once an entry failed to
+    /// save: from then on no model request is sent and no tool runs, since
+    /// the stored transcript would no longer match what happened.
+    pub save_failure: Mutex<Option<String>>,
+    /// What the session's Bash commands left running, ended with it.
+    pub processes: Arc<BackgroundProcesses>,
+    /// The last `BackgroundProcesses` event sent: `(count, commands)`.
+    pub background_shown: Mutex<(usize, Vec<String>)>,
 }
 
 impl SessionCore {
@@ -94,17 +108,42 @@ impl SessionCore {
         });
     }
 
-    /// Persists an entry; on failure the user is told (nothing else stops).
-    pub fn persist(&self, entry: NewEntry) -> Result<(), StoreError> {
-        let result = lock(&self.store)
-            .append_entry(&self.session_id, &entry)
-            .map(|_| ());
-        if let Err(e) = &result {
-            self.emit(Event::Error {
-                message: format!("could not save to the session store: {e}"),
-            });
+    /// Persists an entry. On failure the user is told once and the session
+    /// stops: see [`Self::save_failure`]. After a failure nothing more is
+    /// written.
+    pub fn persist(&self, entry: NewEntry) -> Result<(), SaveFailed> {
+        if self.save_failure().is_some() {
+            return Err(SaveFailed);
         }
-        result
+        let result = lock(&self.store).append_entry(&self.session_id, &entry);
+        match result {
+            Ok(_) => Ok(()),
+            Err(e) => {
+                self.fail_saving(&e);
+                Err(SaveFailed)
+            }
+        }
+    }
+
+    /// Records that the session cannot be saved and says why (once).
+    pub fn fail_saving(&self, error: &StoreError) {
+        let message = format!("cannot save the session: {error}");
+        let first = {
+            let mut failure = lock(&self.save_failure);
+            let first = failure.is_none();
+            if first {
+                *failure = Some(message.clone());
+            }
+            first
+        };
+        if first {
+            self.emit(Event::Error { message });
+        }
+    }
+
+    /// Why the session cannot be saved, if an entry failed to save.
+    pub fn save_failure(&self) -> Option<String> {
+        lock(&self.save_failure).clone()
     }
 
     /// EXEC-4: persisted first, then applied, then announced.
@@ -170,6 +209,7 @@ impl SessionCore {
             }),
             sandbox: None,
             url_permission: None,
+            processes: self.processes.clone(),
         }
     }
 
@@ -205,6 +245,34 @@ impl SessionCore {
         if always || !todos.is_empty() {
             self.emit(Event::TodosChanged { todos });
         }
+    }
+
+    /// Checks what finished commands left running and tells the front end
+    /// when that changed.
+    pub fn refresh_background(&self) {
+        let left = self.processes.scan();
+        let mut commands: Vec<String> = Vec::new();
+        for leftover in &left {
+            if !commands.contains(&leftover.command) {
+                commands.push(leftover.command.clone());
+            }
+        }
+        let now = (left.len(), commands);
+        let mut shown = lock(&self.background_shown);
+        if *shown != now {
+            *shown = now.clone();
+            drop(shown);
+            self.emit(Event::BackgroundProcesses {
+                count: now.0,
+                commands: now.1,
+            });
+        }
+    }
+
+    /// Ends what the session's commands left running (the session ends).
+    pub async fn end_background(&self) {
+        self.processes.terminate_all().await;
+        self.refresh_background();
     }
 
     pub fn finish_turn(&self, end: TurnEnd, answer: Option<String>) {

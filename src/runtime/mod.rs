@@ -11,6 +11,7 @@ pub mod protocol;
 pub mod reminders;
 pub mod runner;
 pub mod session;
+pub mod tool_pairing;
 pub mod transcript;
 pub mod turn;
 
@@ -134,6 +135,9 @@ pub fn start(setup: RuntimeSetup, mut store: Store) -> Result<RuntimeHandle, Ses
         events: event_tx,
         model: Mutex::new(setup.model.clone()),
         model_resolver: setup.model_resolver,
+        save_failure: Mutex::new(None),
+        processes: Arc::default(),
+        background_shown: Mutex::default(),
     });
     core.emit(Event::SessionStarted {
         session_id: session_id.clone(),

@@ -283,6 +283,15 @@ pub enum Event {
         usage: Usage,
         total: Usage,
     },
+    /// What finished Bash commands left running in the background, sent
+    /// when it changes (count 0: nothing any more). All of it is ended
+    /// when the session ends.
+    BackgroundProcesses {
+        /// Processes still running.
+        count: usize,
+        /// The commands that started them, each once, oldest first.
+        commands: Vec<String>,
+    },
     /// Something worth telling the user that is not an error (a retry).
     Notice {
         message: String,

@@ -5,8 +5,9 @@ use super::core::{SessionCore, lock};
 use super::protocol::{Event, Op, SavedRule, TurnEnd};
 use super::turn::run_turn;
 use crate::permission::rules::{Rule, RuleKind};
-use crate::store::{InputStatus, TodoStatus};
+use crate::store::{InputStatus, StoreError, TodoStatus};
 use std::sync::Arc;
+use std::time::Duration;
 use tokio::sync::mpsc::UnboundedReceiver;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
@@ -19,12 +20,21 @@ struct RunningTurn {
 }
 
 /// Runs until `Op::Shutdown` or until every sender is dropped; a running
-/// turn is then cancelled and awaited so nothing is left half-written.
+/// turn is then cancelled and awaited so nothing is left half-written, and
+/// what its commands left running in the background is ended.
 pub async fn run(core: Arc<SessionCore>, mut ops: UnboundedReceiver<Op>) {
+    let heartbeat = tokio::spawn(keep_session_lock(core.clone()));
     let mut turn: Option<RunningTurn> = None;
     let mut turn_counter = 0u64;
+    let mut background_poll = tokio::time::interval(crate::tools::background::POLL_INTERVAL);
+    background_poll.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tokio::select! {
+                    // What commands left running may end (or start more)
+                    // between tool calls; the front end's count follows.
+                    _ = background_poll.tick(), if core.processes.is_tracking() => {
+                        core.refresh_background();
+                    }
                     op = ops.recv() => {
                         let Some(op) = op else { break };
                         match op {
@@ -91,6 +101,32 @@ pub async fn run(core: Arc<SessionCore>, mut ops: UnboundedReceiver<Op>) {
     if let Some(t) = turn {
         t.cancel.cancel();
         let _ = t.handle.await;
+    }
+    // Nothing a command started outlives the session.
+    core.end_background().await;
+    heartbeat.abort();
+    // STORE-2: the next process may take the session at once. A failure
+    // (a full disk) leaves a lock whose holder is gone: taken over too.
+    let _ = lock(&core.store).release_session();
+}
+
+/// How often a running session's lock shows its holder is alive.
+const HEARTBEAT_EVERY: Duration = Duration::from_secs(20);
+
+/// Refreshes the session lock's heartbeat (what tells a process on another
+/// host that this one still runs). A lock taken over meanwhile stops the
+/// session from writing.
+async fn keep_session_lock(core: Arc<SessionCore>) {
+    let mut tick = tokio::time::interval(HEARTBEAT_EVERY);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    tick.tick().await;
+    loop {
+        tick.tick().await;
+        let refreshed = lock(&core.store).refresh_session_lock();
+        if let Err(e @ StoreError::SessionTakenOver { .. }) = refreshed {
+            core.fail_saving(&e);
+            return;
+        }
     }
 }
 

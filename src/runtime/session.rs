@@ -18,6 +18,11 @@ pub enum SessionStart {
     /// `--continue`, or `--resume` without an id: the latest session of this
     /// workspace.
     Latest,
+    /// `--resume ID --fork-session`: a new session starting with a copy of
+    /// that one's transcript (it may be in use by another process).
+    ForkOf(String),
+    /// `--continue --fork-session`: likewise, of the latest session here.
+    ForkLatest,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -65,12 +70,12 @@ pub fn open_session(
 ) -> Result<OpenedSession, SessionError> {
     let existing = match req.start {
         SessionStart::New => None,
-        SessionStart::Resume(id) => Some(
+        SessionStart::Resume(id) | SessionStart::ForkOf(id) => Some(
             store
                 .get_session(id)?
                 .ok_or_else(|| SessionError::NotFound(id.clone()))?,
         ),
-        SessionStart::Latest => {
+        SessionStart::Latest | SessionStart::ForkLatest => {
             let ws = req.workspace.to_string_lossy();
             let filter = SessionFilter {
                 workspace: Some(&ws),
@@ -87,6 +92,16 @@ pub fn open_session(
     };
 
     if let Some(record) = existing {
+        // STORE-2: one process per session, from before its first write.
+        let record = match req.start {
+            SessionStart::ForkOf(_) | SessionStart::ForkLatest => {
+                store.fork_session(&record.id, &new_session_id())?
+            }
+            _ => {
+                store.hold_session(&record.id)?;
+                record
+            }
+        };
         // EXEC-6: the session's own state wins over the project preference;
         // an explicit --mode is a change like any other (persisted first).
         let mut state = record.execution;
@@ -129,7 +144,7 @@ pub fn open_session(
         resumed_session: None,
         headless: req.headless,
     });
-    let record = store.create_session(&NewSession {
+    let record = store.create_held_session(&NewSession {
         id: new_session_id(),
         workspace: req.workspace.to_string_lossy().into_owned(),
         project_id: req.project_id.to_string(),

@@ -3,6 +3,7 @@
 //! resumed session rebuilds its messages from those entries.
 
 use super::protocol::HistoryItem;
+use super::tool_pairing::repair_tool_pairing;
 use crate::model::{Message, ToolCall};
 use crate::store::{EntryRecord, NewEntry, entry_kind};
 use serde_json::{Value, json};
@@ -44,23 +45,21 @@ fn text_field(payload: &Value, key: &str) -> String {
 }
 
 /// Rebuilds the model messages from a session's entries. Entries of other
-/// kinds (mode changes, receipts) are not part of the conversation. A tool
-/// call left without a result (a crash mid-call) gets one saying so, since
-/// both dialects reject a call without an answer.
+/// kinds (mode changes, receipts) are not part of the conversation. Calls
+/// and results are then paired up as both dialects require (a crash
+/// mid-call, or an older transcript written by two runs at once, breaks
+/// that): see [`repair_tool_pairing`].
 pub fn messages_from_entries(entries: &[EntryRecord]) -> Vec<Message> {
     let mut messages = Vec::new();
-    let mut open_calls: Vec<String> = Vec::new();
     for entry in entries {
         let p = &entry.payload;
         match entry.kind.as_str() {
             entry_kind::USER_MESSAGE => {
-                close_open_calls(&mut messages, &mut open_calls);
                 messages.push(Message::User {
                     content: text_field(p, "text"),
                 });
             }
             entry_kind::ASSISTANT_MESSAGE => {
-                close_open_calls(&mut messages, &mut open_calls);
                 let tool_calls: Vec<ToolCall> = p
                     .get("toolCalls")
                     .cloned()
@@ -71,20 +70,17 @@ pub fn messages_from_entries(entries: &[EntryRecord]) -> Vec<Message> {
                 if text.is_empty() && tool_calls.is_empty() {
                     continue;
                 }
-                open_calls = tool_calls.iter().map(|c| c.id.clone()).collect();
                 messages.push(Message::Assistant { text, tool_calls });
             }
             // Injected reminders are user messages the model saw (RUN-1).
             entry_kind::REMINDER | entry_kind::NOTIFICATION => {
                 let text = text_field(p, "text");
                 if !text.is_empty() {
-                    close_open_calls(&mut messages, &mut open_calls);
                     messages.push(Message::User { content: text });
                 }
             }
             // RUN-4: the summary replaces what came before the kept part.
             entry_kind::COMPACTION_SUMMARY => {
-                close_open_calls(&mut messages, &mut open_calls);
                 let kept = p.get("keptMessages").and_then(Value::as_u64).unwrap_or(0) as usize;
                 let tail = messages.split_off(messages.len().saturating_sub(kept));
                 messages = vec![super::compaction::summary_message(&text_field(
@@ -93,10 +89,8 @@ pub fn messages_from_entries(entries: &[EntryRecord]) -> Vec<Message> {
                 messages.extend(tail);
             }
             entry_kind::TOOL_RESULT => {
-                let call_id = text_field(p, "callId");
-                open_calls.retain(|id| *id != call_id);
                 messages.push(Message::Tool {
-                    call_id,
+                    call_id: text_field(p, "callId"),
                     content: text_field(p, "content"),
                     is_error: p.get("isError").and_then(Value::as_bool).unwrap_or(false),
                 });
@@ -104,8 +98,7 @@ pub fn messages_from_entries(entries: &[EntryRecord]) -> Vec<Message> {
             _ => {}
         }
     }
-    close_open_calls(&mut messages, &mut open_calls);
-    messages
+    repair_tool_pairing(messages)
 }
 
 /// The conversation as a UI replays it on resume: user and assistant
@@ -161,17 +154,6 @@ pub fn history_items(entries: &[EntryRecord]) -> Vec<HistoryItem> {
         }
     }
     items
-}
-
-fn close_open_calls(messages: &mut Vec<Message>, open: &mut Vec<String>) {
-    for call_id in open.drain(..) {
-        messages.push(Message::Tool {
-            call_id,
-            content: "The tool call was interrupted before it finished; its effect is unknown."
-                .into(),
-            is_error: true,
-        });
-    }
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! turn-control result stops it, or the user interrupts.
 
 use super::compaction;
-use super::core::{SessionCore, lock};
+use super::core::{SaveFailed, SessionCore, lock};
 use super::injection;
 use super::prompts::system_prompt;
 use super::protocol::{Event, TurnEnd};
@@ -30,6 +30,9 @@ enum StreamResult {
         message: String,
         partial: AssistantReply,
     },
+    /// What precedes the request (a reminder, a summary) could not be
+    /// saved; no request was sent.
+    NotSaved,
 }
 
 /// Told when the server itself stopped a reply at the output limit.
@@ -47,9 +50,13 @@ pub async fn run_turn(
         turn,
         text: text.clone(),
     });
+    if let Some(reason) = core.save_failure() {
+        // An earlier entry was lost: this session takes no more turns.
+        core.emit(Event::Error { message: reason });
+        return failed(core);
+    }
     if core.persist(user_entry(&text)).is_err() {
-        core.finish_turn(TurnEnd::Failed, None);
-        return TurnEnd::Failed;
+        return failed(core);
     }
     let first_message = {
         let mut history = lock(&core.history);
@@ -77,18 +84,25 @@ pub async fn run_turn(
         let reply = match stream_reply(core, &cancel).await {
             StreamResult::Reply(reply) => reply,
             StreamResult::Interrupted(partial) => {
-                record_assistant(core, &partial, false);
+                if record_assistant(core, &partial, false).is_err() {
+                    return failed(core);
+                }
                 core.finish_turn(TurnEnd::Interrupted, None);
                 return TurnEnd::Interrupted;
             }
             StreamResult::Failed { message, partial } => {
-                record_assistant(core, &partial, false);
+                // The turn fails either way; a partial that cannot be saved
+                // has already said so.
+                let _ = record_assistant(core, &partial, false);
                 core.emit(Event::Error { message });
-                core.finish_turn(TurnEnd::Failed, None);
-                return TurnEnd::Failed;
+                return failed(core);
             }
+            StreamResult::NotSaved => return failed(core),
         };
-        record_assistant(core, &reply, true);
+        if record_assistant(core, &reply, true).is_err() {
+            // Its tool calls are not run: the transcript would not have them.
+            return failed(core);
+        }
         if reply.finish_reason == Some(FinishReason::Length) {
             core.emit(Event::Notice {
                 message: CUT_AT_LIMIT_NOTICE.into(),
@@ -126,20 +140,30 @@ pub async fn run_turn(
     TurnEnd::RoundLimit
 }
 
+/// Ends the turn as failed (the reason was already reported).
+fn failed(core: &SessionCore) -> TurnEnd {
+    core.finish_turn(TurnEnd::Failed, None);
+    TurnEnd::Failed
+}
+
 /// Persists the assistant's reply and appends it to the history. A reply
 /// cut short (interrupted, failed) keeps its text and reasoning but drops
 /// unfinished tool calls; one with reasoning only is saved but not sent
 /// back to the model.
-fn record_assistant(core: &SessionCore, reply: &AssistantReply, complete: bool) {
+fn record_assistant(
+    core: &SessionCore,
+    reply: &AssistantReply,
+    complete: bool,
+) -> Result<(), SaveFailed> {
     let tool_calls = if complete {
         reply.tool_calls.clone()
     } else {
         Vec::new()
     };
     if reply.text.is_empty() && reply.reasoning.is_empty() && tool_calls.is_empty() {
-        return;
+        return Ok(());
     }
-    let _ = core.persist(assistant_entry(&reply.text, &reply.reasoning, &tool_calls));
+    core.persist(assistant_entry(&reply.text, &reply.reasoning, &tool_calls))?;
     if complete && !reply.text.trim().is_empty() {
         core.emit(Event::AssistantMessage {
             text: reply.text.clone(),
@@ -152,6 +176,7 @@ fn record_assistant(core: &SessionCore, reply: &AssistantReply, complete: bool) 
         text: reply.text.clone(),
         tool_calls,
     });
+    Ok(())
 }
 
 async fn stream_reply(core: &SessionCore, cancel: &CancellationToken) -> StreamResult {
@@ -166,6 +191,9 @@ async fn stream_reply(core: &SessionCore, cancel: &CancellationToken) -> StreamR
         compaction::compact(core, cancel, forced).await;
     }
     injection::before_request(core, false);
+    if core.save_failure().is_some() {
+        return StreamResult::NotSaved;
+    }
     let request = ModelRequest {
         model: model.model_id.clone(),
         system,
@@ -238,6 +266,9 @@ async fn run_tool_calls(
                 end = Some(TurnEnd::Interrupted);
                 CallOutcome::error(INTERRUPTED_RESULT)
             }
+            // Something the call wrote (or an earlier entry) was lost: no
+            // further call runs.
+            None if core.save_failure().is_some() => return Some(TurnEnd::Failed),
             None => {
                 let outcome = execute_call(core, call, cancel).await;
                 if call.name == crate::tools::todo_write::NAME && !outcome.is_error {
@@ -251,12 +282,17 @@ async fn run_tool_calls(
                 outcome
             }
         };
-        let _ = core.persist(tool_result_entry(
-            &call.id,
-            &call.name,
-            &outcome.content,
-            outcome.is_error,
-        ));
+        if core
+            .persist(tool_result_entry(
+                &call.id,
+                &call.name,
+                &outcome.content,
+                outcome.is_error,
+            ))
+            .is_err()
+        {
+            return Some(TurnEnd::Failed);
+        }
         lock(&core.history).push(Message::Tool {
             call_id: call.id.clone(),
             content: outcome.content,
@@ -269,7 +305,9 @@ async fn run_tool_calls(
     // PLAN-8: feedback on a plan is a real user message of this turn, after
     // every tool result (both dialects need results right after the calls).
     for text in follow_ups {
-        let _ = core.persist(user_entry(&text));
+        if core.persist(user_entry(&text)).is_err() {
+            return Some(TurnEnd::Failed);
+        }
         lock(&core.history).push(Message::User { content: text });
         lock(&core.reminders).on_real_user_message();
     }

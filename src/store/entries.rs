@@ -133,7 +133,7 @@ impl Store {
         session_id: &str,
         entry: &NewEntry,
     ) -> Result<EntryRecord, StoreError> {
-        self.write(|tx, now| append(tx, session_id, entry, now))
+        self.write_session(session_id, |tx, now| append(tx, session_id, entry, now))
     }
 
     /// All entries of a session in seq order.
@@ -168,7 +168,7 @@ impl Store {
     ) -> Result<EntryRecord, StoreError> {
         let payload = serde_json::to_value(state).map_err(StoreError::Encode)?;
         let entry = NewEntry::new(entry_id, entry_kind::EXECUTION_STATE, payload);
-        self.write(|tx, now| {
+        self.write_session(session_id, |tx, now| {
             let record = append(tx, session_id, &entry, now)?;
             sessions::set_execution(tx, session_id, state, now)?;
             if let Some(project_id) = project_id_for_preference {

@@ -141,7 +141,7 @@ impl Store {
         let receipt_id = full_access_receipt_id(session_id, request_id);
         let state_id = full_access_state_entry_id(session_id, request_id);
         let state = ExecutionState::new(Mode::Yolo, current.plan_enabled);
-        self.write(|tx, now| {
+        self.write_session(session_id, |tx, now| {
             sessions::require(tx, session_id)?;
             if let Some(receipt) = load_receipt(tx, session_id, &receipt_id)? {
                 return Ok(receipt);

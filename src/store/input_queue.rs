@@ -176,7 +176,7 @@ impl Store {
         intent_mode: &str,
     ) -> Result<QueuedInput, StoreError> {
         let payload = json!({ "intent": { "mode": intent_mode } });
-        self.write(|tx, now| {
+        self.write_session(session_id, |tx, now| {
             sessions::require(tx, session_id)?;
             let taken = tx
                 .prepare_cached("SELECT 1 FROM input_queue WHERE id = ?1")?
@@ -247,7 +247,7 @@ impl Store {
         &mut self,
         session_id: &str,
     ) -> Result<Option<QueuedInput>, StoreError> {
-        self.write(|tx, now| match next_queued(tx, session_id)? {
+        self.write_session(session_id, |tx, now| match next_queued(tx, session_id)? {
             Some(current) => transition(tx, current, InputStatus::Started, now).map(Some),
             None => Ok(None),
         })

@@ -8,10 +8,13 @@
 
 mod entries;
 mod error;
+mod fork;
 mod full_access;
 mod input_queue;
+mod lock_holder;
 mod open;
 mod project_ids;
+mod session_lock;
 mod sessions;
 mod settings;
 mod todos;
@@ -20,6 +23,7 @@ pub use entries::{EntryRecord, NewEntry, entry_kind};
 pub use error::StoreError;
 pub use full_access::{FullAccessReceipt, full_access_receipt_id, full_access_state_entry_id};
 pub use input_queue::{InputStatus, QueuedInput};
+pub use lock_holder::{HolderRecord, LockHolder, STALE_AFTER_MS};
 pub use open::{BUSY_TIMEOUT, SCHEMA_VERSION, default_db_path};
 pub use project_ids::ProjectIdCarryOver;
 pub use sessions::{NewSession, SessionFilter, SessionRecord};
@@ -100,6 +104,8 @@ pub struct Store {
     path: PathBuf,
     clock: Arc<dyn Clock>,
     migrations_applied: u32,
+    /// The session this connection holds the lock of (`session_lock`).
+    held: Option<session_lock::Held>,
 }
 
 impl std::fmt::Debug for Store {
@@ -155,7 +161,26 @@ impl Store {
             tx.commit()?;
             Ok(value)
         };
-        run().map_err(|e: StoreError| e.with_path(path))
+        run().map_err(|e: StoreError| e.at(path, Some(conn)))
+    }
+
+    /// [`Self::write`] for a write to one session: when this `Store` holds
+    /// that session, the transaction first checks the lock is still its own.
+    fn write_session<T>(
+        &mut self,
+        session_id: &str,
+        f: impl FnOnce(&Transaction<'_>, i64) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        let held = self
+            .held
+            .clone()
+            .filter(|held| held.session_id == session_id);
+        self.write(|tx, now| {
+            if let Some(held) = &held {
+                session_lock::check(tx, held)?;
+            }
+            f(tx, now)
+        })
     }
 
     /// Runs a read against the connection.
@@ -163,7 +188,7 @@ impl Store {
         &self,
         f: impl FnOnce(&Connection) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
-        f(&self.conn).map_err(|e| e.with_path(&self.path))
+        f(&self.conn).map_err(|e| e.at(&self.path, Some(&self.conn)))
     }
 }
 

@@ -1,5 +1,6 @@
 //! Opening the database and versioned migrations (STORE-1, STORE-2).
 
+use super::error::classify;
 use super::{Clock, Store, StoreError, SystemClock};
 use rusqlite::{Connection, ErrorCode, TransactionBehavior};
 use std::path::{Path, PathBuf};
@@ -84,6 +85,20 @@ CREATE INDEX input_queue_by_status ON input_queue (session_id, status, seq);
     ),
     // 2: hashed project ids (GRANT-3); saved settings carried over.
     Step::Code(super::project_ids::migrate),
+    // 3: one process at a time per session (STORE-2, `session_lock`).
+    Step::Sql(
+        r#"
+CREATE TABLE session_lock (
+    session_id   TEXT PRIMARY KEY NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+    token        TEXT NOT NULL,
+    pid          INTEGER NOT NULL,
+    pid_started  INTEGER,
+    host         TEXT NOT NULL,
+    acquired_at  INTEGER NOT NULL,
+    heartbeat_at INTEGER NOT NULL
+) STRICT;
+"#,
+    ),
 ];
 
 /// The schema version this build writes and understands.
@@ -102,22 +117,23 @@ impl Store {
     }
 
     /// Opens the database at `path`, creating parent directories, and
-    /// migrates it to [`SCHEMA_VERSION`]. A file that is not a database or
-    /// whose schema is newer than this build is refused without writing to it.
+    /// migrates it to [`SCHEMA_VERSION`]. A file that is not a database,
+    /// whose pages are damaged or whose schema is newer than this build is
+    /// refused without writing to it.
     pub fn open_with_clock(
         path: impl AsRef<Path>,
         clock: Arc<dyn Clock>,
     ) -> Result<Store, StoreError> {
         let path = path.as_ref().to_path_buf();
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            std::fs::create_dir_all(parent).map_err(|source| StoreError::CreateDir {
+            std::fs::create_dir_all(parent).map_err(|error| StoreError::CreateDir {
                 path: parent.to_path_buf(),
-                source,
+                error,
             })?;
         }
-        let conn = Connection::open(&path).map_err(|source| StoreError::Open {
+        let conn = Connection::open(&path).map_err(|error| StoreError::Open {
             path: path.clone(),
-            source,
+            error,
         })?;
         Store::init(conn, path, clock, true)
     }
@@ -130,9 +146,9 @@ impl Store {
     /// A private in-memory database with the given clock (tests).
     pub fn open_in_memory_with_clock(clock: Arc<dyn Clock>) -> Result<Store, StoreError> {
         let path = PathBuf::from(":memory:");
-        let conn = Connection::open_in_memory().map_err(|source| StoreError::Open {
+        let conn = Connection::open_in_memory().map_err(|error| StoreError::Open {
             path: path.clone(),
-            source,
+            error,
         })?;
         Store::init(conn, path, clock, false)
     }
@@ -159,6 +175,7 @@ impl Store {
         }
 
         if on_disk {
+            check_pages(&path, &conn)?;
             retry_while_busy(|| set_wal(&conn)).map_err(open_err)?;
         }
         conn.pragma_update(None, "foreign_keys", true)
@@ -171,6 +188,7 @@ impl Store {
             path,
             clock,
             migrations_applied: 0,
+            held: None,
         };
         if found < SCHEMA_VERSION {
             store.migrate()?;
@@ -209,10 +227,10 @@ impl Store {
             let applied = run
                 .and_then(|()| tx.pragma_update(None, "user_version", target))
                 .and_then(|()| tx.commit());
-            applied.map_err(|source| StoreError::Migration {
+            applied.map_err(|error| StoreError::Migration {
                 path: self.path.clone(),
                 version: target,
-                source,
+                error,
             })?;
             self.migrations_applied += 1;
         }
@@ -220,7 +238,7 @@ impl Store {
 
     /// The schema version stored in the file.
     pub fn schema_version(&self) -> Result<u32, StoreError> {
-        user_version(&self.conn).map_err(|e| StoreError::from(e).with_path(&self.path))
+        user_version(&self.conn).map_err(|e| StoreError::from(e).at(&self.path, Some(&self.conn)))
     }
 
     /// How many migration steps this `open` applied (0 when the database was
@@ -272,14 +290,57 @@ fn set_wal(conn: &Connection) -> rusqlite::Result<()> {
     Ok(())
 }
 
-fn classify_open_error(path: &Path, source: rusqlite::Error) -> StoreError {
-    match source.sqlite_error_code() {
-        Some(ErrorCode::NotADatabase) => StoreError::NotADatabase {
-            path: path.to_path_buf(),
-        },
-        _ => StoreError::Open {
-            path: path.to_path_buf(),
-            source,
-        },
+fn classify_open_error(path: &Path, error: rusqlite::Error) -> StoreError {
+    match classify(path, error, None) {
+        StoreError::Sqlite { path, error, .. } => StoreError::Open { path, error },
+        other => other,
     }
+}
+
+/// A `quick_check` line about one row's value (a CHECK, NOT NULL or
+/// STRICT type violation another program wrote), not about the pages:
+/// the readers of that table report such a row as malformed themselves.
+fn is_row_content_problem(line: &str) -> bool {
+    line.starts_with("CHECK constraint failed in ")
+        || ["NULL", "TEXT", "INTEGER", "REAL", "BLOB", "NUMERIC"]
+            .iter()
+            .any(|kind| line.starts_with(&format!("{kind} value in ")))
+}
+
+/// How much of `PRAGMA quick_check`'s report an error quotes.
+const DAMAGE_DETAIL_CHARS: usize = 200;
+
+/// STORE-2: a file whose pages are damaged is refused before anything is
+/// written to it. `quick_check` reads every page once (a fraction of a
+/// second for a database of a few hundred MB); it checks the structure of
+/// every table and index, though not that indexes match their tables.
+fn check_pages(path: &Path, conn: &Connection) -> Result<(), StoreError> {
+    let report = retry_while_busy(|| {
+        conn.prepare("PRAGMA quick_check")?
+            .query_map([], |row| row.get::<_, String>(0))?
+            .collect::<rusqlite::Result<Vec<String>>>()
+    })
+    .map_err(|error| classify_open_error(path, error))?;
+    if report.len() == 1 && report[0] == "ok" {
+        return Ok(());
+    }
+    let problems: Vec<&str> = report
+        .iter()
+        .flat_map(|line| line.lines())
+        .map(str::trim)
+        .filter(|line| !line.is_empty() && !line.starts_with("***"))
+        .filter(|line| !is_row_content_problem(line))
+        .collect();
+    if problems.is_empty() {
+        return Ok(());
+    }
+    let first = problems[0];
+    let mut detail: String = first.chars().take(DAMAGE_DETAIL_CHARS).collect();
+    if problems.len() > 1 {
+        detail.push_str(&format!(", and {} more problem(s)", problems.len() - 1));
+    }
+    Err(StoreError::Damaged {
+        path: path.to_path_buf(),
+        detail,
+    })
 }

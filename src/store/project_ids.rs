@@ -231,6 +231,7 @@ mod tests {
     use super::*;
     use crate::permission::mode::{ExecutionState, Mode};
     use crate::permission::rules::Rule;
+    use crate::store::SCHEMA_VERSION;
     use crate::store::open::{MIGRATIONS, Step};
     use std::path::PathBuf;
     use std::sync::{Arc, Barrier};
@@ -296,7 +297,7 @@ mod tests {
         add_session(&path, "s2", "/a/ws");
         add_old_rules(&path, "/a/ws");
         let mut store = Store::open(&path).unwrap();
-        assert_eq!(store.migrations_applied(), 1);
+        assert_eq!(store.migrations_applied(), SCHEMA_VERSION - 1);
         let id = new_id("/a/ws");
         assert_eq!(
             store.project_rules(&id).unwrap().allow,
@@ -436,7 +437,7 @@ mod tests {
             })
             .collect();
         let applied: u32 = handles.into_iter().map(|h| h.join().unwrap()).sum();
-        assert_eq!(applied, 1);
+        assert_eq!(applied, SCHEMA_VERSION - 1);
         // Running the step again changes nothing.
         let before = dump(&path);
         let conn = Connection::open(&path).unwrap();

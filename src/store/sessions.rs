@@ -141,42 +141,49 @@ pub(crate) fn set_execution(
     Ok(())
 }
 
+/// Inserts a session inside the caller's write transaction.
+pub(crate) fn create(
+    conn: &Connection,
+    new: &NewSession,
+    now: i64,
+) -> Result<SessionRecord, StoreError> {
+    let exists = conn
+        .prepare_cached("SELECT 1 FROM sessions WHERE id = ?1")?
+        .exists([&new.id])?;
+    if exists {
+        return Err(StoreError::DuplicateSession(new.id.clone()));
+    }
+    conn.prepare_cached(
+        "INSERT INTO sessions
+           (id, workspace, project_id, title, model, mode, plan_enabled, created_at, updated_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8)",
+    )?
+    .execute(params![
+        new.id,
+        new.workspace,
+        new.project_id,
+        new.title,
+        new.model,
+        new.execution.mode.as_str(),
+        new.execution.plan_enabled,
+        now,
+    ])?;
+    Ok(SessionRecord {
+        id: new.id.clone(),
+        workspace: new.workspace.clone(),
+        project_id: new.project_id.clone(),
+        title: new.title.clone(),
+        model: new.model.clone(),
+        execution: new.execution,
+        created_at: now,
+        updated_at: now,
+    })
+}
+
 impl Store {
     /// Creates a session; `created_at` and `updated_at` are now.
     pub fn create_session(&mut self, new: &NewSession) -> Result<SessionRecord, StoreError> {
-        self.write(|tx, now| {
-            let exists = tx
-                .prepare_cached("SELECT 1 FROM sessions WHERE id = ?1")?
-                .exists([&new.id])?;
-            if exists {
-                return Err(StoreError::DuplicateSession(new.id.clone()));
-            }
-            tx.prepare_cached(
-                "INSERT INTO sessions
-                   (id, workspace, project_id, title, model, mode, plan_enabled, created_at, updated_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8)",
-            )?
-            .execute(params![
-                new.id,
-                new.workspace,
-                new.project_id,
-                new.title,
-                new.model,
-                new.execution.mode.as_str(),
-                new.execution.plan_enabled,
-                now,
-            ])?;
-            Ok(SessionRecord {
-                id: new.id.clone(),
-                workspace: new.workspace.clone(),
-                project_id: new.project_id.clone(),
-                title: new.title.clone(),
-                model: new.model.clone(),
-                execution: new.execution,
-                created_at: now,
-                updated_at: now,
-            })
-        })
+        self.write(|tx, now| create(tx, new, now))
     }
 
     pub fn get_session(&self, id: &str) -> Result<Option<SessionRecord>, StoreError> {

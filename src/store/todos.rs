@@ -129,7 +129,7 @@ impl Store {
         session_id: &str,
         items: &[TodoItem],
     ) -> Result<Vec<TodoItem>, StoreError> {
-        self.write(|tx, now| {
+        self.write_session(session_id, |tx, now| {
             sessions::require(tx, session_id)?;
             let old = load(tx, session_id)?;
             tx.prepare_cached("DELETE FROM todo WHERE session_id = ?1")?

@@ -278,9 +278,13 @@ pub async fn run_command(command: &str, timeout: Duration, ctx: &ToolContext) ->
         Ok(fd) => fd,
         Err(e) => return ToolOutput::error(format!("Cannot create a pipe for the command: {e}")),
     };
+    // Marks every process the command starts, so what it leaves running
+    // is found and ended with the session (see `background`).
+    let job = ctx.processes.start_job(command);
     let mut cmd = tokio::process::Command::new(shell());
     cmd.arg("-c")
         .arg(command)
+        .env(super::background::JOB_ENV, job.env_value())
         .current_dir(&ctx.workspace)
         .stdin(Stdio::null())
         .stdout(Stdio::from(write_end))
@@ -312,6 +316,7 @@ pub async fn run_command(command: &str, timeout: Duration, ctx: &ToolContext) ->
     let Some(pgid) = child.id().and_then(|pid| i32::try_from(pid).ok()) else {
         return ToolOutput::error("The command exited before it could be tracked.");
     };
+    job.set_group(pgid);
     let mut guard = GroupGuard { pgid: Some(pgid) };
     let mut reader = match tokio::net::unix::pipe::Receiver::from_owned_fd(read_end) {
         Ok(reader) => Some(reader),
@@ -363,6 +368,13 @@ pub async fn run_command(command: &str, timeout: Duration, ctx: &ToolContext) ->
             },
             _ = tokio::time::sleep_until(drain_until) => break,
         }
+    }
+    // A background process still holds the pipe: what it writes from now
+    // on is read and dropped, since a closed read end would kill it with
+    // SIGPIPE at its next write. This ends at EOF, when the last holder
+    // exits (at the latest when the session ends them).
+    if let Some(rest) = reader.take() {
+        tokio::spawn(discard_until_eof(rest));
     }
 
     let mut text = output.render();
@@ -440,6 +452,15 @@ async fn read_some(
             Ok(n) => Some(n),
         },
         None => std::future::pending().await,
+    }
+}
+
+async fn discard_until_eof(mut reader: tokio::net::unix::pipe::Receiver) {
+    let mut buf = vec![0u8; 16 * 1024];
+    while let Ok(n) = reader.read(&mut buf).await {
+        if n == 0 {
+            break;
+        }
     }
 }
 

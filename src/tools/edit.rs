@@ -1,6 +1,7 @@
 //! TOOL-3 Edit: exact string replacement in a file the model has read.
 
 use super::input::{self, Fields};
+use super::special_files::{OpenFailure, read_regular};
 use super::write::atomic_write;
 use super::{Tool, ToolContext, ToolOutput, blocking, declared_capability, diff, paths};
 use crate::permission::capability::Capability;
@@ -121,14 +122,11 @@ struct Planned {
 
 fn plan(path: &Path, input: &EditInput) -> Result<Planned, String> {
     let shown = path.display();
-    if path.is_dir() {
-        return Err(format!("{shown} is a directory, not a file."));
-    }
-    let bytes = std::fs::read(path).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => {
+    let bytes = read_regular(path).map_err(|e| match e {
+        OpenFailure::Missing => {
             format!("File does not exist: {shown}. To create a new file, use Write.")
         }
-        _ => format!("Cannot read {shown}: {e}"),
+        e => e.message(path, NAME),
     })?;
     let old = String::from_utf8(bytes)
         .map_err(|_| format!("{shown} is not valid UTF-8 text; Edit cannot change it."))?;

@@ -5,10 +5,12 @@
 //! so each one can be handed to Read as it is.
 
 use super::input::{self, Fields};
-use super::{Tool, ToolContext, ToolOutput, blocking, declared_capability, paths, walk};
+use super::{
+    Tool, ToolContext, ToolOutput, blocking_cancellable, declared_capability, paths, walk,
+};
 use crate::permission::capability::Capability;
 use futures_util::future::BoxFuture;
-use globset::{Glob, GlobBuilder, GlobMatcher};
+use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
@@ -37,14 +39,69 @@ impl GlobInput {
     }
 }
 
+/// Braces nested deeper than this are refused: globset turns each level
+/// into a regex group, and the regex parser gives up a little past 250.
+pub const MAX_BRACE_DEPTH: usize = 32;
+
+/// A compiled glob (a one-pattern set: building a set reports a regex that
+/// cannot be built as an error, where a lone glob's matcher panics).
+#[derive(Debug, Clone)]
+pub(crate) struct PathMatcher(GlobSet);
+
+impl PathMatcher {
+    pub(crate) fn is_match(&self, path: &Path) -> bool {
+        self.0.is_match(path)
+    }
+}
+
 /// A glob as Glob and Grep's `glob` filter use it: `*` stays within one
 /// path component, `{a,b}` alternates.
-pub(crate) fn compile(tool: &str, pattern: &str) -> Result<GlobMatcher, String> {
-    GlobBuilder::new(pattern)
+pub(crate) fn compile(tool: &str, pattern: &str) -> Result<PathMatcher, String> {
+    let invalid = |why: String| input::invalid(tool, format!("invalid glob pattern: {why}"));
+    let depth = brace_depth(pattern);
+    if depth > MAX_BRACE_DEPTH {
+        return Err(invalid(format!(
+            "its braces are nested {depth} deep, more than the {MAX_BRACE_DEPTH} allowed; use a simpler pattern"
+        )));
+    }
+    let glob: Glob = GlobBuilder::new(pattern)
         .literal_separator(true)
         .build()
-        .map(|g: Glob| g.compile_matcher())
-        .map_err(|e| input::invalid(tool, format!("invalid glob pattern \"{pattern}\": {e}")))
+        .map_err(|e| {
+            input::invalid(
+                tool,
+                format!("invalid glob pattern \"{pattern}\": {}", e.kind()),
+            )
+        })?;
+    let mut set = GlobSetBuilder::new();
+    set.add(glob);
+    set.build().map(PathMatcher).map_err(|_| {
+        invalid("it is too large or complex to match; use a simpler pattern".to_string())
+    })
+}
+
+/// How deeply the braces of a glob nest (`\{` is a literal brace, and
+/// braces inside `[...]` are literal too).
+fn brace_depth(pattern: &str) -> usize {
+    let (mut depth, mut deepest) = (0usize, 0usize);
+    let mut chars = pattern.chars();
+    let mut in_class = false;
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                chars.next();
+            }
+            '[' if !in_class => in_class = true,
+            ']' if in_class => in_class = false,
+            '{' if !in_class => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            '}' if !in_class => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
 }
 
 /// An absolute pattern (`/repo/src/**/*.rs`) becomes its literal leading
@@ -125,7 +182,11 @@ impl Tool for GlobTool {
                 Err(e) => return ToolOutput::error(e),
             };
             let cancel = ctx.cancel.clone();
-            blocking(move || glob(&root, &pattern, &matcher, &cancel)).await
+            blocking_cancellable(NAME, &ctx.cancel, move || {
+                glob(&root, &pattern, &matcher, &cancel)
+            })
+            .await
+            .unwrap_or_else(ToolOutput::error)
         })
     }
 }
@@ -133,7 +194,7 @@ impl Tool for GlobTool {
 fn glob(
     root: &Path,
     pattern: &str,
-    matcher: &GlobMatcher,
+    matcher: &PathMatcher,
     cancel: &tokio_util::sync::CancellationToken,
 ) -> ToolOutput {
     if let Err(e) = check_dir(root) {
@@ -183,8 +244,12 @@ fn glob(
 pub(crate) fn check_dir(root: &Path) -> Result<(), String> {
     match std::fs::metadata(root) {
         Ok(meta) if meta.is_dir() => Ok(()),
-        Ok(_) => Err(format!(
+        Ok(meta) if meta.is_file() => Err(format!(
             "{} is a file, not a directory. Give a directory as path (or Read the file).",
+            root.display()
+        )),
+        Ok(_) => Err(format!(
+            "{} is not a directory. Give a directory as path.",
             root.display()
         )),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -197,6 +262,14 @@ pub(crate) fn check_dir(root: &Path) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn brace_depth_counts_nesting_outside_classes() {
+        assert_eq!(brace_depth("*.rs"), 0);
+        assert_eq!(brace_depth("{a,{b,c}}"), 2);
+        assert_eq!(brace_depth("[{]{a}"), 1);
+        assert_eq!(brace_depth("\\{\\{a}"), 0);
+    }
 
     #[test]
     fn split_absolute_patterns() {

@@ -3,12 +3,14 @@
 //!
 //! Paths in the output are absolute. Binary files (a NUL byte) are skipped.
 
-use super::glob::compile as compile_glob;
+use super::glob::{PathMatcher, compile as compile_glob};
 use super::input::{self, Fields};
-use super::{Tool, ToolContext, ToolOutput, blocking, declared_capability, paths, walk};
+use super::special_files::{open_regular, special_kind};
+use super::{
+    Tool, ToolContext, ToolOutput, blocking_cancellable, declared_capability, paths, walk,
+};
 use crate::permission::capability::Capability;
 use futures_util::future::BoxFuture;
-use globset::GlobMatcher;
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
 use serde::{Deserialize, Serialize};
@@ -192,18 +194,20 @@ impl Tool for GrepTool {
                 None => ctx.workspace.clone(),
             };
             let cancel = ctx.cancel.clone();
-            blocking(move || match search(&input, &root, &cancel) {
+            let searched =
+                blocking_cancellable(NAME, &ctx.cancel, move || search(&input, &root, &cancel))
+                    .await;
+            match searched.and_then(|found| found) {
                 Ok(text) => ToolOutput::ok(text),
                 Err(e) => ToolOutput::error(e),
-            })
-            .await
+            }
         })
     }
 }
 
 /// A filter on file paths from Grep's `glob` parameter.
 struct FileFilter {
-    matcher: GlobMatcher,
+    matcher: PathMatcher,
     /// A glob without `/` is matched against the file name only.
     name_only: bool,
 }
@@ -232,6 +236,12 @@ fn files(
     })?;
     if meta.is_file() {
         return Ok(vec![root.to_path_buf()]);
+    }
+    if let Some(what) = special_kind(&meta.file_type()).filter(|_| !meta.is_dir()) {
+        return Err(format!(
+            "{} is {what}, not a regular file; Grep works on regular files only.",
+            root.display()
+        ));
     }
     let mut found = Vec::new();
     for entry in walk::walker(root).build() {
@@ -352,8 +362,12 @@ fn search(input: &GrepInput, root: &Path, cancel: &CancellationToken) -> Result<
             numbers,
             result: FileResult::default(),
         };
-        // Unreadable files are skipped, as ripgrep does.
-        if searcher.search_path(&matcher, &file, &mut sink).is_err() {
+        // Unreadable files are skipped, as ripgrep does, and so is a file
+        // that is no longer a regular one (it would block or never end).
+        let Ok(opened) = open_regular(&file) else {
+            continue;
+        };
+        if searcher.search_file(&matcher, &opened, &mut sink).is_err() {
             continue;
         }
         let result = sink.result;

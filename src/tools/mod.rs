@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use tokio_util::sync::CancellationToken;
 
 pub mod ask_user_question;
+pub mod background;
 pub mod bash;
 pub mod diff;
 pub mod edit;
@@ -30,6 +31,7 @@ pub mod todo_write;
 pub mod web_fetch;
 pub mod write;
 
+mod special_files;
 mod walk;
 mod web_redirect;
 
@@ -66,6 +68,8 @@ pub struct ToolContext {
     /// (WebFetch's redirect targets); `None` where no rules are at hand,
     /// and then only the approved host is reached.
     pub url_permission: Option<Arc<dyn UrlPermission>>,
+    /// What Bash commands of this session left running in the background.
+    pub processes: Arc<background::BackgroundProcesses>,
 }
 
 /// Decides, while a tool runs, whether it may reach a URL: the same
@@ -108,6 +112,7 @@ impl ToolContext {
             session: None,
             sandbox: None,
             url_permission: None,
+            processes: Arc::default(),
         }
     }
 
@@ -181,12 +186,77 @@ pub(crate) fn declared_capability(name: &str) -> Capability {
     })
 }
 
-/// Runs blocking file-system work off the async runtime.
+/// Runs blocking file-system work off the async runtime. For work that
+/// changes files: it runs to its end even when the turn is cancelled, so
+/// what the model is told matches the disk.
 pub(crate) async fn blocking<F>(work: F) -> ToolOutput
 where
     F: FnOnce() -> ToolOutput + Send + 'static,
 {
+    // A panic's message can be anything (a whole generated regex): the
+    // model gets a fixed text.
     tokio::task::spawn_blocking(work)
         .await
-        .unwrap_or_else(|e| ToolOutput::error(format!("The tool failed unexpectedly: {e}")))
+        .unwrap_or_else(|_| ToolOutput::error("The tool failed unexpectedly (an internal error)."))
+}
+
+/// Runs read-only blocking work off the async runtime, ending as soon as
+/// `cancel` fires: work stuck in a system call (a slow or hung file system)
+/// is left on its thread and its result dropped. `Err` is the tool error.
+pub(crate) async fn blocking_cancellable<T, F>(
+    tool: &str,
+    cancel: &CancellationToken,
+    work: F,
+) -> Result<T, String>
+where
+    T: Send + 'static,
+    F: FnOnce() -> T + Send + 'static,
+{
+    tokio::select! {
+        done = tokio::task::spawn_blocking(work) => {
+            done.map_err(|_| format!("{tool} failed unexpectedly (an internal error)."))
+        }
+        _ = cancel.cancelled() => Err(format!("{tool} was interrupted.")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[tokio::test]
+    async fn cancelling_ends_blocked_read_only_work() {
+        let cancel = CancellationToken::new();
+        let (release, blocked) = std::sync::mpsc::channel::<()>();
+        let trigger = cancel.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            trigger.cancel();
+        });
+        let work = move || {
+            // Blocks until the test lets it go, as a hung open(2) would.
+            let _ = blocked.recv();
+            ToolOutput::ok("finished")
+        };
+        let out = tokio::time::timeout(
+            Duration::from_secs(10),
+            blocking_cancellable("Read", &cancel, work),
+        )
+        .await
+        .expect("cancellation ends the call");
+        assert_eq!(out, Err("Read was interrupted.".to_string()));
+        drop(release);
+    }
+
+    #[tokio::test]
+    async fn a_panicking_worker_is_a_short_tool_error() {
+        let cancel = CancellationToken::new();
+        let out: Result<(), String> =
+            blocking_cancellable("Grep", &cancel, || panic!("{}", "x".repeat(10_000))).await;
+        assert_eq!(
+            out,
+            Err("Grep failed unexpectedly (an internal error).".to_string())
+        );
+    }
 }

@@ -2,7 +2,8 @@
 
 use super::file_state::FileStamp;
 use super::input::{self, Fields};
-use super::{Tool, ToolContext, ToolOutput, blocking, declared_capability, paths};
+use super::special_files::{OpenFailure, open_regular};
+use super::{Tool, ToolContext, ToolOutput, blocking_cancellable, declared_capability, paths};
 use crate::permission::capability::Capability;
 use futures_util::future::BoxFuture;
 use serde::{Deserialize, Serialize};
@@ -90,17 +91,20 @@ impl Tool for ReadTool {
                 Err(e) => return ToolOutput::error(e),
             };
             let path = paths::resolve(&ctx.workspace, &input.file_path);
-            let ctx = ctx.clone();
-            blocking(
-                move || match read_numbered(&path, input.offset, input.limit) {
-                    Ok((text, stamp)) => {
-                        ctx.lock_files().record_stamp(&path, stamp);
-                        ToolOutput::ok(text)
-                    }
-                    Err(e) => ToolOutput::error(e),
-                },
-            )
-            .await
+            let read_path = path.clone();
+            let read = blocking_cancellable(NAME, &ctx.cancel, move || {
+                read_numbered(&read_path, input.offset, input.limit)
+            })
+            .await;
+            // Recorded only once the model is given the text: an abandoned
+            // read does not count as one.
+            match read.and_then(|read| read) {
+                Ok((text, stamp)) => {
+                    ctx.lock_files().record_stamp(&path, stamp);
+                    ToolOutput::ok(text)
+                }
+                Err(e) => ToolOutput::error(e),
+            }
         })
     }
 }
@@ -113,17 +117,17 @@ pub fn read_numbered(
     limit: Option<u64>,
 ) -> Result<(String, FileStamp), String> {
     let shown = path.display();
-    let meta = std::fs::metadata(path).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => format!("File does not exist: {shown}"),
-        _ => format!("Cannot read {shown}: {e}"),
-    })?;
-    if meta.is_dir() {
-        return Err(format!(
-            "{shown} is a directory, not a file. Use Glob (for example pattern \"*\" with path \"{shown}\") to list its files, or Grep to search them."
-        ));
-    }
-    let stamp = FileStamp::of(path).ok_or_else(|| format!("Cannot read {shown}"))?;
-    let file = std::fs::File::open(path).map_err(|e| format!("Cannot read {shown}: {e}"))?;
+    let stamp = FileStamp::of(path);
+    let file = match open_regular(path) {
+        Ok(file) => file,
+        Err(OpenFailure::Directory) => {
+            return Err(format!(
+                "{shown} is a directory, not a file. Use Glob (for example pattern \"*\" with path \"{shown}\") to list its files, or Grep to search them."
+            ));
+        }
+        Err(e) => return Err(e.message(path, NAME)),
+    };
+    let stamp = stamp.ok_or_else(|| format!("Cannot read {shown}"))?;
     let mut reader = BufReader::with_capacity(64 * 1024, file);
 
     let mut head = Vec::with_capacity(SNIFF_BYTES);

@@ -2,6 +2,7 @@
 //! model has not read in this session (or that changed on disk since).
 
 use super::input::{self, Fields};
+use super::special_files::{OpenFailure, read_regular, special_kind};
 use super::{Tool, ToolContext, ToolOutput, blocking, declared_capability, diff, paths};
 use crate::permission::capability::Capability;
 use futures_util::future::BoxFuture;
@@ -68,7 +69,8 @@ impl Tool for WriteTool {
     fn preview(&self, input: &Value, ctx: &ToolContext) -> Option<String> {
         let input = WriteInput::parse(input.clone()).ok()?;
         let path = paths::resolve(&ctx.workspace, &input.file_path);
-        let old = std::fs::read(&path).ok();
+        // Only a regular file's content is shown as replaced.
+        let old = read_regular(&path).ok();
         let old = old.as_deref().map(String::from_utf8_lossy);
         Some(diff::unified(&path, old.as_deref(), &input.content))
     }
@@ -91,13 +93,21 @@ fn write_file(ctx: &ToolContext, path: &Path, content: &str) -> ToolOutput {
     if path.is_dir() {
         return ToolOutput::error(format!("{shown} is a directory; Write needs a file path."));
     }
+    if let Some(what) = std::fs::metadata(path)
+        .ok()
+        .and_then(|meta| special_kind(&meta.file_type()))
+    {
+        return ToolOutput::error(format!(
+            "{shown} is {what}, not a regular file; Write works on regular files only."
+        ));
+    }
     if let Err(why) = ctx.lock_files().check_overwrite(path) {
         return ToolOutput::error(why);
     }
-    let old = match std::fs::read(path) {
+    let old = match read_regular(path) {
         Ok(bytes) => Some(String::from_utf8_lossy(&bytes).into_owned()),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return ToolOutput::error(format!("Cannot read {shown} before writing: {e}")),
+        Err(OpenFailure::Missing) => None,
+        Err(e) => return ToolOutput::error(e.message(path, NAME)),
     };
     if let Some(parent) = path.parent() {
         if let Err(e) = std::fs::create_dir_all(parent) {

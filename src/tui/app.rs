@@ -1,17 +1,20 @@
 //! The loop: `tokio::select!` over terminal input, runtime events and a
-//! tick; `update` decides, the loop executes the `Cmd`s and draws only when
-//! the model is dirty, at most once per frame (coalescing stream deltas).
+//! tick. Each turn of the loop takes everything already waiting (keys and
+//! runtime events alike), steps the model through all of it, and draws only
+//! when the model is dirty, at most once per frame, laying the transcript
+//! out once for the whole batch (TUI-2): a stream of deltas costs a layout
+//! and a draw per frame, not per delta, and keys stay live under any stream.
 
 use super::launcher::Launcher;
 use super::model::Model;
 use super::msg::{Cmd, Msg};
 use super::terminal::{TuiTerminal, enhance_keyboard, no_color};
-use super::update::update;
+use super::update::{settle, step};
 use super::view::view;
 use crate::runtime::RuntimeHandle;
 use crate::runtime::protocol::{Event, Op};
 use crossterm::event::{Event as TermEvent, EventStream, MouseEventKind};
-use futures_util::StreamExt;
+use futures_util::{FutureExt, StreamExt};
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
@@ -56,6 +59,7 @@ pub async fn run(handle: RuntimeHandle, launcher: Box<dyn Launcher>) -> anyhow::
         if model.dirty {
             let due = last_draw.is_none_or(|t| t.elapsed() >= FRAME);
             if due {
+                settle(&mut model);
                 if let Err(e) = term.terminal.draw(|f| view(&model, f)) {
                     break Err(e.into());
                 }
@@ -80,20 +84,29 @@ pub async fn run(handle: RuntimeHandle, launcher: Box<dyn Launcher>) -> anyhow::
                 None => break Ok(()),
             },
             ev = runtime.events.recv() => match ev {
-                Some(ev) => {
-                    msgs.push_back(Msg::Runtime(ev));
-                    // Take the whole burst: one draw for many deltas.
-                    while let Ok(ev) = runtime.events.try_recv() {
-                        msgs.push_back(Msg::Runtime(ev));
-                    }
-                }
+                Some(ev) => msgs.push_back(Msg::Runtime(ev)),
                 None => break Ok(()),
             },
             now = tick.tick() => msgs.push_back(Msg::Tick(now.into_std())),
             _ = tokio::time::sleep_until(next_frame.into()), if model.dirty => {}
         }
+        // Everything else already waiting joins the batch: keys in the
+        // order typed, then the runtime's burst.
+        loop {
+            match stream.next().now_or_never() {
+                Some(Some(Ok(ev))) => msgs.extend(term_msg(ev)),
+                Some(Some(Err(e))) => {
+                    break 'outer Err(anyhow::anyhow!("cannot read the terminal: {e}"));
+                }
+                Some(None) => break 'outer Ok(()),
+                None => break,
+            }
+        }
+        while let Ok(ev) = runtime.events.try_recv() {
+            msgs.push_back(Msg::Runtime(ev));
+        }
         while let Some(msg) = msgs.pop_front() {
-            for cmd in update(&mut model, msg) {
+            for cmd in step(&mut model, msg) {
                 match cmd {
                     Cmd::Send(op) => {
                         if runtime.ops.send(op).is_err() {

@@ -7,6 +7,7 @@
 //! (Markdown, highlighting, diffs, the question panel) for the views.
 
 pub mod app;
+pub mod cells;
 pub mod keys;
 pub mod launcher;
 pub mod model;
@@ -21,5 +22,5 @@ pub mod widgets;
 
 pub use model::Model;
 pub use msg::{Cmd, Msg};
-pub use update::update;
+pub use update::{settle, step, update};
 pub use view::view;

@@ -188,6 +188,11 @@ impl Composer {
         self.area.lines().len()
     }
 
+    /// Moves the cursor to (row, col), both clamped to the text.
+    pub fn jump_to(&mut self, row: usize, col: usize) {
+        self.jump(row.min(self.line_count().saturating_sub(1)), col);
+    }
+
     /// Moves to (row, col), the column clamped to the line.
     fn jump(&mut self, row: usize, col: usize) {
         let len = self.area.lines().get(row).map_or(0, |l| l.chars().count());
@@ -308,7 +313,7 @@ pub struct PlanRows {
 /// The whole UI state.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Model {
-    pub cells: Vec<Cell>,
+    pub cells: crate::tui::cells::Cells,
     pub composer: Composer,
     /// Sent inputs, oldest first, for ↑/↓ recall.
     pub history: Vec<String>,
@@ -349,6 +354,8 @@ pub struct Model {
     /// Commands judged read-only run without the kernel sandbox (or, with
     /// `sandbox.mode` "required", are asked): the status line says so.
     pub sandbox_missing: bool,
+    /// Processes finished commands left running (ended with the session).
+    pub background: usize,
     /// The slash popup's selection (TUI-4).
     pub slash: crate::tui::slash::PopupState,
     /// The open picker (`/mode`, `/model`, `/permissions`, `/resume`).
@@ -372,7 +379,7 @@ pub struct Model {
 impl Model {
     pub fn new(width: u16, height: u16) -> Self {
         Self {
-            cells: Vec::new(),
+            cells: Default::default(),
             composer: Composer::default(),
             history: Vec::new(),
             history_pos: None,
@@ -397,6 +404,7 @@ impl Model {
             monochrome: false,
             spinner: 0,
             sandbox_missing: false,
+            background: 0,
             slash: Default::default(),
             picker: None,
             tools_expanded: false,

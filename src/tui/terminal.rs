@@ -14,11 +14,54 @@ use crossterm::terminal::{
 };
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
-use std::io::{self, Stdout};
-use std::sync::Once;
+use std::io::{self, Write};
+use std::sync::{Mutex, Once};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-pub type Backend = CrosstermBackend<Stdout>;
+pub type Backend = CrosstermBackend<FrameOut>;
+
+/// Begins a synchronized update (DEC private mode 2026): the terminal holds
+/// what follows until the end mark and then shows it at once.
+const BEGIN_SYNC: &[u8] = b"\x1b[?2026h";
+const END_SYNC: &[u8] = b"\x1b[?2026l";
+
+/// Standard output for frames. Bytes gather here and go out at `flush` in
+/// one write, between the marks of a synchronized update, so a terminal that
+/// has the mode never shows a half-drawn frame (no tearing or flicker while
+/// a reply streams); one without it ignores the unknown mode, as terminals
+/// do. Once the terminal is restored (a panic restores it first) nothing
+/// goes out, so a half-made frame cannot land on the shell's screen.
+#[derive(Default)]
+pub struct FrameOut {
+    buf: Vec<u8>,
+}
+
+impl Write for FrameOut {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        self.buf.extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        if self.buf.is_empty() {
+            return Ok(());
+        }
+        let frame = std::mem::take(&mut self.buf);
+        if !ACTIVE.load(Ordering::SeqCst) {
+            return Ok(());
+        }
+        let mut out = io::stdout().lock();
+        let mut all = Vec::with_capacity(frame.len() + BEGIN_SYNC.len() + END_SYNC.len());
+        all.extend_from_slice(BEGIN_SYNC);
+        all.extend_from_slice(&frame);
+        all.extend_from_slice(END_SYNC);
+        // The buffer is kept for the next frame.
+        self.buf = frame;
+        self.buf.clear();
+        out.write_all(&all)?;
+        out.flush()
+    }
+}
 
 /// Whether the keyboard enhancement flags were pushed (and must be popped).
 static ENHANCED: AtomicBool = AtomicBool::new(false);
@@ -42,7 +85,7 @@ impl TuiTerminal {
     pub fn enter() -> io::Result<Self> {
         install_panic_hook();
         enter_modes()?;
-        let terminal = match Terminal::new(CrosstermBackend::new(io::stdout())) {
+        let terminal = match Terminal::new(CrosstermBackend::new(FrameOut::default())) {
             Ok(t) => t,
             Err(e) => {
                 restore();
@@ -131,16 +174,39 @@ pub fn restore() {
         crossterm::cursor::Show
     );
     let _ = disable_raw_mode();
+    print_held_panics();
 }
 
 /// Restores the terminal before the previous hook prints the panic, so the
-/// message lands on a sane screen.
+/// message lands on a sane screen. A panic on another thread while the UI
+/// runs (a tool's, which the pipeline turns into a tool error, or a task's)
+/// leaves the UI as it is: its message is held and printed once the
+/// terminal is restored, instead of being drawn over the screen.
 fn install_panic_hook() {
     HOOK.call_once(|| {
+        let ui_thread = std::thread::current().id();
         let previous = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
+            if ACTIVE.load(Ordering::SeqCst) && std::thread::current().id() != ui_thread {
+                let mut held = HELD_PANICS.lock().unwrap_or_else(|p| p.into_inner());
+                if held.len() < MAX_HELD_PANICS {
+                    held.push(info.to_string());
+                }
+                return;
+            }
             restore();
             previous(info);
         }));
     });
+}
+
+/// Panics of other threads seen while the UI ran, printed after it.
+static HELD_PANICS: Mutex<Vec<String>> = Mutex::new(Vec::new());
+const MAX_HELD_PANICS: usize = 8;
+
+fn print_held_panics() {
+    let held = std::mem::take(&mut *HELD_PANICS.lock().unwrap_or_else(|p| p.into_inner()));
+    for message in held {
+        eprintln!("zcode: a background thread panicked while the UI ran: {message}");
+    }
 }

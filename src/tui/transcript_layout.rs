@@ -3,95 +3,79 @@
 //! with `Model::cells`, so `view` draws only the rows that are visible, even
 //! with ten thousand messages, and stays a pure read of the model.
 
-use crate::tui::model::{Cell, ToolStatus};
+use crate::tui::model::Cell;
 use crate::tui::view::Theme;
-use crate::tui::view::transcript::cell_lines;
+use crate::tui::view::transcript::{cell_lines, reply_open_rows, reply_row, reply_width};
+use crate::tui::widgets::markdown_doc::MarkdownDoc;
 use ratatui::text::Line;
 use std::fmt;
-
-/// A cheap identity of a cell's contents: its kind, its flags and the
-/// address and length of each of its texts. Appending to a text changes its
-/// length and replacing it changes its address, so the usual edits show up
-/// without reading the text; a cell whose fingerprint differs is compared
-/// in full before it is laid out again.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Fingerprint([usize; 12]);
-
-impl Fingerprint {
-    fn of(cell: &Cell) -> Self {
-        fn text(s: &str) -> [usize; 2] {
-            [s.as_ptr() as usize, s.len()]
-        }
-        let mut fp = [0usize; 12];
-        match cell {
-            Cell::User { text: t } => {
-                fp[0] = 1;
-                fp[1..3].copy_from_slice(&text(t));
-            }
-            Cell::Assistant { text: t, streaming } => {
-                fp[0] = 2;
-                fp[1..3].copy_from_slice(&text(t));
-                fp[3] = usize::from(*streaming);
-            }
-            Cell::Tool {
-                call_id,
-                tool,
-                summary,
-                status,
-                detail,
-                output,
-                diff,
-                expanded,
-            } => {
-                fp[0] = 3;
-                fp[1] = match status {
-                    ToolStatus::Running => 0,
-                    ToolStatus::Done => 1,
-                    ToolStatus::Failed => 2,
-                    ToolStatus::Denied => 3,
-                } + 4 * usize::from(*expanded);
-                fp[2..4].copy_from_slice(&text(call_id));
-                fp[4..6].copy_from_slice(&text(tool));
-                fp[6..8].copy_from_slice(&text(summary));
-                fp[8..10].copy_from_slice(&text(detail));
-                // The output and the diff change together, once.
-                fp[10] = output.as_ptr() as usize ^ output.len();
-                fp[11] = diff.as_ref().map_or(0, |d| d.as_ptr() as usize ^ d.len());
-            }
-            Cell::Notice { text: t } => {
-                fp[0] = 4;
-                fp[1..3].copy_from_slice(&text(t));
-            }
-            Cell::Error { text: t } => {
-                fp[0] = 5;
-                fp[1..3].copy_from_slice(&text(t));
-            }
-        }
-        Self(fp)
-    }
-}
 
 /// Cells laid out again per `sync` after a width or theme change, from the
 /// bottom up: a resize costs a few frames, not the whole transcript at once;
 /// the rest follows on the next updates (ticks come ten times a second).
 const RELAYOUT_CHUNK: usize = 256;
 
-/// One cell laid out: the copy it was made from and its rows.
+/// One cell laid out.
 #[derive(Clone)]
 struct Entry {
-    fingerprint: Fingerprint,
-    source: Cell,
     lines: Vec<Line<'static>>,
+    /// For a reply: its document, so that more text renders only what is
+    /// new.
+    reply: Option<Box<ReplyLayout>>,
+}
+
+#[derive(Clone)]
+struct ReplyLayout {
+    doc: MarkdownDoc,
+    /// `lines[..finished]` are the document's finished rows.
+    finished: usize,
 }
 
 impl Entry {
-    fn new(cell: &Cell, fingerprint: Fingerprint, theme: &Theme, width: u16) -> Self {
+    fn new(cell: &Cell, theme: &Theme, width: u16) -> Self {
+        if let Cell::Assistant { text, streaming } = cell {
+            let doc = MarkdownDoc::new(reply_width(usize::from(width)), &theme.widgets());
+            let mut entry = Self {
+                lines: Vec::new(),
+                reply: Some(Box::new(ReplyLayout { doc, finished: 0 })),
+            };
+            entry.extend_reply(text, *streaming, theme);
+            return entry;
+        }
         let mut lines = Vec::new();
         cell_lines(cell, theme, usize::from(width), &mut lines);
-        Self {
-            fingerprint,
-            source: cell.clone(),
-            lines,
+        Self { lines, reply: None }
+    }
+
+    /// Lays `cell` out again, from where it was when it is a reply that only
+    /// grew.
+    fn update(&mut self, cell: &Cell, theme: &Theme, width: u16) {
+        if let (Cell::Assistant { text, streaming }, Some(reply)) = (cell, &self.reply)
+            && text.starts_with(reply.doc.text())
+        {
+            self.extend_reply(text, *streaming, theme);
+            return;
+        }
+        *self = Self::new(cell, theme, width);
+    }
+
+    /// Feeds the part of `text` the document lacks, keeps the finished rows
+    /// made before and renders the open block again.
+    fn extend_reply(&mut self, text: &str, streaming: bool, theme: &Theme) {
+        let Some(reply) = self.reply.as_mut() else {
+            return;
+        };
+        let known = reply.doc.text().len();
+        reply.doc.push(&text[known..]);
+        self.lines.truncate(reply.finished);
+        let finished = reply.doc.finished_rows();
+        for row in &finished[reply.finished..] {
+            self.lines
+                .push(reply_row(self.lines.len(), row.clone(), theme));
+        }
+        reply.finished = finished.len();
+        for row in reply_open_rows(&reply.doc, streaming) {
+            self.lines.push(reply_row(self.lines.len(), row, theme));
         }
     }
 }
@@ -130,11 +114,12 @@ impl fmt::Debug for TranscriptLayout {
 }
 
 impl TranscriptLayout {
-    /// Brings the layout in step with `cells` at `width`: lays out what is
-    /// new or changed and keeps the rest. The last cell (the one that
-    /// streams) is compared in full. After a width or theme change every
-    /// cell is pending, and each call lays out a chunk of them.
-    pub fn sync(&mut self, cells: &[Cell], width: u16, monochrome: bool) {
+    /// Brings the layout in step with `cells` at `width`: lays out again
+    /// the cells from `changed` on (what [`crate::tui::cells::Cells`]
+    /// recorded) and the new ones, and keeps the rest. After a width or
+    /// theme change every cell is pending, and each call lays out a chunk of
+    /// them.
+    pub fn sync(&mut self, cells: &[Cell], changed: Option<usize>, width: u16, monochrome: bool) {
         if self.key != Some((width, monochrome)) {
             self.key = Some((width, monochrome));
             self.pending = self.entries.len();
@@ -143,31 +128,20 @@ impl TranscriptLayout {
         let theme = Theme::new(monochrome);
         self.entries.truncate(cells.len());
         self.pending = self.pending.min(cells.len());
-        let mut first_changed = self.entries.len();
-        let last = cells.len().saturating_sub(1);
-        let pairs = cells.iter().zip(self.entries.iter_mut()).enumerate();
-        for (i, (cell, entry)) in pairs.skip(self.pending) {
-            let fingerprint = Fingerprint::of(cell);
-            if fingerprint == entry.fingerprint && i != last {
-                continue;
-            }
-            if entry.source == *cell {
-                entry.fingerprint = fingerprint;
-                continue;
-            }
-            *entry = Entry::new(cell, fingerprint, &theme, width);
-            first_changed = first_changed.min(i);
-        }
         let known = self.entries.len();
+        let first_changed = changed.unwrap_or(known).min(known);
+        let from = first_changed.max(self.pending);
+        for (entry, cell) in self.entries[from..].iter_mut().zip(&cells[from..known]) {
+            entry.update(cell, &theme, width);
+        }
         for cell in &cells[known..] {
-            self.entries
-                .push(Entry::new(cell, Fingerprint::of(cell), &theme, width));
+            self.entries.push(Entry::new(cell, &theme, width));
         }
         if self.pending > 0 {
             let stop = self.pending.saturating_sub(RELAYOUT_CHUNK);
             let redo = self.entries[stop..self.pending].iter_mut();
             for (entry, cell) in redo.zip(&cells[stop..self.pending]) {
-                *entry = Entry::new(cell, Fingerprint::of(cell), &theme, width);
+                *entry = Entry::new(cell, &theme, width);
             }
             self.pending = stop;
             if stop > 0 {
@@ -175,9 +149,11 @@ impl TranscriptLayout {
                 return;
             }
         }
-        if self.starts.is_empty() {
-            first_changed = 0;
-        }
+        let first_changed = if self.starts.is_empty() {
+            0
+        } else {
+            first_changed
+        };
         self.starts.truncate(first_changed + 1);
         if self.starts.is_empty() {
             self.starts.push(0);
@@ -227,22 +203,22 @@ impl TranscriptLayout {
             .min(self.entries.len().saturating_sub(1))
     }
 
-    /// Whether entry `i` was made from `cell`, by fingerprint or, failing
-    /// that, in full (a cloned model has new addresses, same contents).
-    pub fn is_fresh(&self, i: usize, cell: &Cell) -> bool {
-        i >= self.pending
-            && self
-                .entries
-                .get(i)
-                .is_some_and(|e| e.fingerprint == Fingerprint::of(cell) || e.source == *cell)
+    /// Whether the layout holds every cell of `cells` as it is now, at this
+    /// width and theme: nothing changed since the last `sync`.
+    pub fn in_step(&self, cells: &crate::tui::cells::Cells, width: u16, monochrome: bool) -> bool {
+        self.is_for(width, monochrome)
+            && self.is_complete()
+            && self.entries.len() == cells.len()
+            && cells.changes().is_none()
     }
 
-    /// The rows of cell `i` when its entry was made from exactly `cell`;
-    /// `None` when it was not, and the caller lays the cell out itself.
-    pub fn lines(&self, i: usize, cell: &Cell) -> Option<&[Line<'static>]> {
+    /// The rows of cell `i` when its entry is up to date with `cells`;
+    /// `None` when it is not, and the caller lays the cell out itself.
+    pub fn lines(&self, i: usize, cells: &crate::tui::cells::Cells) -> Option<&[Line<'static>]> {
+        let unchanged = cells.changes().is_none_or(|from| i < from);
         self.entries
             .get(i)
-            .filter(|e| i >= self.pending && e.source == *cell)
+            .filter(|_| i >= self.pending && unchanged)
             .map(|e| e.lines.as_slice())
     }
 }

@@ -5,11 +5,17 @@ pub mod fake_model_server;
 pub mod fault_server;
 #[cfg(unix)]
 pub mod headless;
+pub mod long_reply;
 pub mod long_transcript;
+#[cfg(target_os = "linux")]
+pub mod proc_stats;
 #[cfg(unix)]
 pub mod pty;
 #[cfg(unix)]
 pub mod runtime_harness;
+#[cfg(target_os = "linux")]
+pub mod stream_e2e;
+pub mod stream_server;
 pub mod tui;
 pub mod web_sites;
 

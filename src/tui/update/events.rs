@@ -186,6 +186,7 @@ pub(super) fn on_event(model: &mut Model, event: Event) {
             picker.selected = selected.min(picker.items.len().saturating_sub(1));
             model.picker = Some(picker);
         }
+        Event::BackgroundProcesses { count, .. } => model.background = count,
         Event::Notice { message } => push_notice(model, &message),
         Event::Error { message } => model.cells.push(Cell::Error { text: message }),
         Event::TurnFinished { end, .. } => {
@@ -196,13 +197,22 @@ pub(super) fn on_event(model: &mut Model, event: Event) {
                 TurnEnd::Completed | TurnEnd::Stopped | TurnEnd::Failed => {}
             }
             // A tool still "running" when its turn ends was cut off.
-            for cell in &mut model.cells {
-                if let Cell::Tool { status, .. } = cell
-                    && *status == ToolStatus::Running
-                {
-                    *status = ToolStatus::Failed;
-                }
-            }
+            model.cells.update_where(
+                |cell| {
+                    matches!(
+                        cell,
+                        Cell::Tool {
+                            status: ToolStatus::Running,
+                            ..
+                        }
+                    )
+                },
+                |cell| {
+                    if let Cell::Tool { status, .. } = cell {
+                        *status = ToolStatus::Failed;
+                    }
+                },
+            );
             model.busy = false;
             model.turn_started = None;
         }
@@ -268,23 +278,22 @@ fn set_tool(
     new_output: String,
     new_diff: Option<String>,
 ) -> bool {
-    for cell in model.cells.iter_mut().rev() {
-        if let Cell::Tool {
-            call_id,
-            status,
-            detail,
-            output,
-            diff,
-            ..
-        } = cell
-            && call_id == id
-        {
-            *status = new_status;
-            *detail = new_detail;
-            *output = new_output;
-            *diff = new_diff;
-            return true;
-        }
+    let found = model
+        .cells
+        .rfind_mut(|cell| matches!(cell, Cell::Tool { call_id, .. } if call_id == id));
+    if let Some(Cell::Tool {
+        status,
+        detail,
+        output,
+        diff,
+        ..
+    }) = found
+    {
+        *status = new_status;
+        *detail = new_detail;
+        *output = new_output;
+        *diff = new_diff;
+        return true;
     }
     false
 }

@@ -15,14 +15,29 @@ use approvals::{ensure_question_panel, on_approval_key, on_question_key};
 use crossterm::event::KeyEvent;
 use events::on_event;
 
-/// Applies `msg` to `model` and returns what the loop must do.
+/// Applies `msg` to `model` and returns what the loop must do: [`step`]
+/// then [`settle`].
 pub fn update(model: &mut Model, msg: Msg) -> Vec<Cmd> {
+    let cmds = step(model, msg);
+    settle(model);
+    cmds
+}
+
+/// Applies `msg` without laying the transcript out again. The loop steps
+/// through every message waiting and settles once before it draws, so a
+/// burst of stream deltas costs one layout, not one per delta (TUI-2).
+pub fn step(model: &mut Model, msg: Msg) -> Vec<Cmd> {
     let cmds = apply(model, msg);
     // The head request's question panel exists as soon as it is shown.
     ensure_question_panel(model);
     sync_plan_rows(model);
-    sync_transcript(model);
     cmds
+}
+
+/// Brings the transcript's layout in step with the cells (only those that
+/// changed) and keeps the scroll within it.
+pub fn settle(model: &mut Model) {
+    sync_transcript(model);
 }
 
 /// Renders the head plan request's Markdown once per plan and width.
@@ -56,9 +71,10 @@ fn sync_plan_rows(model: &mut Model) {
 /// the scroll within it (TUI-2).
 fn sync_transcript(model: &mut Model) {
     let width = super::view::transcript_width(model);
+    let changed = model.cells.take_changes();
     model
         .transcript_layout
-        .sync(&model.cells, width, model.monochrome);
+        .sync(&model.cells, changed, width, model.monochrome);
     // While a relayout is under way the row count is unknown; the view
     // clamps until it is done.
     if model.transcript_layout.is_complete() {
@@ -373,9 +389,13 @@ fn recall(model: &mut Model, back: bool) {
 /// Ctrl+O: every tool cell shows its whole output, or its first line again.
 fn toggle_tool_output(model: &mut Model) {
     model.tools_expanded = !model.tools_expanded;
-    for cell in &mut model.cells {
-        if let Cell::Tool { expanded, .. } = cell {
-            *expanded = model.tools_expanded;
-        }
-    }
+    let to = model.tools_expanded;
+    model.cells.update_where(
+        |cell| matches!(cell, Cell::Tool { expanded, .. } if *expanded != to),
+        |cell| {
+            if let Cell::Tool { expanded, .. } = cell {
+                *expanded = to;
+            }
+        },
+    );
 }

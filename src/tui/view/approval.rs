@@ -7,8 +7,8 @@ use crate::permission::suggest::MAX_SHOWN_BASH_PREFIXES;
 use crate::runtime::protocol::{PermissionRequest, RequestKind};
 use crate::tui::model::{ApprovalOption, Model, approval_options, input_summary};
 use crate::tui::widgets::diff::line_style;
-use crate::tui::widgets::highlight::highlight_code;
-use crate::tui::widgets::markdown::render_markdown;
+use crate::tui::widgets::highlight::CodeHighlighter;
+use crate::tui::widgets::markdown_doc::render_markdown;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier};
@@ -184,18 +184,18 @@ fn tool_body(
         .get("command")
         .and_then(Value::as_str)
         .filter(|_| request.tool == "Bash");
-    let rows: Vec<Line<'static>> = match command {
+    let (rows, total): (Vec<Line<'static>>, usize) = match command {
         // The command as shell, highlighted, so a `rm` or a pipe stands out.
-        Some(command) => highlight_code(command, "bash", &theme.widgets())
-            .into_iter()
-            .flat_map(|line| break_line(line, width.saturating_sub(2)))
-            .collect(),
-        None => wrap(&summary, width.saturating_sub(2))
-            .into_iter()
-            .map(|row| Line::from(Span::styled(row, theme.accent())))
-            .collect(),
+        Some(command) => command_rows(command, &theme.widgets(), width.saturating_sub(2)),
+        None => {
+            let rows: Vec<Line<'static>> = wrap(&summary, width.saturating_sub(2))
+                .into_iter()
+                .map(|row| Line::from(Span::styled(row, theme.accent())))
+                .collect();
+            let total = rows.len();
+            (rows, total)
+        }
     };
-    let total = rows.len();
     for row in rows.into_iter().take(MAX_COMMAND) {
         let mut spans = vec![Span::styled("  ", theme.dim())];
         spans.extend(row.spans);
@@ -340,6 +340,32 @@ fn saved_rules(request: &PermissionRequest) -> Option<String> {
         text.push_str(&format!(" (+{rest} more)"));
     }
     Some(text)
+}
+
+/// The first rows of a command, highlighted and broken to `width`, and how
+/// many rows it has in all. Only the rows shown are highlighted: a command
+/// of thousands of lines (a heredoc) costs a frame no more than a short one;
+/// the lines after those are counted, not laid out.
+fn command_rows(
+    command: &str,
+    theme: &crate::tui::widgets::Theme,
+    width: usize,
+) -> (Vec<Line<'static>>, usize) {
+    let mut highlighter = CodeHighlighter::new("bash", theme);
+    let mut rows = Vec::new();
+    let mut lines = command.split_inclusive('\n');
+    for line in lines.by_ref() {
+        let row = highlighter
+            .line(line)
+            .unwrap_or_else(|| highlighter.plain_line(line));
+        rows.extend(break_line(row, width));
+        if rows.len() > MAX_COMMAND {
+            break;
+        }
+    }
+    let total = rows.len() + lines.count();
+    rows.truncate(MAX_COMMAND);
+    (rows, total)
 }
 
 /// Breaks a styled line into rows of at most `width` columns.

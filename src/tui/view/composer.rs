@@ -29,9 +29,23 @@ pub struct Row {
 /// (row, column) of the cursor among them. The last row of a line always
 /// leaves a column free, so a cursor at its end stays on screen.
 pub fn layout(composer: &Composer, width: usize) -> (Vec<Row>, (usize, usize)) {
+    layout_from(composer, width, 0, usize::MAX)
+}
+
+/// [`layout`] of the lines `first..=last` only (the cursor's among them).
+fn layout_from(
+    composer: &Composer,
+    width: usize,
+    first: usize,
+    last: usize,
+) -> (Vec<Row>, (usize, usize)) {
     let width = width.max(2);
     let mut rows = Vec::new();
-    for (line, text) in composer.lines().iter().enumerate() {
+    let lines = composer.lines().iter().enumerate();
+    for (line, text) in lines
+        .skip(first)
+        .take(last.saturating_sub(first).saturating_add(1))
+    {
         for (start, end) in segments(text, width) {
             rows.push(Row { line, start, end });
         }
@@ -99,11 +113,34 @@ fn segments(line: &str, width: usize) -> Vec<(usize, usize)> {
 /// Rows the composer takes: its text rows (wrapped to the terminal width)
 /// plus the top and bottom borders.
 pub fn height(model: &Model, screen_height: u16) -> u16 {
-    let text_width = usize::from(model.width.saturating_sub(PROMPT_WIDTH));
-    let (rows, _) = layout(&model.composer, text_width);
-    let rows = u16::try_from(rows.len()).unwrap_or(MAX_ROWS);
+    let text_width = usize::from(model.width.saturating_sub(PROMPT_WIDTH)).max(2);
+    // Counting stops once the cap is passed: a paste of thousands of lines
+    // costs a frame no more than a few.
+    let mut rows = 0usize;
+    for line in model.composer.lines() {
+        rows += segments(line, text_width).len();
+        if rows > usize::from(MAX_ROWS) {
+            break;
+        }
+    }
+    let rows = u16::try_from(rows).unwrap_or(MAX_ROWS);
     let cap = MAX_ROWS.min(screen_height.saturating_sub(4).max(1));
     rows.clamp(1, cap) + 2
+}
+
+/// The rows `height` rows tall window shows, as [`layout`] would give them
+/// with the cursor's row bottom-most when the text must scroll, and the
+/// cursor's (row, column) in the window. Only the lines that can reach the
+/// window are laid out: each line is at least one row, so `height` lines
+/// before the cursor's are enough.
+pub fn window(composer: &Composer, width: usize, height: usize) -> (Vec<Row>, (usize, usize)) {
+    let height = height.max(1);
+    let (cursor_line, _) = composer.cursor_position();
+    let first_line = cursor_line.saturating_sub(height - 1);
+    let (rows, (at, col)) = layout_from(composer, width, first_line, cursor_line + height);
+    let first = at.saturating_sub(height - 1);
+    let shown = rows.into_iter().skip(first).take(height).collect();
+    (shown, (at - first, col))
 }
 
 pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
@@ -134,14 +171,11 @@ pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
         return;
     }
     let text_width = usize::from(inner.width.saturating_sub(PROMPT_WIDTH));
-    let (rows, (cursor_row, cursor_col)) = layout(&model.composer, text_width);
     // Keep the cursor's row in view, bottom-most when it must scroll.
     let height = usize::from(inner.height).max(1);
-    let first = cursor_row.saturating_sub(height - 1);
+    let (rows, (cursor_row, cursor_col)) = window(&model.composer, text_width, height);
     let lines: Vec<Line> = rows
         .iter()
-        .skip(first)
-        .take(height)
         .map(|row| {
             let lead = if row.line == 0 && row.start == 0 {
                 "› "
@@ -157,7 +191,7 @@ pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
         })
         .collect();
     frame.render_widget(Paragraph::new(lines), inner);
-    set_cursor(model, frame, inner, (cursor_row - first, cursor_col));
+    set_cursor(model, frame, inner, (cursor_row, cursor_col));
 }
 
 /// Shows the terminal cursor at (row, column) of the text, unless an
@@ -220,6 +254,28 @@ mod tests {
         let (rows, cursor) = rows_of("日本語です", 6);
         assert_eq!(rows, ["日本語", "です"]);
         assert_eq!(cursor, (1, 4));
+    }
+
+    #[test]
+    fn tui2_the_window_of_a_long_text_is_what_the_whole_layout_shows() {
+        let text: String = (0..300)
+            .map(|i| format!("line {i} {}\n", "word ".repeat(i % 7)))
+            .collect();
+        let mut composer = Composer::default();
+        composer.set(&text);
+        for (row, col) in [(0, 0), (1, 3), (150, 4), (299, 20), (300, 0)] {
+            composer.jump_to(row, col);
+            for height in [1, 3, 8] {
+                let (all, (at, c)) = layout(&composer, 12);
+                let first = at.saturating_sub(height - 1);
+                let expected: Vec<Row> = all.into_iter().skip(first).take(height).collect();
+                assert_eq!(
+                    window(&composer, 12, height),
+                    (expected, (at - first, c)),
+                    "cursor {row},{col} height {height}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -48,18 +48,24 @@ pub fn render_status(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect
     } else {
         ""
     };
+    // What commands left running stays in sight as long as the sandbox note.
+    let running = match model.background {
+        0 => String::new(),
+        n => format!("{n} running"),
+    };
     let candidates = [
         vec![
             spinner.as_str(),
+            &running,
             sandbox,
             &ctx_long,
             &model.model_label,
             session,
         ],
-        vec![&spinner, sandbox, &ctx_long, &model.model_label],
-        vec![&spinner, sandbox, &ctx_long],
-        vec![&spinner, sandbox, &ctx_short],
-        vec![&spinner, sandbox],
+        vec![&spinner, &running, sandbox, &ctx_long, &model.model_label],
+        vec![&spinner, &running, sandbox, &ctx_long],
+        vec![&spinner, &running, sandbox, &ctx_short],
+        vec![&spinner, &running, sandbox],
         vec![&spinner],
     ];
     let fixed = label.chars().count() + 2 + 1;
@@ -98,7 +104,7 @@ pub fn render_status(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect
         }
         let style = if *part == ctx_long || *part == ctx_short {
             context_style(model, theme).unwrap_or(base)
-        } else if *part == NO_SANDBOX {
+        } else if *part == NO_SANDBOX || *part == running {
             theme.fg(Color::Yellow)
         } else {
             base

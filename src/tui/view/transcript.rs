@@ -3,7 +3,8 @@
 use super::{Theme, truncate, wrap};
 use crate::tui::model::{Cell, Model, ToolStatus};
 use crate::tui::widgets::diff::{DiffLineKind, classify, line_style};
-use crate::tui::widgets::markdown::{render_markdown, render_streaming};
+use crate::tui::widgets::markdown::str_width;
+use crate::tui::widgets::markdown_doc::MarkdownDoc;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
@@ -35,10 +36,7 @@ pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
 pub fn row_count(model: &Model, width: u16) -> usize {
     let theme = Theme::new(model.monochrome);
     let layout = &model.transcript_layout;
-    let in_step = !model.cells.is_empty()
-        && layout.is_complete()
-        && layout.is_for(width, model.monochrome)
-        && layout.len() == model.cells.len();
+    let in_step = !model.cells.is_empty() && layout.in_step(&model.cells, width, model.monochrome);
     if in_step {
         layout.rows() + tail_lines(model, &theme, usize::from(width)).len()
     } else {
@@ -57,12 +55,7 @@ fn cached_window(
 ) -> Option<(Vec<Line<'static>>, usize)> {
     let layout = &model.transcript_layout;
     let cells = &model.cells;
-    if cells.is_empty()
-        || !layout.is_complete()
-        || !layout.is_for(width, model.monochrome)
-        || layout.len() != cells.len()
-        || !cells.iter().enumerate().all(|(i, c)| layout.is_fresh(i, c))
-    {
+    if cells.is_empty() || !layout.in_step(cells, width, model.monochrome) {
         return None;
     }
     let head = layout.rows();
@@ -74,8 +67,7 @@ fn cached_window(
     let mut row = start;
     let mut i = layout.cell_at(start);
     while row < end.min(head) {
-        let cell = cells.get(i)?;
-        let rows = layout.lines(i, cell)?;
+        let rows = layout.lines(i, cells)?;
         let (first, next) = (layout.start(i), layout.start(i + 1));
         for r in row..next.min(end) {
             match (r - first).checked_sub(usize::from(i > 0)) {
@@ -120,7 +112,7 @@ fn walked_window(
         if i > 0 {
             rows.push(Line::default());
         }
-        match layout.lines(i, cell).filter(|_| reuse) {
+        match layout.lines(i, &model.cells).filter(|_| reuse) {
             Some(cached) => rows.extend_from_slice(cached),
             None => cell_lines(cell, theme, width, &mut rows),
         }
@@ -188,28 +180,15 @@ pub fn cell_lines(cell: &Cell, theme: &Theme, width: usize, out: &mut Vec<Line<'
     match cell {
         Cell::User { text } => push_prefixed(out, text, "› ", theme.accent(), theme.bold(), width),
         Cell::Assistant { text, streaming } => {
-            // Markdown, with only finished blocks rendered while streaming so
-            // that a growing reply does not reflow (TUI-2).
-            let md_width = u16::try_from(width.saturating_sub(2)).unwrap_or(u16::MAX);
-            let widgets = theme.widgets();
-            let (mut rows, tail) = if *streaming {
-                render_streaming(text, md_width, &widgets)
-            } else {
-                (render_markdown(text, md_width, &widgets), "")
-            };
-            if *streaming {
-                let tail = format!("{tail}▌");
-                rows.extend(
-                    wrap(&tail, width.saturating_sub(2))
-                        .into_iter()
-                        .map(Line::from),
-                );
-            }
-            for (i, row) in rows.into_iter().enumerate() {
-                let lead = if i == 0 { "● " } else { "  " };
-                let mut spans = vec![Span::styled(lead, theme.fg(Color::White))];
-                spans.extend(row.spans);
-                out.push(Line::from(spans));
+            // Markdown, rendered block by block so that a growing reply
+            // does not reflow (TUI-2); the layout keeps the document and
+            // renders only what is new.
+            let mut doc = MarkdownDoc::new(reply_width(width), &theme.widgets());
+            doc.push(text);
+            let finished = doc.finished_rows().iter().cloned();
+            let rows = finished.chain(reply_open_rows(&doc, *streaming));
+            for (i, row) in rows.enumerate() {
+                out.push(reply_row(i, row, theme));
             }
         }
         Cell::Tool {
@@ -292,6 +271,36 @@ pub fn cell_lines(cell: &Cell, theme: &Theme, width: usize, out: &mut Vec<Line<'
             width,
         ),
     }
+}
+
+/// The Markdown width of a reply in a transcript `width` columns wide.
+pub fn reply_width(width: usize) -> u16 {
+    u16::try_from(width.saturating_sub(2)).unwrap_or(u16::MAX)
+}
+
+/// Row `i` of a reply, after its lead: a bullet on the first row.
+pub fn reply_row(i: usize, row: Line<'static>, theme: &Theme) -> Line<'static> {
+    let lead = if i == 0 { "● " } else { "  " };
+    let mut spans = vec![Span::styled(lead, theme.fg(Color::White))];
+    spans.extend(row.spans);
+    Line::from(spans)
+}
+
+/// The rows after a reply's finished ones: its open block and, while it
+/// streams, the cursor after the text.
+pub fn reply_open_rows(doc: &MarkdownDoc, streaming: bool) -> Vec<Line<'static>> {
+    let mut rows = doc.open_rows();
+    if streaming {
+        const CURSOR: &str = "▌";
+        let width = usize::from(doc.width());
+        match rows.last_mut() {
+            Some(last) if !last.spans.is_empty() && last.width() + str_width(CURSOR) <= width => {
+                last.spans.push(Span::raw(CURSOR));
+            }
+            _ => rows.push(Line::from(CURSOR)),
+        }
+    }
+    rows
 }
 
 /// Diff rows a collapsed Edit or Write cell shows.

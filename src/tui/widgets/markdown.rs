@@ -2,8 +2,8 @@
 //! paragraphs, emphasis, inline code, lists, block quotes, links, rules and
 //! fenced code blocks highlighted by [`super::highlight`].
 //!
-//! [`render_streaming`] renders only the completed blocks of a reply that is
-//! still growing, so already shown lines never change under the reader.
+//! This module renders a run of whole blocks; [`super::markdown_doc`] cuts a
+//! document (whole, or still streaming) into such runs.
 
 use super::Theme;
 use super::highlight::highlight_code;
@@ -11,8 +11,17 @@ use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, Options, Parser, Tag, T
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
-/// Renders `text` as Markdown wrapped to `width` columns.
-pub fn render_markdown(text: &str, width: u16, theme: &Theme) -> Vec<Line<'static>> {
+/// One run of whole blocks rendered: the rows, and whether the last block
+/// wants a blank row before whatever follows it.
+pub(crate) struct RenderedBlocks {
+    pub lines: Vec<Line<'static>>,
+    pub blank_after: bool,
+}
+
+/// Renders `text`, a run of complete top-level blocks, wrapped to `width`
+/// columns. [`super::markdown_doc`] splits a document into such runs and
+/// joins them, so that a growing reply renders each block once.
+pub(crate) fn render_blocks(text: &str, width: u16, theme: &Theme) -> RenderedBlocks {
     let mut renderer = Renderer::new(theme, usize::from(width).max(1));
     let options = Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS;
     for event in Parser::new_ext(text, options) {
@@ -21,74 +30,42 @@ pub fn render_markdown(text: &str, width: u16, theme: &Theme) -> Vec<Line<'stati
     renderer.finish()
 }
 
-/// Renders the completed blocks of a still-growing `text` and returns the
-/// rest unrendered. The committed lines are exactly what
-/// [`render_markdown`] gives for that prefix, and the prefix only ever
-/// grows as text is appended, so a caller can keep the committed lines and
-/// show the tail plainly (or not at all) until it completes.
-pub fn render_streaming<'a>(
-    text: &'a str,
-    width: u16,
+/// The rows of a fenced code block from its highlighted lines: indented two
+/// columns, between fence rows when there is no colour to set it apart,
+/// after `first`/`rest` (the quote bars and list indent it sits in).
+pub(crate) fn code_block_rows(
+    lang: &str,
+    code: impl IntoIterator<Item = Line<'static>>,
     theme: &Theme,
-) -> (Vec<Line<'static>>, &'a str) {
-    let n = committed_len(text);
-    let (done, tail) = text.split_at(n);
-    (render_markdown(done, width, theme), tail)
-}
-
-/// The length of the longest prefix of `text` that ends after a complete
-/// block: after a blank line outside a fenced code block, or after the line
-/// closing a fence. Only newline-terminated lines count.
-pub fn committed_len(text: &str) -> usize {
-    let mut committed = 0;
-    let mut offset = 0;
-    let mut fence: Option<(char, usize)> = None;
-    let mut previous_blank = true;
-    for line in text.split_inclusive('\n') {
-        offset += line.len();
-        if !line.ends_with('\n') {
-            break;
-        }
-        let body = line.trim_end_matches(['\n', '\r']);
-        let marker = fence_marker(body);
-        match (fence, marker) {
-            (None, Some(open)) => {
-                fence = Some(open);
-                previous_blank = false;
-            }
-            (Some((c, n)), Some((mc, mn))) if c == mc && mn >= n && is_closing(body) => {
-                fence = None;
-                committed = offset;
-                previous_blank = true;
-            }
-            (Some(_), _) => {}
-            (None, None) => {
-                let blank = body.trim().is_empty();
-                if blank && !previous_blank {
-                    committed = offset;
-                }
-                previous_blank = blank;
-            }
-        }
+    first: &[Span<'static>],
+    rest: &[Span<'static>],
+) -> Vec<Line<'static>> {
+    let mut lines = Vec::new();
+    let fence = !theme.color;
+    if fence {
+        lines.push(Line::from(format!("```{lang}")));
     }
-    committed
-}
-
-/// The fence character and length if `line` opens or closes a fence.
-fn fence_marker(line: &str) -> Option<(char, usize)> {
-    let indent = line.len() - line.trim_start_matches(' ').len();
-    if indent > 3 {
-        return None;
+    for line in code {
+        let mut spans = vec![Span::raw("  ")];
+        spans.extend(line.spans);
+        lines.push(Line::from(spans));
     }
-    let rest = &line[indent..];
-    let c = rest.chars().next().filter(|c| *c == '`' || *c == '~')?;
-    let n = rest.chars().take_while(|x| *x == c).count();
-    (n >= 3).then_some((c, n))
-}
-
-fn is_closing(line: &str) -> bool {
-    let t = line.trim();
-    t.chars().all(|c| c == '`') || t.chars().all(|c| c == '~')
+    if fence {
+        lines.push(Line::from("```"));
+    }
+    lines
+        .into_iter()
+        .enumerate()
+        .map(|(i, line)| {
+            let mut spans = if i == 0 {
+                first.to_vec()
+            } else {
+                rest.to_vec()
+            };
+            spans.extend(line.spans);
+            Line::from(spans)
+        })
+        .collect()
 }
 
 struct ListLevel {
@@ -127,12 +104,16 @@ impl<'t> Renderer<'t> {
         }
     }
 
-    fn finish(mut self) -> Vec<Line<'static>> {
+    fn finish(mut self) -> RenderedBlocks {
         self.flush_inline();
         if let Some((lang, code)) = self.code.take() {
             self.emit_code(&lang, &code);
+            self.blank_pending = true;
         }
-        self.out
+        RenderedBlocks {
+            lines: self.out,
+            blank_after: self.blank_pending,
+        }
     }
 
     fn style(&self) -> Style {
@@ -204,6 +185,8 @@ impl<'t> Renderer<'t> {
 
     fn start(&mut self, tag: Tag<'_>) {
         match tag {
+            // A loose list item's marker waits for its paragraph's text.
+            Tag::Paragraph if self.inline.is_empty() => {}
             Tag::Paragraph => self.flush_inline(),
             Tag::Heading { level, .. } => {
                 self.flush_inline();
@@ -368,26 +351,15 @@ impl<'t> Renderer<'t> {
     }
 
     fn emit_code(&mut self, lang: &str, code: &str) {
+        let code = highlight_code(code, lang, self.theme);
+        if code.is_empty() && self.theme.color {
+            // An empty block shows nothing, so it sets nothing apart.
+            return;
+        }
         self.start_block();
         let (first, rest) = self.take_prefixes();
-        let mut lines = Vec::new();
-        let fence = !self.theme.color;
-        if fence {
-            lines.push(Line::from(format!("```{lang}")));
-        }
-        for line in highlight_code(code, lang, self.theme) {
-            let mut spans = vec![Span::raw("  ")];
-            spans.extend(line.spans);
-            lines.push(Line::from(spans));
-        }
-        if fence {
-            lines.push(Line::from("```"));
-        }
-        for (i, line) in lines.into_iter().enumerate() {
-            let mut spans = if i == 0 { first.clone() } else { rest.clone() };
-            spans.extend(line.spans);
-            self.out.push(Line::from(spans));
-        }
+        let rows = code_block_rows(lang, code, self.theme, &first, &rest);
+        self.out.extend(rows);
     }
 }
 

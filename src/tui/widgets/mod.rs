@@ -6,6 +6,8 @@
 pub mod diff;
 pub mod highlight;
 pub mod markdown;
+pub mod markdown_blocks;
+pub mod markdown_doc;
 pub mod question_panel;
 mod question_panel_view;
 

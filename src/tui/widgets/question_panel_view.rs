@@ -3,7 +3,8 @@
 //! the highlighted option in a bordered box, and the confirmation page.
 
 use super::Theme;
-use super::markdown::{render_markdown, str_width, wrap_spans};
+use super::markdown::{str_width, wrap_spans};
+use super::markdown_doc::render_markdown;
 use super::question_panel::{AnswerState, Page, QuestionPanel, QuestionState};
 use crate::tools::ask_user_question::{HEADER_MAX_CHARS, OTHER_LABEL, Question};
 use ratatui::buffer::Buffer;
