@@ -683,6 +683,7 @@ fn fake_resolver() -> ModelResolver {
                 reasoning_levels: Vec::new(),
                 default_reasoning: None,
                 disabled: None,
+                stream: Default::default(),
             });
         }
         let catalog = Catalog {

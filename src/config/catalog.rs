@@ -34,6 +34,51 @@ pub struct Model {
     pub default_reasoning: Option<String>,
     /// When set, the model is listed but cannot be picked; the text says why.
     pub disabled: Option<String>,
+    /// Limits of one streamed reply; unset ones take the defaults.
+    pub stream: StreamSettings,
+}
+
+/// The limits of one streamed reply of a model as the config file sets
+/// them (`None`: the default, see `model::limits`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct StreamSettings {
+    /// `maxOutputTokens`: asked for in every request and enforced on what
+    /// arrives.
+    pub max_output_tokens: Option<u32>,
+    /// `maxTokensField`: how an OpenAI-compatible request names the limit.
+    pub max_tokens_field: Option<MaxTokensField>,
+    /// `contentIdleTimeoutSecs`: longest wait for the next piece of the
+    /// reply; keep-alives do not count.
+    pub content_idle_timeout_secs: Option<u64>,
+    /// `requestTimeoutSecs`: longest time one request may take, from
+    /// sending it to the end of the reply, retries included.
+    pub request_timeout_secs: Option<u64>,
+}
+
+/// The request field of an OpenAI-compatible output limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MaxTokensField {
+    /// `max_tokens`: what nearly every compatible server reads.
+    MaxTokens,
+    /// `max_completion_tokens`: what OpenAI's reasoning models require.
+    MaxCompletionTokens,
+}
+
+impl MaxTokensField {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MaxTokensField::MaxTokens => "max_tokens",
+            MaxTokensField::MaxCompletionTokens => "max_completion_tokens",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "max_tokens" => Some(MaxTokensField::MaxTokens),
+            "max_completion_tokens" => Some(MaxTokensField::MaxCompletionTokens),
+            _ => None,
+        }
+    }
 }
 
 /// A provider: where to send requests and which models it serves.
@@ -216,6 +261,7 @@ fn env_provider(
             reasoning_levels: Vec::new(),
             default_reasoning: None,
             disabled: None,
+            stream: StreamSettings::default(),
         }],
     }
 }

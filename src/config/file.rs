@@ -14,7 +14,7 @@ use serde::de::value::MapAccessDeserializer;
 use serde::de::{MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 
-use super::catalog::{Model, Provider, ProviderKind};
+use super::catalog::{MaxTokensField, Model, Provider, ProviderKind, StreamSettings};
 use super::hooks::{
     DEFAULT_HOOK_TIMEOUT_MS, HookEntry, Hooks, MAX_HOOK_TIMEOUT_MS, validate_matcher,
 };
@@ -100,6 +100,14 @@ struct RawModel {
     default_reasoning: Option<String>,
     #[serde(default)]
     disabled: Option<String>,
+    #[serde(default)]
+    max_output_tokens: Option<u64>,
+    #[serde(default)]
+    max_tokens_field: Option<String>,
+    #[serde(default)]
+    content_idle_timeout_secs: Option<u64>,
+    #[serde(default)]
+    request_timeout_secs: Option<u64>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -275,7 +283,7 @@ impl Validator<'_> {
                     "must not be empty; omit it for a provider that needs no key",
                 ));
             }
-            let models = self.models(&at, p.models)?;
+            let models = self.models(&at, p.kind, p.models)?;
             let name = p
                 .name
                 .filter(|n| !n.trim().is_empty())
@@ -296,6 +304,7 @@ impl Validator<'_> {
     fn models(
         &self,
         provider_at: &str,
+        kind: ProviderKind,
         raw: Vec<Object<RawModel>>,
     ) -> Result<Vec<Model>, ConfigError> {
         let mut seen: HashMap<String, usize> = HashMap::new();
@@ -349,15 +358,71 @@ impl Validator<'_> {
                     "must say why the model is disabled; omit the key to enable it",
                 ));
             }
+            let stream = self.stream_settings(&at, kind, &m)?;
             out.push(Model {
                 id: m.id,
                 context_window: m.context_window,
                 reasoning_levels: m.reasoning_levels,
                 default_reasoning: m.default_reasoning,
                 disabled: m.disabled,
+                stream,
             });
         }
         Ok(out)
+    }
+
+    /// A model's stream limits: `maxOutputTokens`, `maxTokensField` (for
+    /// `openai` providers), `contentIdleTimeoutSecs`, `requestTimeoutSecs`.
+    fn stream_settings(
+        &self,
+        at: &str,
+        kind: ProviderKind,
+        m: &RawModel,
+    ) -> Result<StreamSettings, ConfigError> {
+        use crate::model::limits::{MAX_OUTPUT_TOKENS_CEILING, MAX_TIMEOUT_SECS};
+        let max_output_tokens = match m.max_output_tokens {
+            None => None,
+            Some(n) if (1..=u64::from(MAX_OUTPUT_TOKENS_CEILING)).contains(&n) => {
+                u32::try_from(n).ok()
+            }
+            Some(n) => {
+                return Err(self.err(
+                    format!("{at}.maxOutputTokens"),
+                    format!("{n} is out of range: must be 1..={MAX_OUTPUT_TOKENS_CEILING}"),
+                ));
+            }
+        };
+        let max_tokens_field = match m.max_tokens_field.as_deref() {
+            None => None,
+            Some(_) if kind != ProviderKind::Openai => {
+                return Err(self.err(
+                    format!("{at}.maxTokensField"),
+                    "applies to providers of kind \"openai\" only (Anthropic always uses max_tokens)",
+                ));
+            }
+            Some(value) => Some(MaxTokensField::parse(value).ok_or_else(|| {
+                self.err(
+                    format!("{at}.maxTokensField"),
+                    format!("must be \"max_tokens\" or \"max_completion_tokens\", not \"{value}\""),
+                )
+            })?),
+        };
+        let seconds = |key: &str, value: Option<u64>| match value {
+            Some(n) if !(1..=MAX_TIMEOUT_SECS).contains(&n) => Err(self.err(
+                format!("{at}.{key}"),
+                format!("{n} is out of range: must be 1..={MAX_TIMEOUT_SECS} seconds"),
+            )),
+            other => Ok(other),
+        };
+        Ok(StreamSettings {
+            max_output_tokens,
+            max_tokens_field,
+            content_idle_timeout_secs: seconds(
+                "contentIdleTimeoutSecs",
+                m.content_idle_timeout_secs,
+            )?,
+            request_timeout_secs: seconds("requestTimeoutSecs", m.request_timeout_secs)?,
+        })
     }
 
     fn permission(&self, raw: RawPermission) -> Result<PermissionConfig, ConfigError> {

@@ -17,7 +17,9 @@ use std::path::{Path, PathBuf};
 use crate::permission::mode::ExecutionState;
 use crate::permission::settings::PermissionSettings;
 
-pub use catalog::{Catalog, Model, Provider, ProviderKind, env_providers};
+pub use catalog::{
+    Catalog, MaxTokensField, Model, Provider, ProviderKind, StreamSettings, env_providers,
+};
 pub use home::{CONFIG_FILE_NAME, config_path, zcode_home};
 pub use hooks::{HookEntry, HookEvent, Hooks};
 pub use project_id::project_id;

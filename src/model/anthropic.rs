@@ -1,7 +1,7 @@
 //! Anthropic Messages (`POST {baseUrl}/v1/messages`, streamed).
 //!
 //! Requests: the system prompt in `system`; `max_tokens` (required) is the
-//! request's limit or 8192; tools as `{name, description, input_schema}`;
+//! request's limit, else the model's (`model::limits`); tools as `{name, description, input_schema}`;
 //! assistant tool calls as `tool_use` blocks with their parsed input
 //! (`{}` when it is not a JSON object); tool results as `tool_result`
 //! blocks of a user message; consecutive messages of one role merged. A
@@ -31,7 +31,7 @@ use super::{
 use crate::config::Provider;
 
 pub const ANTHROPIC_VERSION: &str = "2023-06-01";
-/// `max_tokens` when the request sets none.
+/// `max_tokens` of a body built without any limit.
 pub const DEFAULT_MAX_TOKENS: u32 = 8192;
 /// Room left for the answer on top of the thinking budget when the request
 /// sets no limit.
@@ -79,10 +79,11 @@ impl ModelProvider for AnthropicProvider {
         request: &'a ModelRequest,
     ) -> BoxFuture<'a, Result<ReplyStream, ProviderError>> {
         Box::pin(async move {
-            let body = request_body(request);
+            let limit = self.endpoint.settings.limits.request_output_limit(request);
+            let body = request_body_with_limit(request, Some(limit));
             let label = self.endpoint.label.clone();
             self.endpoint
-                .open(&body, || MessagesParser::new(&label))
+                .open(&body, limit, || MessagesParser::new(&label))
                 .await
         })
     }
@@ -132,13 +133,13 @@ fn in_tool_loop(messages: &[Message]) -> bool {
 /// wants the previous assistant message to start with its signed thinking
 /// block, and the conversation does not keep those. So a turn thinks on its
 /// first request only.
-fn token_limits(request: &ModelRequest) -> (u32, Option<u32>) {
+fn token_limits(request: &ModelRequest, max_output: Option<u32>) -> (u32, Option<u32>) {
     let budget = request
         .reasoning
         .as_deref()
         .and_then(thinking_budget)
         .filter(|_| !in_tool_loop(&request.messages));
-    match (request.max_output_tokens, budget) {
+    match (max_output, budget) {
         (Some(max), Some(b)) => {
             let max = max.max(1);
             if max > MIN_THINKING_BUDGET {
@@ -156,8 +157,15 @@ fn token_limits(request: &ModelRequest) -> (u32, Option<u32>) {
     }
 }
 
-/// The JSON body of a streamed Messages request.
+/// The JSON body of a streamed Messages request, with the request's own
+/// output limit.
 pub fn request_body(request: &ModelRequest) -> Value {
+    request_body_with_limit(request, request.max_output_tokens)
+}
+
+/// The body with `max_output` as the output limit (the provider passes the
+/// model's limit).
+fn request_body_with_limit(request: &ModelRequest, max_output: Option<u32>) -> Value {
     let mut messages: Vec<(&'static str, Vec<Value>)> = Vec::new();
     for message in &request.messages {
         let (role, blocks) = match message {
@@ -216,7 +224,7 @@ pub fn request_body(request: &ModelRequest) -> Value {
         .map(|(role, content)| json!({"role": role, "content": content}))
         .collect::<Vec<_>>();
 
-    let (max_tokens, budget) = token_limits(request);
+    let (max_tokens, budget) = token_limits(request, max_output);
     let mut body = Map::new();
     body.insert("model".into(), request.model.clone().into());
     body.insert("max_tokens".into(), max_tokens.into());

@@ -4,11 +4,15 @@
 //!
 //! One request goes like this: POST the JSON body; on 408/429/5xx or a
 //! connection failure, wait and try again (exponential backoff, or the
-//! server's `Retry-After` up to a cap); on 2xx, read the event stream until
-//! the first output event (anything but usage). A stream that breaks off
-//! before that is retried too; once output has been handed out, errors end
-//! the stream and nothing is retried. Dropping the future or the stream
-//! drops the connection, which aborts the request.
+//! server's `Retry-After` up to a cap); on 2xx, check from the first bytes
+//! that the body is an event stream (an HTML page or other text is one
+//! clear error, not retried), then read it until the first output event
+//! (anything but usage). A stream that breaks off before that is retried
+//! too; once output has been handed out, errors end the stream and nothing
+//! is retried. The whole request, retries included, is bounded by the
+//! model's request timeout, and every attempt by its content-idle limit
+//! and output limit (see [`super::guard`]). Dropping the future or the
+//! stream drops the connection, which aborts the request.
 
 use std::time::Duration;
 
@@ -18,7 +22,9 @@ use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, RETRY_AFTER};
 use serde_json::Value;
 use tokio::sync::OnceCell;
 
-use super::sse::{self, ByteError, SseDialect};
+use super::guard::{self, Clock};
+use super::limits::{self, StreamLimits};
+use super::sse::{self, ByteError, Sniff, SseDialect};
 use super::{ProviderError, ReplyStream, StreamEvent};
 use crate::config::Provider;
 
@@ -38,6 +44,8 @@ pub struct HttpSettings {
     pub backoff_max: Duration,
     /// Upper bound of a wait asked for by `Retry-After`.
     pub retry_after_cap: Duration,
+    /// The model's output limit, content-idle limit and request timeout.
+    pub limits: StreamLimits,
 }
 
 impl Default for HttpSettings {
@@ -49,6 +57,7 @@ impl Default for HttpSettings {
             backoff_base: Duration::from_millis(500),
             backoff_max: Duration::from_secs(8),
             retry_after_cap: Duration::from_secs(30),
+            limits: StreamLimits::default(),
         }
     }
 }
@@ -67,6 +76,13 @@ impl HttpSettings {
 const MAX_ERROR_CHARS: usize = 300;
 /// Most bytes of an error body read.
 const MAX_ERROR_BODY: usize = 64 * 1024;
+/// Bytes of a body looked at to tell whether it is an event stream; one
+/// that is still undecided after these (blank lines only) is taken as one.
+const SNIFF_BYTES: usize = 256;
+/// Bytes of a body that is not an event stream read for the error.
+const PREVIEW_BYTES: usize = 1024;
+/// Characters of such a body shown in the error.
+const PREVIEW_CHARS: usize = 200;
 
 /// One URL of one provider, with its client and headers.
 pub(crate) struct Endpoint {
@@ -135,27 +151,40 @@ impl Endpoint {
     }
 
     /// Sends `body` and returns the decoded event stream, retrying as the
-    /// module comment says. `parser` makes a fresh dialect parser.
-    pub async fn open<P, F>(&self, body: &Value, parser: F) -> Result<ReplyStream, ProviderError>
+    /// module comment says. `parser` makes a fresh dialect parser;
+    /// `output_limit` is the limit in tokens the body asks for.
+    pub async fn open<P, F>(
+        &self,
+        body: &Value,
+        output_limit: u32,
+        parser: F,
+    ) -> Result<ReplyStream, ProviderError>
     where
         P: SseDialect,
         F: Fn() -> P,
     {
+        let limits = self.settings.limits;
+        let mut clock = Clock::start(limits.content_idle, limits.request_timeout);
         let client = self.client().await?;
         let max = self.settings.max_attempts.max(1);
         let mut attempt = 1;
         loop {
-            match self.attempt(client, body, parser()).await {
+            match self
+                .attempt(client, body, parser(), &mut clock, output_limit)
+                .await
+            {
                 Ok(stream) => return Ok(stream),
                 Err(Failure::Fatal(e)) => return Err(e),
                 Err(Failure::Retry { error, after }) => {
-                    if attempt >= max {
-                        return Err(gave_up(error, attempt));
-                    }
                     let wait = match after {
                         Some(d) => d.min(self.settings.retry_after_cap),
                         None => self.settings.backoff(attempt),
                     };
+                    // No attempt that could not finish in time.
+                    let out_of_time = tokio::time::Instant::now() + wait >= clock.deadline();
+                    if attempt >= max || out_of_time {
+                        return Err(gave_up(error, attempt));
+                    }
                     tokio::time::sleep(wait).await;
                     attempt += 1;
                 }
@@ -168,7 +197,10 @@ impl Endpoint {
         client: &reqwest::Client,
         body: &Value,
         parser: P,
+        clock: &mut Clock,
+        output_limit: u32,
     ) -> Result<ReplyStream, Failure> {
+        clock.restart_attempt();
         let idle = self.settings.idle_timeout;
         let mut request = client
             .post(&self.url)
@@ -177,14 +209,25 @@ impl Endpoint {
         for (name, value) in &self.headers {
             request = request.header(*name, value.as_str());
         }
-        let response = match tokio::time::timeout(idle, request.send()).await {
+        let sent = tokio::select! {
+            sent = tokio::time::timeout(idle, request.send()) => sent,
+            _ = tokio::time::sleep_until(clock.expires_at()) => {
+                return Err(Failure::Fatal(clock.expired(&self.label)));
+            }
+        };
+        let response = match sent {
             Err(_) => return Err(Failure::Fatal(self.idle_error())),
             Ok(Err(e)) => return Err(self.send_error(&e)),
             Ok(Ok(r)) => r,
         };
         let status = response.status();
+        // Error bodies are read within the request's deadline too.
+        let timed_out = || Failure::Fatal(clock.request_timed_out(&self.label));
         if !status.is_success() {
-            return Err(self.status_error(response).await);
+            return Err(tokio::select! {
+                failure = self.status_error(response) => failure,
+                _ = tokio::time::sleep_until(clock.deadline()) => timed_out(),
+            });
         }
         let is_json = response
             .headers()
@@ -192,11 +235,31 @@ impl Endpoint {
             .and_then(|v| v.to_str().ok())
             .is_some_and(|v| v.to_ascii_lowercase().contains("json"));
         if is_json {
-            return Err(Failure::Fatal(self.json_instead_of_stream(response).await));
+            return Err(tokio::select! {
+                e = self.json_instead_of_stream(response) => Failure::Fatal(e),
+                _ = tokio::time::sleep_until(clock.deadline()) => timed_out(),
+            });
         }
 
-        let bytes = idle_limited(response.bytes_stream(), idle);
-        let mut stream = sse::decode(&self.label, bytes, parser);
+        let content_type = response
+            .headers()
+            .get(CONTENT_TYPE)
+            .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+        let mut bytes = idle_limited(response.bytes_stream(), idle).boxed().fuse();
+        let first = tokio::select! {
+            first = self.sniff(&mut bytes, content_type.as_deref()) => first?,
+            _ = tokio::time::sleep_until(clock.expires_at()) => {
+                return Err(Failure::Fatal(clock.expired(&self.label)));
+            }
+        };
+        let bytes = stream::iter(first).chain(bytes);
+        let decoded = sse::decode_capped(
+            &self.label,
+            bytes,
+            parser,
+            limits::max_event_bytes(output_limit),
+        );
+        let mut stream = guard::watch(&self.label, decoded, *clock, output_limit);
         let mut head = Vec::new();
         loop {
             match stream.next().await {
@@ -214,10 +277,92 @@ impl Endpoint {
                     });
                 }
                 Some(Err(e)) => return Err(Failure::Fatal(e)),
-                None => break,
+                // A stream that already ended must not be polled again.
+                None => return Ok(stream::iter(head).boxed()),
             }
         }
         Ok(stream::iter(head).chain(stream).boxed())
+    }
+
+    /// Reads the first bytes of a 2xx body and returns them once they show
+    /// an event stream; a body that is not one is a fatal error quoting
+    /// its start. A transport error or the end of the body is handed on
+    /// with the bytes, for the decoder to report.
+    async fn sniff<S, B>(
+        &self,
+        bytes: &mut S,
+        content_type: Option<&str>,
+    ) -> Result<Vec<Result<B, ByteError>>, Failure>
+    where
+        S: Stream<Item = Result<B, ByteError>> + Unpin,
+        B: AsRef<[u8]>,
+    {
+        let mut first = Vec::new();
+        let mut prefix = Vec::new();
+        loop {
+            match sse::sniff(&prefix) {
+                Sniff::EventStream => return Ok(first),
+                Sniff::NotEventStream => {
+                    return Err(Failure::Fatal(
+                        self.not_an_event_stream(bytes, prefix, content_type).await,
+                    ));
+                }
+                Sniff::NeedMore if prefix.len() >= SNIFF_BYTES => return Ok(first),
+                Sniff::NeedMore => {}
+            }
+            match bytes.next().await {
+                Some(Ok(chunk)) => {
+                    let data = chunk.as_ref();
+                    let take = data.len().min(SNIFF_BYTES - prefix.len());
+                    prefix.extend_from_slice(&data[..take]);
+                    first.push(Ok(chunk));
+                }
+                Some(Err(e)) => {
+                    first.push(Err(e));
+                    return Ok(first);
+                }
+                None => return Ok(first),
+            }
+        }
+    }
+
+    /// The error for a 2xx body that is not an event stream, with up to
+    /// [`PREVIEW_BYTES`] of it read (briefly: the server may hold the rest).
+    async fn not_an_event_stream<S, B>(
+        &self,
+        bytes: &mut S,
+        mut prefix: Vec<u8>,
+        content_type: Option<&str>,
+    ) -> ProviderError
+    where
+        S: Stream<Item = Result<B, ByteError>> + Unpin,
+        B: AsRef<[u8]>,
+    {
+        while prefix.len() < PREVIEW_BYTES {
+            match tokio::time::timeout(Duration::from_millis(500), bytes.next()).await {
+                Ok(Some(Ok(chunk))) => {
+                    let data = chunk.as_ref();
+                    let take = data.len().min(PREVIEW_BYTES - prefix.len());
+                    prefix.extend_from_slice(&data[..take]);
+                }
+                _ => break,
+            }
+        }
+        let text = String::from_utf8_lossy(&prefix);
+        let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        let body_kind = match content_type.map(str::trim).filter(|t| !t.is_empty()) {
+            Some(t) if t.to_ascii_lowercase().contains("event-stream") => {
+                format!("a body labelled {t}")
+            }
+            Some(t) => t.to_string(),
+            None => "no content type".to_string(),
+        };
+        ProviderError::NotEventStream {
+            provider: self.label.clone(),
+            url: self.url.clone(),
+            body_kind,
+            preview: truncate_chars(&one_line, PREVIEW_CHARS),
+        }
     }
 
     fn idle_error(&self) -> ProviderError {
@@ -269,10 +414,14 @@ impl Endpoint {
                 url: self.url.clone(),
             }),
             _ => {
+                let mut message = error_message(&body, status);
+                if status.is_client_error() && mentions_output_limit(&message) {
+                    message.push_str(OUTPUT_LIMIT_HINT);
+                }
                 let error = ProviderError::Http {
                     provider,
                     status: status.as_u16(),
-                    message: error_message(&body, status),
+                    message,
                 };
                 let retryable = status == StatusCode::TOO_MANY_REQUESTS
                     || status == StatusCode::REQUEST_TIMEOUT
@@ -335,6 +484,22 @@ fn gave_up(error: ProviderError, attempts: u32) -> ProviderError {
         },
         other => other,
     }
+}
+
+/// Added to a refusal that is about the output limit zcode sent.
+const OUTPUT_LIMIT_HINT: &str = " (zcode sends the model's output limit: set maxOutputTokens, or maxTokensField, for this model in config.json)";
+
+/// Whether a server's error message is about the output limit (a limit
+/// above what the model allows, or one that does not fit the context).
+fn mentions_output_limit(message: &str) -> bool {
+    let m = message.to_ascii_lowercase();
+    [
+        "max_tokens",
+        "max_completion_tokens",
+        "maximum context length",
+    ]
+    .iter()
+    .any(|k| m.contains(k))
 }
 
 /// `Retry-After` in (possibly fractional) seconds; HTTP dates are ignored.
@@ -422,16 +587,34 @@ pub(crate) fn truncate_chars(text: &str, max: usize) -> String {
     }
 }
 
-/// A reqwest error with its causes, one line.
+/// What reqwest and hyper wrap the real cause in.
+const GENERIC_WRAPPERS: [&str; 5] = [
+    "error sending request",
+    "client error (Connect)",
+    "client error (SendRequest)",
+    "error decoding response body",
+    "request or response body error",
+];
+
+/// A reqwest error with its causes, one line, without the URL (the
+/// errors that need it name it themselves).
 fn describe(e: &reqwest::Error) -> String {
+    let url_note = e.url().map(|u| format!(" for url ({u})"));
     let mut parts: Vec<String> = Vec::new();
     let mut current: Option<&dyn std::error::Error> = Some(e);
     while let Some(err) = current {
-        let text = err.to_string();
+        let mut text = err.to_string();
+        if let Some(note) = &url_note {
+            text = text.replace(note.as_str(), "");
+        }
         if !parts.iter().any(|p| p.contains(&text)) {
             parts.push(text);
         }
         current = err.source();
+    }
+    // The wrappers say nothing the error's own text does not.
+    if parts.len() > 1 {
+        parts.retain(|p| !GENERIC_WRAPPERS.contains(&p.as_str()));
     }
     let joined = parts.join(": ");
     truncate_chars(

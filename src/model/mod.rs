@@ -3,12 +3,15 @@
 
 pub mod accumulate;
 pub mod anthropic;
+mod guard;
 pub mod http;
+pub mod limits;
 pub mod openai;
 pub mod reference;
 pub mod scripted;
 pub mod select;
 pub mod sse;
+mod sse_frame;
 pub mod types;
 
 pub use accumulate::ReplyBuilder;
@@ -47,6 +50,40 @@ pub enum ProviderError {
     },
     #[error("{provider}: no data for {seconds} s; gave up waiting")]
     IdleTimeout { provider: String, seconds: u64 },
+    /// Bytes (keep-alives, say) arrive, but no content.
+    #[error(
+        "{provider}: no reply content for {seconds} s (nothing or only keep-alives arrived); gave up waiting. \
+         Raise contentIdleTimeoutSecs for this model if it is just slow"
+    )]
+    ContentIdle { provider: String, seconds: u64 },
+    #[error(
+        "{provider}: the request took longer than {seconds} s; gave up. \
+         Raise requestTimeoutSecs for this model if replies take that long"
+    )]
+    RequestTimeout { provider: String, seconds: u64 },
+    /// The server streamed past the output limit it was sent.
+    #[error(
+        "{provider}: the reply passed the output limit of {limit} tokens (about {estimated} arrived) \
+         and the server did not stop it; raise maxOutputTokens for this model"
+    )]
+    OutputLimit {
+        provider: String,
+        limit: u32,
+        estimated: u64,
+    },
+    /// A 2xx answer whose body is not an event stream (an HTML page, say).
+    #[error(
+        "{provider}: the server at {url} answered 200 with {body_kind}, not an event stream: {preview}; \
+         check the base URL"
+    )]
+    NotEventStream {
+        provider: String,
+        url: String,
+        /// `text/html; charset=utf-8`, `no content type` …
+        body_kind: String,
+        /// The first characters of the body, on one line.
+        preview: String,
+    },
     #[error("{provider}: the stream broke off: {message}")]
     Disconnected { provider: String, message: String },
     #[error("{provider}: the server reported an error: {message}")]

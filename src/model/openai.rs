@@ -64,16 +64,24 @@ impl ModelProvider for OpenAiProvider {
         request: &'a ModelRequest,
     ) -> BoxFuture<'a, Result<ReplyStream, ProviderError>> {
         Box::pin(async move {
-            let body = request_body(request);
+            let limits = self.endpoint.settings.limits;
+            let limit = limits.request_output_limit(request);
+            let mut body = request_body(request);
+            if let Value::Object(fields) = &mut body {
+                fields.remove("max_tokens");
+                fields.insert(limits.max_tokens_field.as_str().into(), limit.into());
+            }
             let label = self.endpoint.label.clone();
             self.endpoint
-                .open(&body, || ChatCompletionsParser::new(&label))
+                .open(&body, limit, || ChatCompletionsParser::new(&label))
                 .await
         })
     }
 }
 
-/// The JSON body of a streamed Chat Completions request.
+/// The JSON body of a streamed Chat Completions request; `max_tokens` is
+/// the request's own limit (the provider replaces it with the model's
+/// limit, in the field the model wants).
 pub fn request_body(request: &ModelRequest) -> Value {
     let mut messages = Vec::new();
     if !request.system.is_empty() {

@@ -275,6 +275,7 @@ mod tests {
             reasoning_levels: Vec::new(),
             default_reasoning: None,
             disabled: None,
+            stream: Default::default(),
         }
     }
 

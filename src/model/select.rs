@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use super::anthropic::AnthropicProvider;
 use super::http::HttpSettings;
+use super::limits::StreamLimits;
 use super::openai::OpenAiProvider;
 use super::reference::resolve_model_reference;
 use super::scripted::ScriptedProvider;
@@ -113,7 +114,7 @@ pub fn select_model(
         }
     };
     let context_window = provider.model(&model_id).map_or(0, |m| m.context_window);
-    let provider_impl = build_provider(provider, &env, HttpSettings::default())?;
+    let provider_impl = build_provider(provider, &env, http_settings(provider, &model_id))?;
     Ok(SelectedModel {
         provider: provider_impl,
         provider_id: provider.id.clone(),
@@ -147,12 +148,25 @@ pub fn switch_model(
         .model(&resolved.model_id)
         .map_or(0, |m| m.context_window);
     Ok(SelectedModel {
-        provider: build_provider(provider, &env, HttpSettings::default())?,
+        provider: build_provider(provider, &env, http_settings(provider, &resolved.model_id))?,
         provider_id: provider.id.clone(),
         model_id: resolved.model_id,
         reasoning: resolved.reasoning,
         context_window,
     })
+}
+
+/// The default timeouts and retries, with the stream limits of this model
+/// of `provider`.
+pub fn http_settings(provider: &Provider, model_id: &str) -> HttpSettings {
+    let limits = match provider.model(model_id) {
+        Some(model) => StreamLimits::for_model(provider.kind, model),
+        None => StreamLimits::from_settings(provider.kind, model_id, &Default::default(), 0),
+    };
+    HttpSettings {
+        limits,
+        ..HttpSettings::default()
+    }
 }
 
 /// The HTTP provider for a catalog entry, with its API key from `env`.
@@ -192,6 +206,7 @@ mod tests {
             reasoning_levels: vec!["low".into(), "high".into()],
             default_reasoning: Some("low".into()),
             disabled: None,
+            stream: Default::default(),
         }
     }
 

@@ -1,5 +1,5 @@
-//! Server-sent-event framing over a byte stream (via `eventsource-stream`),
-//! and the shared loop that turns SSE events into [`StreamEvent`]s through a
+//! Server-sent events over a byte stream (framed by [`SseFramer`]), and
+//! the shared loop that turns them into [`StreamEvent`]s through a
 //! dialect's [`SseDialect`] parser.
 //!
 //! Leniency that both dialects share lives here:
@@ -9,19 +9,20 @@
 //!   rather than as an invalid payload;
 //! - a stream that ends (cleanly or not) after the finish reason but
 //!   without the dialect's end marker counts as complete;
-//! - a stream that ends before that is [`ProviderError::Disconnected`].
+//! - a stream that ends before that is [`ProviderError::Disconnected`];
+//! - one event bigger than the cap (see `limits::max_event_bytes`) is a
+//!   protocol error as soon as the cap is passed, not after buffering it.
 
 use std::collections::VecDeque;
 use std::pin::Pin;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::task::{Context, Poll};
 use std::time::Duration;
 
-use eventsource_stream::{EventStreamError, Eventsource};
 use futures_util::stream::{self, BoxStream, Stream, StreamExt};
 
+use super::limits::MAX_EVENT_BYTES;
 use super::{ProviderError, ReplyStream, StreamEvent};
+
+pub use super::sse_frame::{FrameError, Sniff, SseEvent, SseFramer, sniff};
 
 /// Why the byte stream under an SSE stream failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,17 +33,6 @@ pub enum ByteError {
     Transport(String),
 }
 
-/// One SSE event as the dialect parsers see it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SseEvent {
-    /// The `event:` field; `message` when absent.
-    pub event: String,
-    pub data: String,
-    /// True when the server closed the stream before terminating this
-    /// event with a blank line: its data may be cut short.
-    pub at_eof: bool,
-}
-
 /// What went wrong below the dialect parser.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SseError {
@@ -50,6 +40,8 @@ pub enum SseError {
     Transport(String),
     /// Not UTF-8, or not SSE.
     Invalid(String),
+    /// One event passed this many bytes.
+    TooLarge(usize),
 }
 
 /// What a dialect parser says after one event.
@@ -70,103 +62,63 @@ pub trait SseDialect: Send + 'static {
     ) -> Result<Flow, ProviderError>;
 }
 
-/// A byte chunk or the synthetic terminator appended at a clean end.
-enum Chunk<B> {
-    Data(B),
-    Eof,
-}
-
-impl<B: AsRef<[u8]>> AsRef<[u8]> for Chunk<B> {
-    fn as_ref(&self) -> &[u8] {
-        match self {
-            Chunk::Data(b) => b.as_ref(),
-            Chunk::Eof => b"\n\n",
-        }
-    }
-}
-
-/// Appends `\n\n` after a clean end so that an unterminated last event is
-/// dispatched, and raises `eof` when it does.
-struct Terminated<S> {
-    inner: S,
-    eof: Arc<AtomicBool>,
-    done: bool,
-}
-
-impl<S, B> Stream for Terminated<S>
-where
-    S: Stream<Item = Result<B, ByteError>> + Unpin,
-{
-    type Item = Result<Chunk<B>, ByteError>;
-
-    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        if self.done {
-            return Poll::Ready(None);
-        }
-        match self.inner.poll_next_unpin(cx) {
-            Poll::Ready(Some(Ok(b))) => Poll::Ready(Some(Ok(Chunk::Data(b)))),
-            Poll::Ready(Some(Err(e))) => {
-                self.done = true;
-                Poll::Ready(Some(Err(e)))
-            }
-            Poll::Ready(None) => {
-                self.done = true;
-                self.eof.store(true, Ordering::SeqCst);
-                Poll::Ready(Some(Ok(Chunk::Eof)))
-            }
-            Poll::Pending => Poll::Pending,
-        }
-    }
-}
-
-/// Frames a byte stream into SSE events. The stream ends after the first
-/// error.
-pub fn sse_events<S, B>(bytes: S) -> BoxStream<'static, Result<SseEvent, SseError>>
+/// Frames a byte stream into SSE events of at most `max_event_bytes`
+/// each. The stream ends after the first error.
+pub fn sse_events<S, B>(
+    bytes: S,
+    max_event_bytes: usize,
+) -> BoxStream<'static, Result<SseEvent, SseError>>
 where
     S: Stream<Item = Result<B, ByteError>> + Send + 'static,
     B: AsRef<[u8]> + Send + 'static,
 {
-    let eof = Arc::new(AtomicBool::new(false));
-    let terminated = Terminated {
-        inner: Box::pin(bytes),
-        eof: eof.clone(),
-        done: false,
+    struct State<S> {
+        bytes: Pin<Box<S>>,
+        framer: SseFramer,
+        ready: VecDeque<SseEvent>,
+        ended: bool,
+    }
+    let state = State {
+        bytes: Box::pin(bytes),
+        framer: SseFramer::new(max_event_bytes),
+        ready: VecDeque::new(),
+        ended: false,
     };
-    let events = terminated.eventsource();
-    stream::unfold(Some(events), move |state| {
-        let eof = eof.clone();
-        async move {
-            let mut events = state?;
-            match events.next().await? {
-                Ok(e) => {
-                    // eventsource-stream hands out every event already
-                    // complete in its buffer before it polls for more
-                    // bytes, so an event seen after the terminator was
-                    // completed by it.
-                    let at_eof = eof.load(Ordering::SeqCst);
-                    let event = SseEvent {
-                        event: e.event,
-                        data: e.data,
-                        at_eof,
-                    };
-                    Some((Ok(event), Some(events)))
+    stream::unfold(state, |mut st| async move {
+        loop {
+            if let Some(event) = st.ready.pop_front() {
+                return Some((Ok(event), st));
+            }
+            if st.ended {
+                return None;
+            }
+            let pushed = match st.bytes.next().await {
+                Some(Ok(chunk)) => st.framer.push(chunk.as_ref(), &mut st.ready),
+                Some(Err(e)) => {
+                    st.ended = true;
+                    return Some((
+                        Err(match e {
+                            ByteError::Idle(d) => SseError::Idle(d),
+                            ByteError::Transport(m) => SseError::Transport(m),
+                        }),
+                        st,
+                    ));
                 }
-                Err(EventStreamError::Transport(ByteError::Idle(d))) => {
-                    Some((Err(SseError::Idle(d)), None))
+                None => {
+                    st.ended = true;
+                    st.framer.finish(&mut st.ready)
                 }
-                Err(EventStreamError::Transport(ByteError::Transport(m))) => {
-                    Some((Err(SseError::Transport(m)), None))
-                }
-                Err(EventStreamError::Utf8(e)) => Some((
-                    Err(SseError::Invalid(format!("the stream is not UTF-8: {e}"))),
-                    None,
-                )),
-                Err(EventStreamError::Parser(e)) => Some((
-                    Err(SseError::Invalid(format!(
-                        "not a server-sent event stream: {e:?}"
-                    ))),
-                    None,
-                )),
+            };
+            if let Err(e) = pushed {
+                st.ended = true;
+                st.ready.clear();
+                let e = match e {
+                    FrameError::NotUtf8(m) => {
+                        SseError::Invalid(format!("the stream is not UTF-8: {m}"))
+                    }
+                    FrameError::TooLarge(max) => SseError::TooLarge(max),
+                };
+                return Some((Err(e), st));
             }
         }
     })
@@ -183,8 +135,24 @@ struct DecodeState<P> {
 }
 
 /// Decodes a byte stream with a dialect parser into a [`ReplyStream`]. The
-/// stream yields at most one error, then ends.
+/// stream yields at most one error, then ends. One event may hold
+/// [`MAX_EVENT_BYTES`].
 pub fn decode<S, B, P>(label: &str, bytes: S, parser: P) -> ReplyStream
+where
+    S: Stream<Item = Result<B, ByteError>> + Send + 'static,
+    B: AsRef<[u8]> + Send + 'static,
+    P: SseDialect,
+{
+    decode_capped(label, bytes, parser, MAX_EVENT_BYTES)
+}
+
+/// [`decode`] with events of at most `max_event_bytes`.
+pub fn decode_capped<S, B, P>(
+    label: &str,
+    bytes: S,
+    parser: P,
+    max_event_bytes: usize,
+) -> ReplyStream
 where
     S: Stream<Item = Result<B, ByteError>> + Send + 'static,
     B: AsRef<[u8]> + Send + 'static,
@@ -192,7 +160,7 @@ where
 {
     let state = DecodeState {
         label: label.to_string(),
-        events: sse_events(bytes),
+        events: sse_events(bytes, max_event_bytes),
         parser,
         queue: VecDeque::new(),
         seen_finish: false,
@@ -249,6 +217,14 @@ where
                             provider: label,
                             message: m,
                         },
+                        SseError::TooLarge(max) => ProviderError::Protocol {
+                            provider: label,
+                            message: format!(
+                                "one event of the stream passed {}, the most one event may hold \
+                                 (16 MB, less for smaller output limits); stopped reading",
+                                megabytes(max)
+                            ),
+                        },
                     };
                     return Some((Err(e), st));
                 }
@@ -268,4 +244,14 @@ where
         }
     })
     .boxed()
+}
+
+/// `2.3 MB`, `16 MB`.
+fn megabytes(bytes: usize) -> String {
+    let mb = bytes as f64 / f64::from(1 << 20);
+    if mb.fract() == 0.0 {
+        format!("{mb:.0} MB")
+    } else {
+        format!("{mb:.1} MB")
+    }
 }

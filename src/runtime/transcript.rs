@@ -65,10 +65,12 @@ pub fn messages_from_entries(entries: &[EntryRecord]) -> Vec<Message> {
                     .cloned()
                     .and_then(|v| serde_json::from_value(v).ok())
                     .unwrap_or_default();
-                messages.push(Message::Assistant {
-                    text: text_field(p, "text"),
-                    tool_calls,
-                });
+                let text = text_field(p, "text");
+                // A reply cut short with reasoning only: nothing to send.
+                if text.is_empty() && tool_calls.is_empty() {
+                    continue;
+                }
+                messages.push(Message::Assistant { text, tool_calls });
             }
             // Injected reminders are user messages the model saw (RUN-1).
             entry_kind::REMINDER | entry_kind::NOTIFICATION => {

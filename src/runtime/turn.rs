@@ -10,7 +10,7 @@ use super::protocol::{Event, TurnEnd};
 use super::transcript::{assistant_entry, tool_result_entry, user_entry};
 use crate::approval::pipeline::{CallOutcome, execute_call};
 use crate::model::accumulate::ReplyBuilder;
-use crate::model::{AssistantReply, Message, ModelRequest, StreamEvent};
+use crate::model::{AssistantReply, FinishReason, Message, ModelRequest, StreamEvent};
 use futures_util::StreamExt;
 use tokio_util::sync::CancellationToken;
 
@@ -24,11 +24,20 @@ const SKIPPED_RESULT: &str = "Not executed: the turn was stopped before this cal
 enum StreamResult {
     Reply(AssistantReply),
     Interrupted(AssistantReply),
-    Failed(String),
+    /// The request failed; `partial` is what arrived before (kept, like
+    /// an interrupted reply).
+    Failed {
+        message: String,
+        partial: AssistantReply,
+    },
     /// What precedes the request (a reminder, a summary) could not be
     /// saved; no request was sent.
     NotSaved,
 }
+
+/// Told when the server itself stopped a reply at the output limit.
+const CUT_AT_LIMIT_NOTICE: &str = "the reply stopped at the model's output limit and may be incomplete; \
+     raise maxOutputTokens for this model in config.json to allow longer replies";
 
 /// Runs one turn for `text` and reports how it ended.
 pub async fn run_turn(
@@ -81,7 +90,10 @@ pub async fn run_turn(
                 core.finish_turn(TurnEnd::Interrupted, None);
                 return TurnEnd::Interrupted;
             }
-            StreamResult::Failed(message) => {
+            StreamResult::Failed { message, partial } => {
+                // The turn fails either way; a partial that cannot be saved
+                // has already said so.
+                let _ = record_assistant(core, &partial, false);
                 core.emit(Event::Error { message });
                 return failed(core);
             }
@@ -90,6 +102,11 @@ pub async fn run_turn(
         if record_assistant(core, &reply, true).is_err() {
             // Its tool calls are not run: the transcript would not have them.
             return failed(core);
+        }
+        if reply.finish_reason == Some(FinishReason::Length) {
+            core.emit(Event::Notice {
+                message: CUT_AT_LIMIT_NOTICE.into(),
+            });
         }
         lock(&core.reminders).on_assistant_reply(&reply);
         if !reply.text.trim().is_empty() {
@@ -130,7 +147,9 @@ fn failed(core: &SessionCore) -> TurnEnd {
 }
 
 /// Persists the assistant's reply and appends it to the history. A reply
-/// cut by an interrupt keeps its text but drops unfinished tool calls.
+/// cut short (interrupted, failed) keeps its text and reasoning but drops
+/// unfinished tool calls; one with reasoning only is saved but not sent
+/// back to the model.
 fn record_assistant(
     core: &SessionCore,
     reply: &AssistantReply,
@@ -141,7 +160,7 @@ fn record_assistant(
     } else {
         Vec::new()
     };
-    if reply.text.is_empty() && tool_calls.is_empty() {
+    if reply.text.is_empty() && reply.reasoning.is_empty() && tool_calls.is_empty() {
         return Ok(());
     }
     core.persist(assistant_entry(&reply.text, &reply.reasoning, &tool_calls))?;
@@ -149,6 +168,9 @@ fn record_assistant(
         core.emit(Event::AssistantMessage {
             text: reply.text.clone(),
         });
+    }
+    if reply.text.is_empty() && tool_calls.is_empty() {
+        return;
     }
     lock(&core.history).push(Message::Assistant {
         text: reply.text.clone(),
@@ -188,7 +210,12 @@ async fn stream_reply(core: &SessionCore, cancel: &CancellationToken) -> StreamR
     };
     let mut stream = match stream {
         Ok(s) => s,
-        Err(e) => return StreamResult::Failed(e.to_string()),
+        Err(e) => {
+            return StreamResult::Failed {
+                message: e.to_string(),
+                partial: builder.finish(),
+            };
+        }
     };
     loop {
         let next = tokio::select! {
@@ -198,7 +225,12 @@ async fn stream_reply(core: &SessionCore, cancel: &CancellationToken) -> StreamR
         };
         match next {
             None => break,
-            Some(Err(e)) => return StreamResult::Failed(e.to_string()),
+            Some(Err(e)) => {
+                return StreamResult::Failed {
+                    message: e.to_string(),
+                    partial: builder.finish(),
+                };
+            }
             Some(Ok(event)) => {
                 match &event {
                     StreamEvent::TextDelta(t) => {

@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod fake_model_server;
+pub mod fault_server;
 #[cfg(unix)]
 pub mod headless;
 pub mod long_reply;
@@ -115,6 +116,7 @@ pub fn test_settings() -> HttpSettings {
         backoff_base: std::time::Duration::from_millis(10),
         backoff_max: std::time::Duration::from_millis(40),
         retry_after_cap: std::time::Duration::from_millis(300),
+        limits: Default::default(),
     }
 }
 

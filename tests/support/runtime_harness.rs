@@ -64,6 +64,7 @@ pub fn runtime_http_settings() -> HttpSettings {
         backoff_base: Duration::from_millis(10),
         backoff_max: Duration::from_millis(40),
         retry_after_cap: Duration::from_millis(300),
+        limits: Default::default(),
     }
 }
 
