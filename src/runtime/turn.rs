@@ -170,7 +170,7 @@ fn record_assistant(
         });
     }
     if reply.text.is_empty() && tool_calls.is_empty() {
-        return;
+        return Ok(());
     }
     lock(&core.history).push(Message::Assistant {
         text: reply.text.clone(),

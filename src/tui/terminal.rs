@@ -15,8 +15,8 @@ use crossterm::terminal::{
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 use std::io::{self, Write};
-use std::sync::{Mutex, Once};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, Once};
 
 pub type Backend = CrosstermBackend<FrameOut>;
 
