@@ -58,7 +58,7 @@ fn main() {
             f.idle_percent,
         );
     }
-    let idle_for = Duration::from_secs(10);
+    let idle_for = Duration::from_secs(30);
     let (idle, rss) = stream_e2e::idle_with_messages(10_000, idle_for);
     println!(
         "10,000 messages resumed, then idle for {} s: cpu {idle:.2}%, peak RSS {rss:.1} MiB",

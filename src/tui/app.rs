@@ -14,8 +14,9 @@ use super::view::view;
 use crate::runtime::RuntimeHandle;
 use crate::runtime::protocol::{Event, Op};
 use crossterm::event::{Event as TermEvent, EventStream, MouseEventKind};
-use futures_util::{FutureExt, StreamExt};
+use futures_util::StreamExt;
 use std::collections::VecDeque;
+use std::task::Poll;
 use std::time::{Duration, Instant};
 
 /// One frame: draws are at most this often.
@@ -76,6 +77,10 @@ pub async fn run(handle: RuntimeHandle, launcher: Box<dyn Launcher>) -> anyhow::
             break Ok(());
         };
         let next_frame = last_draw.map_or_else(Instant::now, |t| t + FRAME);
+        // The clock ticks only while something moves (the spinner, a
+        // relayout after a resize): an idle UI sleeps until a key or an
+        // event comes, whatever the transcript's length.
+        let ticking = model.busy || !model.transcript_layout.is_complete();
         let mut msgs = VecDeque::new();
         tokio::select! {
             ev = stream.next() => match ev {
@@ -87,23 +92,31 @@ pub async fn run(handle: RuntimeHandle, launcher: Box<dyn Launcher>) -> anyhow::
                 Some(ev) => msgs.push_back(Msg::Runtime(ev)),
                 None => break Ok(()),
             },
-            now = tick.tick() => msgs.push_back(Msg::Tick(now.into_std())),
+            now = tick.tick(), if ticking => msgs.push_back(Msg::Tick(now.into_std())),
             _ = tokio::time::sleep_until(next_frame.into()), if model.dirty => {}
         }
         // Everything else already waiting joins the batch: keys in the
         // order typed, then the runtime's burst.
+        // Polled with this task's own waker (not `now_or_never`'s no-op
+        // one): crossterm keeps the waker of the last pending poll, and a
+        // no-op one there would leave the next key unseen until something
+        // else woke the loop.
         loop {
-            match stream.next().now_or_never() {
-                Some(Some(Ok(ev))) => msgs.extend(term_msg(ev)),
-                Some(Some(Err(e))) => {
+            match futures_util::poll!(stream.next()) {
+                Poll::Ready(Some(Ok(ev))) => msgs.extend(term_msg(ev)),
+                Poll::Ready(Some(Err(e))) => {
                     break 'outer Err(anyhow::anyhow!("cannot read the terminal: {e}"));
                 }
-                Some(None) => break 'outer Ok(()),
-                None => break,
+                Poll::Ready(None) => break 'outer Ok(()),
+                Poll::Pending => break,
             }
         }
         while let Ok(ev) = runtime.events.try_recv() {
             msgs.push_back(Msg::Runtime(ev));
+        }
+        if !ticking {
+            // What the batch starts (a turn's clock) reads the time now.
+            msgs.push_front(Msg::Tick(Instant::now()));
         }
         while let Some(msg) = msgs.pop_front() {
             for cmd in step(&mut model, msg) {
@@ -145,6 +158,11 @@ pub async fn run(handle: RuntimeHandle, launcher: Box<dyn Launcher>) -> anyhow::
                     }
                 }
             }
+        }
+        if !model.transcript_layout.is_complete() {
+            // A relayout after a resize goes on chunk by chunk, on ticks,
+            // even when nothing is drawn.
+            settle(&mut model);
         }
     };
     drop(term);

@@ -38,8 +38,8 @@ pub fn run(kb: usize, gap: Duration, timeout: Duration, idle_for: Duration) -> F
     let server = StreamServer::start(deltas, gap);
     let home = tempfile::tempdir().expect("temp home");
     let project = tempfile::tempdir().expect("temp project");
-    let mut options = PtyOptions::new(env!("CARGO_BIN_EXE_zcode"), home.path(), project.path())
-        .env("OPENAI_BASE_URL", &server.base_url());
+    write_config(home.path(), &server.base_url());
+    let mut options = PtyOptions::new(env!("CARGO_BIN_EXE_zcode"), home.path(), project.path());
     options.rows = 40;
     options.cols = 120;
     let mut pty = Pty::spawn(options);
@@ -81,12 +81,12 @@ pub fn idle_with_messages(messages: usize, idle_for: Duration) -> (f64, f64) {
     let home = tempfile::tempdir().expect("temp home");
     let project = tempfile::tempdir().expect("temp project");
     let options = || {
-        let mut o = PtyOptions::new(env!("CARGO_BIN_EXE_zcode"), home.path(), project.path())
-            .env("OPENAI_BASE_URL", &server.base_url());
+        let mut o = PtyOptions::new(env!("CARGO_BIN_EXE_zcode"), home.path(), project.path());
         o.rows = 40;
         o.cols = 120;
         o
     };
+    write_config(home.path(), &server.base_url());
     // A first run makes the session; the messages are added to it directly.
     let mut pty = Pty::spawn(options());
     pty.wait_for_text("Ask zcode to do something");
@@ -125,4 +125,19 @@ pub fn idle_with_messages(messages: usize, idle_for: Duration) -> (f64, f64) {
     let idle = cpu_seconds(pid).unwrap_or(f64::NAN) - before;
     let rss = peak_rss_mib(pid).unwrap_or(f64::NAN);
     (100.0 * idle / idle_for.as_secs_f64(), rss)
+}
+
+/// A provider for the server whose model may answer at any length: a 200 KB
+/// reply is past the default output limit of 32,000 tokens.
+fn write_config(home: &std::path::Path, base_url: &str) {
+    let config = serde_json::json!({
+        "model": "bench/stream",
+        "providers": [{
+            "id": "bench",
+            "kind": "openai",
+            "baseUrl": base_url,
+            "models": [{"id": "stream", "contextWindow": 1_000_000, "maxOutputTokens": 1_000_000}],
+        }],
+    });
+    std::fs::write(home.join("config.json"), config.to_string()).expect("write config.json");
 }
