@@ -117,6 +117,36 @@ fn bench_frame_per_delta(c: &mut Criterion) {
     group.finish();
 }
 
+/// A tool call that starts and finishes: its finish is stepped, not
+/// settled, as the loop does before a frame.
+fn tool_call(
+    m: &mut Model,
+    tool: &str,
+    input: serde_json::Value,
+    output: String,
+    diff: Option<String>,
+) {
+    let call_id = "call_1".to_string();
+    update(
+        m,
+        Msg::Runtime(Event::ToolCallStarted {
+            call_id: call_id.clone(),
+            tool: tool.into(),
+            input,
+        }),
+    );
+    step(
+        m,
+        Msg::Runtime(Event::ToolCallFinished {
+            call_id,
+            tool: tool.into(),
+            output,
+            is_error: false,
+            diff,
+        }),
+    );
+}
+
 fn tool_output(lines: usize) -> String {
     (0..lines)
         .map(|i| format!("test module_{i}::case_{i} ... ok ({i} ms) with some more words\n"))
@@ -134,24 +164,8 @@ fn bench_long_paths(c: &mut Criterion) {
     group.bench_function("tool_output_200KB", |b| {
         b.iter(|| {
             let mut m = busy_model();
-            update(
-                &mut m,
-                Msg::Runtime(Event::ToolCallStarted {
-                    call_id: "c1".into(),
-                    tool: "Bash".into(),
-                    input: json!({"command": "cargo test"}),
-                }),
-            );
-            step(
-                &mut m,
-                Msg::Runtime(Event::ToolCallFinished {
-                    call_id: "c1".into(),
-                    tool: "Bash".into(),
-                    output: output.clone(),
-                    is_error: false,
-                    diff: None,
-                }),
-            );
+            let input = json!({"command": "cargo test"});
+            tool_call(&mut m, "Bash", input, output.clone(), None);
             frame(&mut m, &mut terminal);
             step(&mut m, Msg::Key(ctrl('o')));
             frame(&mut m, &mut terminal);
@@ -167,23 +181,13 @@ fn bench_long_paths(c: &mut Criterion) {
     group.bench_function("edit_diff_10k_lines", |b| {
         b.iter(|| {
             let mut m = busy_model();
-            update(
+            let input = json!({"file_path": "big.rs"});
+            tool_call(
                 &mut m,
-                Msg::Runtime(Event::ToolCallStarted {
-                    call_id: "e1".into(),
-                    tool: "Edit".into(),
-                    input: json!({"file_path": "big.rs"}),
-                }),
-            );
-            step(
-                &mut m,
-                Msg::Runtime(Event::ToolCallFinished {
-                    call_id: "e1".into(),
-                    tool: "Edit".into(),
-                    output: "edited big.rs".into(),
-                    is_error: false,
-                    diff: Some(diff.clone()),
-                }),
+                "Edit",
+                input,
+                "edited big.rs".into(),
+                Some(diff.clone()),
             );
             frame(&mut m, &mut terminal);
             step(&mut m, Msg::Key(ctrl('o')));

@@ -382,7 +382,8 @@ async fn serve(mut socket: TcpStream, shared: Arc<Shared>) {
 }
 
 /// Why a reply stopped early.
-struct ClientGone;
+/// The client closed the connection while a reply was being written.
+pub struct ClientGone;
 
 async fn write_reply(socket: &mut TcpStream, reply: &Reply) -> Result<(), ClientGone> {
     let mut head = format!("HTTP/1.1 {} {}\r\n", reply.status, reason(reply.status));
@@ -435,13 +436,13 @@ async fn write_reply(socket: &mut TcpStream, reply: &Reply) -> Result<(), Client
     Ok(())
 }
 
-async fn send(socket: &mut TcpStream, bytes: &[u8]) -> Result<(), ClientGone> {
+pub async fn send(socket: &mut TcpStream, bytes: &[u8]) -> Result<(), ClientGone> {
     socket.write_all(bytes).await.map_err(|_| ClientGone)?;
     socket.flush().await.map_err(|_| ClientGone)
 }
 
 /// Sleeps for `d`, noticing a client that closes the connection.
-async fn pause(socket: &mut TcpStream, d: Duration) -> Result<(), ClientGone> {
+pub async fn pause(socket: &mut TcpStream, d: Duration) -> Result<(), ClientGone> {
     let sleep = tokio::time::sleep(d);
     tokio::pin!(sleep);
     let mut buf = [0u8; 1024];

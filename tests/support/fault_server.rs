@@ -15,6 +15,10 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Notify;
 
+// The socket helpers are the fake model server's: same writes, same
+// noticing of a client that went away.
+use super::fake_model_server::{ClientGone as Gone, pause, send as write};
+
 /// The wire protocol the fault is spoken in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Wire {
@@ -186,8 +190,6 @@ async fn read_request(socket: &mut TcpStream) -> Option<Vec<u8>> {
     Some(body)
 }
 
-struct Gone;
-
 async fn serve(mut socket: TcpStream, shared: Arc<Shared>, fault: Fault) {
     let Some(body) = read_request(&mut socket).await else {
         return;
@@ -328,27 +330,6 @@ async fn chunk(socket: &mut TcpStream, text: &str) -> Result<(), Gone> {
     framed.extend_from_slice(text.as_bytes());
     framed.extend_from_slice(b"\r\n");
     write(socket, &framed).await
-}
-
-async fn write(socket: &mut TcpStream, bytes: &[u8]) -> Result<(), Gone> {
-    socket.write_all(bytes).await.map_err(|_| Gone)?;
-    socket.flush().await.map_err(|_| Gone)
-}
-
-/// Sleeps for `d`, noticing a client that closes the connection.
-async fn pause(socket: &mut TcpStream, d: Duration) -> Result<(), Gone> {
-    let sleep = tokio::time::sleep(d);
-    tokio::pin!(sleep);
-    let mut buf = [0u8; 1024];
-    loop {
-        tokio::select! {
-            _ = &mut sleep => return Ok(()),
-            read = socket.read(&mut buf) => match read {
-                Ok(0) | Err(_) => return Err(Gone),
-                Ok(_) => {}
-            },
-        }
-    }
 }
 
 async fn drain(socket: &mut TcpStream) {
