@@ -8,16 +8,20 @@
 
 pub mod app;
 pub mod cells;
+pub mod clipboard;
+pub mod export;
 pub mod keys;
 pub mod launcher;
 pub mod model;
 pub mod msg;
 pub mod picker;
+pub mod scrollback;
 pub mod slash;
 pub mod terminal;
 pub mod transcript_layout;
 pub mod update;
 pub mod view;
+pub mod wheel;
 pub mod widgets;
 
 pub use model::Model;

@@ -10,6 +10,7 @@
 use super::model::{Cell, Model};
 use super::msg::Cmd;
 use super::picker::{ListKey, Picker, list_key};
+use super::{clipboard, export};
 use crate::permission::mode::{ModeChoice, parse_mode_choice};
 use crate::runtime::protocol::Op;
 use crate::runtime::session::SessionStart;
@@ -25,6 +26,8 @@ pub enum SlashCommand {
     New,
     Resume,
     Compact,
+    Copy,
+    Export,
     Help,
     Quit,
 }
@@ -39,7 +42,7 @@ pub struct CommandInfo {
     pub description: &'static str,
 }
 
-pub const COMMANDS: [CommandInfo; 10] = [
+pub const COMMANDS: [CommandInfo; 12] = [
     CommandInfo {
         command: SlashCommand::Mode,
         name: "mode",
@@ -87,6 +90,18 @@ pub const COMMANDS: [CommandInfo; 10] = [
         name: "compact",
         arg: None,
         description: "Summarise older history before the next request",
+    },
+    CommandInfo {
+        command: SlashCommand::Copy,
+        name: "copy",
+        arg: Some("[n]"),
+        description: "Copy the last answer (or its n-th code block) to the clipboard",
+    },
+    CommandInfo {
+        command: SlashCommand::Export,
+        name: "export",
+        arg: Some("[file]"),
+        description: "Write the conversation to a Markdown file",
     },
     CommandInfo {
         command: SlashCommand::Help,
@@ -325,11 +340,80 @@ fn execute(model: &mut Model, line: &str, info: CommandInfo, arg: Option<String>
             Some(id) => vec![Cmd::StartSession(SessionStart::Resume(id))],
         },
         SlashCommand::Compact => vec![Cmd::Send(Op::Compact)],
+        SlashCommand::Copy => copy(model, arg.as_deref()),
+        SlashCommand::Export => export(model, arg.as_deref()),
         SlashCommand::Help => {
             model.cells.push(Cell::Notice { text: help_text() });
             Vec::new()
         }
         SlashCommand::Quit => vec![Cmd::Quit],
+    }
+}
+
+/// `/copy [n]`: the last answer, or its n-th code block (from 1).
+fn copy(model: &mut Model, arg: Option<&str>) -> Vec<Cmd> {
+    let Some(answer) = export::last_answer(&model.cells).map(str::to_string) else {
+        return error(model, "/copy: there is no answer to copy yet".to_string());
+    };
+    let blocks = export::code_blocks(&answer);
+    let (text, what) = match arg {
+        None => (answer, "the last answer".to_string()),
+        Some(n) => {
+            let index = n
+                .parse::<usize>()
+                .ok()
+                .filter(|&i| i >= 1 && i <= blocks.len());
+            let Some(index) = index else {
+                let has = match blocks.len() {
+                    0 => "the last answer has no code block".to_string(),
+                    1 => "the last answer has one code block: /copy 1".to_string(),
+                    n => format!("the last answer has {n} code blocks: /copy 1 to /copy {n}"),
+                };
+                return error(model, format!("/copy {n}: {has}"));
+            };
+            (blocks[index - 1].clone(), format!("code block {index}"))
+        }
+    };
+    if let Err(e) = clipboard::osc52(&text) {
+        return error(model, format!("/copy: {e}"));
+    }
+    let mut note = format!(
+        "copied {what} ({} characters) to the clipboard",
+        text.chars().count()
+    );
+    if arg.is_none() && !blocks.is_empty() {
+        note.push_str(&match blocks.len() {
+            1 => "; /copy 1 copies its code block".to_string(),
+            n => format!("; /copy 1 to /copy {n} copy one of its code blocks"),
+        });
+    }
+    model.cells.push(Cell::Notice { text: note });
+    vec![Cmd::Copy(text)]
+}
+
+/// `/export [file]`: the conversation as Markdown; never overwrites.
+fn export(model: &mut Model, arg: Option<&str>) -> Vec<Cmd> {
+    if model.cells.is_empty() {
+        return error(model, "/export: the conversation is empty".to_string());
+    }
+    let path = match arg {
+        Some(path) => expand_home(path),
+        None => std::path::PathBuf::from(export::default_export_name(&model.session_id)),
+    };
+    let header = export::ExportHeader {
+        session_id: &model.session_id,
+        workspace: &model.workspace,
+        model: &model.model_label,
+    };
+    let markdown = export::transcript_markdown(&model.cells, &header);
+    vec![Cmd::Export { path, markdown }]
+}
+
+/// `~/…` as the shell would read it.
+fn expand_home(path: &str) -> std::path::PathBuf {
+    match (path.strip_prefix("~/"), std::env::var_os("HOME")) {
+        (Some(rest), Some(home)) => std::path::Path::new(&home).join(rest),
+        _ => std::path::PathBuf::from(path),
     }
 }
 

@@ -8,9 +8,11 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph};
+use ratatui::widgets::Paragraph;
 
-/// Columns the sidebar takes, its left border included.
+/// Columns the sidebar takes, its two-column gutter included. The gutter is
+/// blank, not a border: a native selection of transcript rows (the mouse is
+/// the terminal's) then picks up spaces, not box-drawing characters.
 pub const WIDTH: u16 = 32;
 /// Narrower terminals never show it: the transcript needs the room more.
 pub const MIN_TERMINAL_WIDTH: u16 = 100;
@@ -41,16 +43,10 @@ pub fn progress(todos: &[TodoItem]) -> String {
 }
 
 pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
-    let block = Block::default()
-        .borders(Borders::LEFT)
-        .border_style(theme.dim());
-    let inner = block.inner(area);
-    frame.render_widget(block, area);
-    // One column of padding on the left.
     let inner = Rect {
-        x: inner.x.saturating_add(1),
-        width: inner.width.saturating_sub(1),
-        ..inner
+        x: area.x.saturating_add(2),
+        width: area.width.saturating_sub(2),
+        ..area
     };
     let lines = lines(&model.todos, theme, usize::from(inner.width));
     let height = usize::from(inner.height);
