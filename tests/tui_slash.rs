@@ -183,7 +183,15 @@ fn tui4_typing_slash_mo_shows_mode_and_model() {
     type_text(&mut m, "/e");
     assert_eq!(
         popup_names(&m),
-        vec!["export", "mode", "model", "permissions", "new", "resume", "help"]
+        vec![
+            "export",
+            "mode",
+            "model",
+            "permissions",
+            "new",
+            "resume",
+            "help"
+        ]
     );
     // A space, a second line or no match closes it.
     type_text(&mut m, " ");

@@ -55,6 +55,8 @@ pub async fn run(handle: RuntimeHandle, launcher: Box<dyn Launcher>) -> anyhow::
     model.session_id = handle.session_id.clone();
     model.monochrome = no_color();
     model.now = Some(Instant::now());
+    let cwd = std::env::current_dir().unwrap_or_default();
+    model.git_branch = crate::git_info::current_branch(&cwd);
     let mut runtime = handle;
     // Made after the first frame, once the keyboard query is done.
     let mut input: Option<EventStream> = None;
@@ -130,6 +132,14 @@ pub async fn run(handle: RuntimeHandle, launcher: Box<dyn Launcher>) -> anyhow::
             msgs.push_front(Msg::Tick(Instant::now()));
         }
         while let Some(msg) = msgs.pop_front() {
+            if let Msg::Runtime(Event::TurnFinished { .. }) = msg {
+                // A turn may have switched branches (`git checkout`).
+                let branch = crate::git_info::current_branch(&cwd);
+                if branch != model.git_branch {
+                    model.git_branch = branch;
+                    model.dirty = true;
+                }
+            }
             for cmd in step(&mut model, msg) {
                 match cmd {
                     Cmd::Send(op) => {
