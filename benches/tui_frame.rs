@@ -10,7 +10,7 @@ use ratatui::backend::TestBackend;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 use zcode::runtime::protocol::Event;
-use zcode::tui::model::Cell;
+use zcode::tui::cells::Cell;
 use zcode::tui::{Model, Msg, update, view};
 
 const CELLS: usize = 10_000;

@@ -7,7 +7,7 @@ mod support;
 
 use crossterm::event::KeyCode;
 use support::tui::{Session, key, type_text};
-use zcode::tui::model::Cell;
+use zcode::tui::cells::Cell;
 use zcode::tui::{Cmd, Model, update};
 
 fn submit(model: &mut Model, line: &str) -> Vec<Cmd> {

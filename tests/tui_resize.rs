@@ -124,7 +124,10 @@ fn tui5_every_panel_survives_tiny_and_odd_sizes() {
     let mut m = Session::new(120, 30).start();
     with_todos(&mut m);
     support::tui::type_text(&mut m, "/");
-    assert!(zcode::tui::slash::popup(&m).is_some(), "the popup is open");
+    assert!(
+        zcode::tui::focus::slash_popup(&m).is_some(),
+        "the popup is open"
+    );
     states.push(("slash popup", m));
 
     let mut m = Session::new(120, 30).start();
@@ -153,7 +156,10 @@ fn tui5_every_panel_survives_tiny_and_odd_sizes() {
     request.always = AlwaysOption::None;
     event(&mut question, Event::PermissionRequested { request });
     update(&mut question, Msg::Tick(Instant::now()));
-    assert!(question.question.is_some(), "the question panel is open");
+    assert!(
+        question.panel().is_some_and(|p| p.question.is_some()),
+        "the question panel is open"
+    );
     states.push(("question panel", question));
 
     for (name, model) in states {

@@ -17,7 +17,7 @@ use zcode::model::Usage;
 use zcode::permission::mode::Mode;
 use zcode::runtime::protocol::{Event, TurnEnd};
 use zcode::store::{TodoItem, TodoPriority, TodoStatus};
-use zcode::tui::view::{sidebar, transcript_width};
+use zcode::tui::screen::{SIDEBAR_WIDTH, transcript_width};
 use zcode::tui::{Model, Msg, update};
 
 fn press(model: &mut Model, code: KeyCode, modifiers: KeyModifiers) {
@@ -132,7 +132,7 @@ fn with_todos(width: u16, height: u16, done: usize, in_progress: bool) -> Model 
 #[test]
 fn todo7_sidebar_at_0_of_3() {
     let m = with_todos(120, 30, 0, false);
-    assert_eq!(transcript_width(&m), 120 - sidebar::WIDTH);
+    assert_eq!(transcript_width(&m), 120 - SIDEBAR_WIDTH);
     snapshot("sidebar_0_of_3", styled_of(&m));
 }
 
@@ -208,7 +208,7 @@ fn todo7_ctrl_t_hides_and_shows_the_sidebar() {
     assert!(screen_of(&m).contains("ctrl+t todos"));
     press(&mut m, KeyCode::Char('t'), KeyModifiers::CONTROL);
     assert!(!m.sidebar_hidden);
-    assert_eq!(transcript_width(&m), 120 - sidebar::WIDTH);
+    assert_eq!(transcript_width(&m), 120 - SIDEBAR_WIDTH);
     assert!(screen_of(&m).contains("Todos 1/3"));
     // The composer did not get a 't'.
     assert!(m.composer.is_empty());

@@ -21,8 +21,8 @@ use zcode::runtime::protocol::{Event, HistoryItem, Op, SavedRule, TurnEnd};
 use zcode::runtime::session::SessionStart;
 use zcode::runtime::{BrokerChoice, ModelResolver, RuntimeSetup};
 use zcode::store::{Store, TodoItem, TodoPriority, TodoStatus};
+use zcode::tui::cells::{Cell, ToolStatus};
 use zcode::tui::launcher::{ModelChoice, SessionSummary};
-use zcode::tui::model::{Cell, ToolStatus};
 use zcode::tui::picker::PickerKind;
 use zcode::tui::slash::{Parsed, parse};
 use zcode::tui::{Cmd, Model, Msg, update};
@@ -45,13 +45,13 @@ fn session(width: u16, height: u16) -> Model {
 }
 
 fn popup_names(model: &Model) -> Vec<&'static str> {
-    zcode::tui::slash::popup(model)
+    zcode::tui::focus::slash_popup(model)
         .map(|p| p.items.iter().map(|c| c.name).collect())
         .unwrap_or_default()
 }
 
 fn popup_selected(model: &Model) -> Option<&'static str> {
-    zcode::tui::slash::popup(model).map(|p| p.items[p.selected].name)
+    zcode::tui::focus::slash_popup(model).map(|p| p.items[p.selected].name)
 }
 
 fn errors(model: &Model) -> Vec<String> {

@@ -16,8 +16,10 @@ use std::time::Instant;
 use support::long_transcript;
 use support::tui::{event, key, render, snapshot, turn_started};
 use zcode::runtime::protocol::{Denial, Event, TurnEnd};
-use zcode::tui::model::{Cell, ToolStatus};
-use zcode::tui::view::{Theme, transcript, transcript_height, transcript_width};
+use zcode::tui::cells::{Cell, ToolStatus};
+use zcode::tui::layout::cell::cell_lines;
+use zcode::tui::screen::{transcript_height, transcript_lines, transcript_width};
+use zcode::tui::theme::Theme;
 use zcode::tui::{Model, Msg, update};
 
 /// The first `height` rows of the screen, trailing blanks trimmed.
@@ -37,7 +39,7 @@ fn screen_rows(terminal: &Terminal<TestBackend>, height: usize) -> Vec<String> {
 /// before it had a layout cache.
 fn scratch_lines(m: &Model) -> Vec<Line<'static>> {
     let theme = Theme::new(m.monochrome);
-    transcript::lines(m, &theme, usize::from(transcript_width(m)))
+    transcript_lines(m, &theme, usize::from(transcript_width(m)))
 }
 
 /// The window of `lines` the view shows for `m`, sliced from scratch.
@@ -144,7 +146,7 @@ fn appended(m: &Model, lines: &[Line<'static>], cells: &[Cell]) -> Vec<Line<'sta
     let mut out = lines.to_vec();
     for cell in cells {
         out.push(Line::default());
-        transcript::cell_lines(cell, &theme, usize::from(transcript_width(m)), &mut out);
+        cell_lines(cell, &theme, usize::from(transcript_width(m)), &mut out);
     }
     out
 }

@@ -11,7 +11,7 @@ use zcode::permission::rules::Rule;
 use zcode::runtime::protocol::{
     AlwaysOption, Event, Op, PermissionReply, PermissionRequest, RequestKind, ResolvedBy, TurnEnd,
 };
-use zcode::tui::model::{Cell, ToolStatus};
+use zcode::tui::cells::{Cell, ToolStatus};
 use zcode::tui::{Cmd, Model, Msg, update};
 
 fn bash_request(id: &str, always: AlwaysOption, full: bool) -> PermissionRequest {
@@ -435,7 +435,7 @@ fn a_number_without_an_option_does_nothing() {
 fn arrows_and_enter_choose_an_option() {
     let mut m = with_requests(vec![bash_request("perm_1", AlwaysOption::Project, false)]);
     update(&mut m, key(KeyCode::Down));
-    assert_eq!(m.approval_selected, 1);
+    assert_eq!(m.panel().map(|p| p.selected), Some(1));
     let (_, reply) = reply_for(&mut m, key(KeyCode::Enter));
     assert!(matches!(reply, PermissionReply::AlwaysAllowProject { .. }));
 }
@@ -611,7 +611,7 @@ fn ask6_multi_select_keys_through_update_yield_the_chosen_labels() {
         answers(&reply),
         serde_json::json!({"Which features?": "Beta, Gamma"})
     );
-    assert!(m.approvals.is_empty() && m.question.is_none());
+    assert!(m.approvals.is_empty() && m.approval.is_none());
 }
 
 #[test]
@@ -641,8 +641,8 @@ fn ask6_digit_chooses_and_esc_rejects() {
 /// every frame; the view's rows are the same as a fresh render (PLAN-10).
 #[test]
 fn plan10_the_plan_is_rendered_once_per_plan_and_width() {
-    use zcode::tui::view::Theme;
-    use zcode::tui::view::approval::plan_markdown;
+    use zcode::tui::layout::approval::plan_markdown;
+    use zcode::tui::theme::Theme;
     let mut m = support::tui::session(80, 24);
     let mut request = support::tui::bash_request("perm_plan");
     request.kind = RequestKind::Plan;
@@ -656,16 +656,22 @@ fn plan10_the_plan_is_rendered_once_per_plan_and_width() {
             request: request.clone(),
         }),
     );
-    let rows = m.plan_rows.clone().expect("the plan is rendered");
+    let rows = m
+        .panel()
+        .and_then(|p| p.plan_rows.clone())
+        .expect("the plan is rendered");
     assert_eq!((rows.request_id.as_str(), rows.width), ("perm_plan", 78));
     assert_eq!(rows.lines, plan_markdown(&request, 78, &Theme::new(false)));
     update(&mut m, Msg::Resize(60, 24));
-    let rows = m.plan_rows.clone().expect("rendered again");
+    let rows = m
+        .panel()
+        .and_then(|p| p.plan_rows.clone())
+        .expect("rendered again");
     assert_eq!(rows.width, 58);
     assert_eq!(rows.lines, plan_markdown(&request, 58, &Theme::new(false)));
     // Approved: nothing is kept.
     update(&mut m, key(KeyCode::Enter));
-    assert!(m.plan_rows.is_none());
+    assert!(m.approval.is_none());
 }
 
 // ---- TUI-2: work proportional to what is new ----------------------------
@@ -759,4 +765,257 @@ fn tui2_stepping_a_burst_then_settling_once_lays_out_what_update_would() {
     let b = support::tui::screen(&updated, 80, 24);
     assert_eq!(a, b);
     assert!(a.contains("fn main() {}"), "{a}");
+}
+
+fn resolved_by_hook(m: &mut Model, id: &str) {
+    update(
+        m,
+        Msg::Runtime(Event::PermissionResolved {
+            request_id: id.into(),
+            by: ResolvedBy::Hook,
+        }),
+    );
+}
+
+fn plan_request(id: &str) -> PermissionRequest {
+    let mut request = bash_request(id, AlwaysOption::None, false);
+    request.kind = RequestKind::Plan;
+    request.tool = "ExitPlanMode".into();
+    let steps: String = (1..=60).map(|i| format!("{i}. step {i}\n")).collect();
+    request.input = json!({ "plan": format!("# Plan {id}\n\n{steps}") });
+    request
+}
+
+/// The question panel's Other field takes a paste as typing would; a
+/// line break in it becomes a space (the answer is one line).
+#[test]
+fn ux11_paste_reaches_the_question_other_field() {
+    let mut m = with_requests(vec![question_request(false)]);
+    assert!(update(&mut m, key(KeyCode::Char('o'))).is_empty());
+    assert!(update(&mut m, Msg::Paste("Zeta\r\nnine".into())).is_empty());
+    assert!(m.composer.is_empty(), "the paste is not the composer's");
+    // Enter confirms the field and moves to the confirmation page.
+    assert!(update(&mut m, key(KeyCode::Enter)).is_empty());
+    let (_, reply) = reply_for(&mut m, key(KeyCode::Enter));
+    assert_eq!(
+        answers(&reply),
+        serde_json::json!({"Which features?": "Zeta nine"})
+    );
+}
+
+/// The deny-with-feedback field takes a paste, line breaks kept; while
+/// only the options show, a paste goes nowhere.
+#[test]
+fn ux11_paste_reaches_the_deny_feedback_field() {
+    // Allow once, deny with feedback, deny.
+    let mut m = with_requests(vec![bash_request("perm_1", AlwaysOption::None, false)]);
+    assert!(update(&mut m, Msg::Paste("ignored".into())).is_empty());
+    assert!(update(&mut m, key(KeyCode::Char('2'))).is_empty());
+    assert!(update(&mut m, Msg::Paste("use nextest\r\nnot cargo test".into())).is_empty());
+    assert!(m.composer.is_empty(), "the paste is not the composer's");
+    let (_, reply) = reply_for(&mut m, key(KeyCode::Enter));
+    assert_eq!(
+        reply,
+        PermissionReply::Deny {
+            feedback: Some("use nextest\nnot cargo test".into())
+        }
+    );
+}
+
+/// A hook resolves the head request while the user is typing feedback on
+/// it: the next request starts with its own panel, and Enter answers it
+/// with its first option rather than sending the old feedback.
+#[test]
+fn ux11_feedback_typed_on_a_request_resolved_by_a_hook_does_not_carry_over() {
+    let mut m = with_requests(vec![
+        bash_request("perm_1", AlwaysOption::None, false),
+        bash_request("perm_2", AlwaysOption::None, false),
+    ]);
+    assert!(update(&mut m, key(KeyCode::Char('2'))).is_empty());
+    type_text(&mut m, "not this one");
+    resolved_by_hook(&mut m, "perm_1");
+    let screen = support::tui::screen_of(&m);
+    assert!(!screen.contains("not this one"), "{screen}");
+    assert!(!screen.contains("Why not?"), "no feedback field: {screen}");
+    let (id, reply) = reply_for(&mut m, key(KeyCode::Enter));
+    assert_eq!((id.as_str(), reply), ("perm_2", PermissionReply::AllowOnce));
+}
+
+/// The same for a long plan scrolled down: the next plan shows from its
+/// top.
+#[test]
+fn ux11_a_scrolled_plan_resolved_by_a_hook_leaves_the_next_plan_at_its_top() {
+    let mut m = with_requests(vec![plan_request("plan_1"), plan_request("plan_2")]);
+    update(&mut m, key(KeyCode::PageDown));
+    let scrolled = support::tui::screen_of(&m);
+    assert!(scrolled.contains("lines above"), "scrolled: {scrolled}");
+    resolved_by_hook(&mut m, "plan_1");
+    let screen = support::tui::screen_of(&m);
+    assert!(screen.contains("Plan plan_2"), "{screen}");
+    assert!(!screen.contains("lines above"), "{screen}");
+}
+
+/// The footer row as drawn.
+fn footer_row(m: &Model) -> String {
+    let terminal = support::tui::render(m, m.width, m.height);
+    let buffer = terminal.backend().buffer();
+    let y = m.height - 1;
+    (0..m.width)
+        .map(|x| buffer[(x, y)].symbol().to_string())
+        .collect::<String>()
+        .trim_end()
+        .to_string()
+}
+
+/// The footer `keys::hints` gives for `focus`, as the footer draws it.
+fn footer_for(focus: zcode::tui::focus::Focus, m: &Model) -> String {
+    let hints = zcode::tui::keys::hints(focus, m);
+    let pieces: Vec<String> = hints
+        .iter()
+        .map(|(k, what)| format!("{k} {what}"))
+        .collect();
+    format!(" {}", pieces.join("  "))
+}
+
+/// Every layer that can have the keys: `focus` names it, the footer shows
+/// that layer's hints, and a key acts on that layer and no other.
+#[test]
+fn ux11_footer_hints_and_key_handling_agree_on_the_focus_of_every_layer() {
+    use zcode::tui::focus::{Focus, focus, slash_popup};
+    let request = |m: &mut Model, request: PermissionRequest| {
+        update(m, Msg::Runtime(Event::PermissionRequested { request }));
+    };
+    let fresh = || support::tui::session(120, 30);
+    let mut bad_question = question_request(false);
+    bad_question.input = json!({"questions": "not a list"});
+
+    type Probe = Box<dyn Fn(&mut Model) -> bool>;
+    let typed_into_composer: Probe = Box::new(|m| {
+        update(m, key(KeyCode::Char('x')));
+        m.composer.text().ends_with('x')
+    });
+    let mut cases: Vec<(&str, Model, Focus, Probe)> = Vec::new();
+
+    cases.push(("composer", fresh(), Focus::Composer, typed_into_composer));
+
+    let mut m = fresh();
+    type_text(&mut m, "/");
+    let probe: Probe = Box::new(|m| {
+        update(m, key(KeyCode::Down));
+        m.composer.text() == "/" && slash_popup(m).is_some_and(|p| p.selected == 1)
+    });
+    cases.push(("slash popup", m, Focus::SlashPopup, probe));
+
+    let mut m = fresh();
+    type_text(&mut m, "/mode");
+    update(&mut m, key(KeyCode::Enter));
+    let probe: Probe = Box::new(|m| {
+        let before = m.picker.as_ref().map(|p| p.selected);
+        update(m, key(KeyCode::Down));
+        m.picker.as_ref().map(|p| p.selected) != before && m.composer.is_empty()
+    });
+    cases.push(("picker", m, Focus::Picker, probe));
+
+    let selected_moves: fn() -> Probe = || {
+        Box::new(|m| {
+            update(m, key(KeyCode::Down));
+            m.panel().map(|p| p.selected) == Some(1) && m.composer.is_empty()
+        })
+    };
+    let mut m = fresh();
+    request(&mut m, bash_request("perm_1", AlwaysOption::Project, true));
+    cases.push((
+        "tool approval",
+        m,
+        Focus::Approval(RequestKind::Tool),
+        selected_moves(),
+    ));
+
+    // An approval arriving over an open picker takes the keys from it.
+    let mut m = fresh();
+    type_text(&mut m, "/mode");
+    update(&mut m, key(KeyCode::Enter));
+    request(&mut m, bash_request("perm_1", AlwaysOption::Project, true));
+    cases.push((
+        "approval over a picker",
+        m,
+        Focus::Approval(RequestKind::Tool),
+        selected_moves(),
+    ));
+
+    let mut m = fresh();
+    request(&mut m, plan_request("plan_1"));
+    let probe: Probe = Box::new(|m| {
+        update(m, key(KeyCode::PageDown));
+        m.panel().is_some_and(|p| p.scroll > 0) && m.scroll == 0
+    });
+    cases.push((
+        "plan approval",
+        m,
+        Focus::Approval(RequestKind::Plan),
+        probe,
+    ));
+
+    let feedback_typed: fn() -> Probe = || {
+        Box::new(|m| {
+            update(m, key(KeyCode::Char('x')));
+            m.panel().and_then(|p| p.feedback.as_deref()) == Some("x") && m.composer.is_empty()
+        })
+    };
+    let mut m = fresh();
+    request(&mut m, bash_request("perm_1", AlwaysOption::None, false));
+    update(&mut m, key(KeyCode::Char('2')));
+    cases.push((
+        "tool feedback",
+        m,
+        Focus::Feedback(RequestKind::Tool),
+        feedback_typed(),
+    ));
+
+    let mut m = fresh();
+    request(&mut m, plan_request("plan_1"));
+    update(&mut m, key(KeyCode::Char('2')));
+    cases.push((
+        "plan feedback",
+        m,
+        Focus::Feedback(RequestKind::Plan),
+        feedback_typed(),
+    ));
+
+    let mut m = fresh();
+    request(&mut m, question_request(false));
+    let probe: Probe = Box::new(|m| {
+        update(m, key(KeyCode::Down));
+        let question = m.panel().and_then(|p| p.question.as_ref());
+        question.is_some_and(|q| q.states()[0].cursor == 1) && m.composer.is_empty()
+    });
+    cases.push(("question panel", m, Focus::Question, probe));
+
+    // A question whose input cannot be read gets the plain panel: Esc
+    // rejects it.
+    let mut m = fresh();
+    request(&mut m, bad_question);
+    let probe: Probe = Box::new(|m| {
+        let cmds = update(m, key(KeyCode::Esc));
+        matches!(
+            cmds.as_slice(),
+            [Cmd::Send(Op::PermissionReply {
+                reply: PermissionReply::Deny { feedback: None },
+                ..
+            })]
+        )
+    });
+    cases.push((
+        "unreadable question",
+        m,
+        Focus::Approval(RequestKind::Question),
+        probe,
+    ));
+
+    for (name, mut m, expected, probe) in cases {
+        let at = focus(&m);
+        assert_eq!(at, expected, "{name}: focus");
+        assert_eq!(footer_row(&m), footer_for(at, &m), "{name}: footer");
+        assert!(probe(&mut m), "{name}: the key went elsewhere");
+    }
 }

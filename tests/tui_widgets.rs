@@ -487,7 +487,7 @@ fn unknown_language_is_plain() {
     let lines = highlight_code("a\nb\n", "no-such-language", &theme);
     assert_eq!(text_of(&lines), "a\nb");
     for span in lines.iter().flat_map(|l| &l.spans) {
-        assert_eq!(span.style, theme.code_block);
+        assert_eq!(span.style, theme.code_block());
     }
 }
 
@@ -521,8 +521,8 @@ fn diff_lines_are_coloured_by_kind() {
     let theme = Theme::colored();
     let lines = render_diff(diff, &theme);
     let styles: Vec<_> = lines.iter().map(|l| l.spans[0].style).collect();
-    assert_eq!(styles[0], theme.diff_header);
-    assert_eq!(styles[1], theme.diff_header);
+    assert_eq!(styles[0], theme.diff_header());
+    assert_eq!(styles[1], theme.diff_header());
     assert_eq!(styles[2].fg, Some(Color::Cyan));
     assert_eq!(styles[3].fg, None);
     assert_eq!(styles[4].fg, Some(Color::Red));

@@ -1,11 +1,53 @@
-//! The transcript's cells, and which of them changed since the layout last
-//! looked (TUI-2). Every change goes through a method here, so the layout
+//! The transcript's cells: what each entry is, and which of them changed
+//! since the layout last looked (TUI-2). Every change goes through a method here, so the layout
 //! lays out again only the cells from the first changed one on, however many
 //! cells there are; reading is through the slice.
 
-use crate::tui::model::Cell;
+use serde_json::Value;
 use std::ops::{Deref, Index, IndexMut};
 use std::slice::SliceIndex;
+
+/// The state of a tool call in the transcript.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolStatus {
+    Running,
+    Done,
+    Failed,
+    Denied,
+}
+
+/// One entry of the transcript.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Cell {
+    User {
+        text: String,
+    },
+    /// `streaming` while deltas still arrive; finalised by `AssistantMessage`.
+    Assistant {
+        text: String,
+        streaming: bool,
+    },
+    Tool {
+        call_id: String,
+        tool: String,
+        summary: String,
+        status: ToolStatus,
+        /// The first line of the output, or the denial reason.
+        detail: String,
+        /// The whole output (capped), shown when the cell is expanded.
+        output: String,
+        /// What an Edit or Write changed, as a unified diff.
+        diff: Option<String>,
+        /// Showing the whole output rather than its first line (Ctrl+O).
+        expanded: bool,
+    },
+    Notice {
+        text: String,
+    },
+    Error {
+        text: String,
+    },
+}
 
 #[derive(Debug, Clone, Default)]
 pub struct Cells {
@@ -122,5 +164,68 @@ impl Cells {
 
     fn mark(&mut self, i: usize) {
         self.changed_from = Some(self.changed_from.map_or(i, |c| c.min(i)));
+    }
+}
+
+/// The one line that says what a tool call does: the Bash command, the
+/// file path, the URL, the pattern, how many todos, the first question;
+/// else the compact JSON input.
+pub fn input_summary(input: &Value) -> String {
+    let field = [
+        "command",
+        "file_path",
+        "path",
+        "url",
+        "pattern",
+        "query",
+        "description",
+    ]
+    .iter()
+    .find_map(|k| input.get(*k).and_then(Value::as_str));
+    if let Some(s) = field {
+        return s.to_string();
+    }
+    // Lists read better as what they hold than as JSON.
+    if let Some(todos) = input.get("todos").and_then(Value::as_array) {
+        let noun = if todos.len() == 1 { "todo" } else { "todos" };
+        return format!("{} {noun}", todos.len());
+    }
+    if let Some(first) = input
+        .get("questions")
+        .and_then(Value::as_array)
+        .and_then(|q| q.first())
+        .and_then(|q| q.get("question"))
+        .and_then(Value::as_str)
+    {
+        return first.to_string();
+    }
+    if input.as_object().is_some_and(|o| o.is_empty()) {
+        return String::new();
+    }
+    input.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::input_summary;
+    use serde_json::json;
+
+    #[test]
+    fn tui2_tool_cells_summarise_lists_not_json() {
+        assert_eq!(input_summary(&json!({"command": "ls"})), "ls");
+        assert_eq!(
+            input_summary(&json!({"todos": [{"content": "a"}, {"content": "b"}]})),
+            "2 todos"
+        );
+        assert_eq!(
+            input_summary(&json!({"todos": [{"content": "a"}]})),
+            "1 todo"
+        );
+        assert_eq!(
+            input_summary(&json!({"questions": [{"question": "Which CI?"}]})),
+            "Which CI?"
+        );
+        assert_eq!(input_summary(&json!({})), "");
+        assert_eq!(input_summary(&json!({"n": 1})), r#"{"n":1}"#);
     }
 }

@@ -3,7 +3,7 @@
 //! a file. Pure functions of the cells, so `update` stays pure and the
 //! loop does the writing.
 
-use super::model::{Cell, ToolStatus};
+use super::cells::{Cell, ToolStatus};
 use pulldown_cmark::{CodeBlockKind, Event, Parser, Tag, TagEnd};
 
 /// The text of the last answer, skipping an empty one still streaming.

@@ -1,5 +1,8 @@
 //! Key bindings: which key means what, and the footer hints that say so.
 
+use crate::tui::focus::Focus;
+use crate::tui::model::Model;
+use crate::tui::screen::sidebar_available;
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 /// What a key means to the app, before knowing its state.
@@ -119,21 +122,72 @@ fn press_action(key: KeyEvent) -> Action {
     }
 }
 
-/// The footer: the keys that work in the current state.
-pub fn hints(
+/// What a key does in a picker (and in the slash popup).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ListKey {
+    Up,
+    Down,
+    /// Tab.
+    Complete,
+    /// Enter.
+    Choose,
+    /// Esc.
+    Close,
+    /// `d` or Delete.
+    Delete,
+    /// Ctrl+C.
+    Interrupt,
+    Other,
+}
+
+pub fn list_key(key: KeyEvent) -> ListKey {
+    if key.kind == KeyEventKind::Release {
+        return ListKey::Other;
+    }
+    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+    let plain = !ctrl && !key.modifiers.contains(KeyModifiers::ALT);
+    match key.code {
+        KeyCode::Up => ListKey::Up,
+        KeyCode::Down => ListKey::Down,
+        KeyCode::Char('p') if ctrl => ListKey::Up,
+        KeyCode::Char('n') if ctrl => ListKey::Down,
+        KeyCode::Char('c') if ctrl => ListKey::Interrupt,
+        KeyCode::Tab if key.modifiers.is_empty() => ListKey::Complete,
+        KeyCode::Enter if key.modifiers.is_empty() => ListKey::Choose,
+        KeyCode::Esc => ListKey::Close,
+        KeyCode::Delete => ListKey::Delete,
+        KeyCode::Char('d') if plain => ListKey::Delete,
+        _ => ListKey::Other,
+    }
+}
+
+/// The footer: the keys that work in the layer that has the focus.
+pub fn hints(focus: Focus, model: &Model) -> Vec<(&'static str, &'static str)> {
+    let list = match focus {
+        Focus::Question | Focus::Feedback(_) | Focus::Approval(_) => request_hints(),
+        Focus::Picker => picker_hints(model.picker.as_ref().is_some_and(|p| p.deletable())),
+        Focus::SlashPopup => popup_hints(),
+        Focus::Composer => composer_hints(model.busy, model.composer.is_empty(), model.quit_armed),
+    };
+    with_sidebar_hint(model, list)
+}
+
+/// The footer while a request waits.
+fn request_hints() -> Vec<(&'static str, &'static str)> {
+    vec![
+        ("1-9", "choose"),
+        ("↑/↓", "move"),
+        ("enter", "confirm"),
+        ("esc", "deny"),
+    ]
+}
+
+/// The footer while the composer has the keys.
+fn composer_hints(
     busy: bool,
-    approval: bool,
     composer_empty: bool,
     quit_armed: bool,
 ) -> Vec<(&'static str, &'static str)> {
-    if approval {
-        return vec![
-            ("1-9", "choose"),
-            ("↑/↓", "move"),
-            ("enter", "confirm"),
-            ("esc", "deny"),
-        ];
-    }
     if quit_armed {
         return vec![("ctrl+c", "again to quit")];
     }
@@ -154,7 +208,7 @@ pub fn hints(
 }
 
 /// The footer while the slash popup is open (TUI-4).
-pub fn popup_hints() -> Vec<(&'static str, &'static str)> {
+fn popup_hints() -> Vec<(&'static str, &'static str)> {
     vec![
         ("↑/↓", "move"),
         ("tab", "complete"),
@@ -164,7 +218,7 @@ pub fn popup_hints() -> Vec<(&'static str, &'static str)> {
 }
 
 /// The footer while a picker is open; `deletable`: the permissions picker.
-pub fn picker_hints(deletable: bool) -> Vec<(&'static str, &'static str)> {
+fn picker_hints(deletable: bool) -> Vec<(&'static str, &'static str)> {
     if deletable {
         return vec![("↑/↓", "move"), ("d", "delete"), ("esc", "close")];
     }
@@ -173,6 +227,19 @@ pub fn picker_hints(deletable: bool) -> Vec<(&'static str, &'static str)> {
 
 /// The footer hint for the sidebar toggle (TODO-7).
 pub const TOGGLE_SIDEBAR_HINT: (&str, &str) = ("ctrl+t", "todos");
+
+/// Adds the sidebar toggle after the mode key while the sidebar can show
+/// (TODO-7), where it still fits on a 100-column terminal.
+fn with_sidebar_hint(
+    model: &Model,
+    mut list: Vec<(&'static str, &'static str)>,
+) -> Vec<(&'static str, &'static str)> {
+    let at = list.iter().position(|(key, _)| *key == "shift+tab");
+    if let Some(at) = at.filter(|_| sidebar_available(model)) {
+        list.insert(at + 1, TOGGLE_SIDEBAR_HINT);
+    }
+    list
+}
 
 #[cfg(test)]
 mod tests {

@@ -1,15 +1,10 @@
-//! One list picker behind `/mode`, `/model`, `/permissions` and `/resume`
-//! (TUI-4): ↑/↓ (Ctrl+P/N) move, Enter chooses, Esc closes; the
-//! permissions picker also removes the highlighted rule with `d`/Delete
-//! (GRANT-4).
+//! The state of the one list picker behind `/mode`, `/model`,
+//! `/permissions` and `/resume` (TUI-4): its rows and the highlighted one.
+//! Its keys are in `update::picker`.
 
 use super::launcher::{ModelChoice, SessionSummary};
-use super::model::{Cell, Model};
-use super::msg::Cmd;
 use crate::permission::mode::{ExecutionState, ModeChoice};
-use crate::runtime::protocol::{Op, SavedRule};
-use crate::runtime::session::SessionStart;
-use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use crate::runtime::protocol::SavedRule;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PickerKind {
@@ -143,7 +138,7 @@ impl Picker {
         self.kind == PickerKind::Permissions
     }
 
-    fn selected_item(&self) -> Option<&PickerItem> {
+    pub fn selected_item(&self) -> Option<&PickerItem> {
         self.items.get(self.selected)
     }
 }
@@ -186,108 +181,4 @@ pub fn format_date(ms: i64) -> String {
         rem / 3600,
         rem % 3600 / 60
     )
-}
-
-/// What a key does in a picker (and in the slash popup).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ListKey {
-    Up,
-    Down,
-    /// Tab.
-    Complete,
-    /// Enter.
-    Choose,
-    /// Esc.
-    Close,
-    /// `d` or Delete.
-    Delete,
-    /// Ctrl+C.
-    Interrupt,
-    Other,
-}
-
-pub fn list_key(key: KeyEvent) -> ListKey {
-    if key.kind == KeyEventKind::Release {
-        return ListKey::Other;
-    }
-    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-    let plain = !ctrl && !key.modifiers.contains(KeyModifiers::ALT);
-    match key.code {
-        KeyCode::Up => ListKey::Up,
-        KeyCode::Down => ListKey::Down,
-        KeyCode::Char('p') if ctrl => ListKey::Up,
-        KeyCode::Char('n') if ctrl => ListKey::Down,
-        KeyCode::Char('c') if ctrl => ListKey::Interrupt,
-        KeyCode::Tab if key.modifiers.is_empty() => ListKey::Complete,
-        KeyCode::Enter if key.modifiers.is_empty() => ListKey::Choose,
-        KeyCode::Esc => ListKey::Close,
-        KeyCode::Delete => ListKey::Delete,
-        KeyCode::Char('d') if plain => ListKey::Delete,
-        _ => ListKey::Other,
-    }
-}
-
-/// A key while a picker is open: the picker takes every key.
-pub fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Cmd> {
-    let Some(picker) = model.picker.as_mut() else {
-        return Vec::new();
-    };
-    model.dirty = true;
-    let last = picker.items.len().saturating_sub(1);
-    match list_key(key) {
-        ListKey::Up => picker.selected = picker.selected.saturating_sub(1),
-        ListKey::Down => picker.selected = (picker.selected + 1).min(last),
-        ListKey::Close => model.picker = None,
-        ListKey::Interrupt => {
-            model.picker = None;
-            if model.busy {
-                return vec![Cmd::Send(Op::Interrupt)];
-            }
-        }
-        ListKey::Delete if picker.deletable() => {
-            if let Some(PickerValue::Rule(saved)) = picker.selected_item().map(|i| &i.value) {
-                // The runtime answers with the new list, which refreshes us.
-                return vec![Cmd::Send(Op::RemoveProjectRule {
-                    kind: saved.kind,
-                    rule: saved.rule.clone(),
-                })];
-            }
-        }
-        ListKey::Choose => {
-            let Some(item) = picker.selected_item().cloned() else {
-                model.picker = None;
-                return Vec::new();
-            };
-            return choose(model, item);
-        }
-        ListKey::Complete | ListKey::Delete | ListKey::Other => {}
-    }
-    Vec::new()
-}
-
-fn choose(model: &mut Model, item: PickerItem) -> Vec<Cmd> {
-    match item.value {
-        // Enter on a rule does nothing: `d` removes, Esc closes.
-        PickerValue::Rule(_) => Vec::new(),
-        PickerValue::Mode(choice) => {
-            model.picker = None;
-            // Shown at once; the runtime confirms with `SessionModeChanged`.
-            model.state = model.state.apply(choice);
-            vec![Cmd::Send(Op::SetMode { choice })]
-        }
-        PickerValue::Model(reference) => {
-            model.picker = None;
-            vec![Cmd::Send(Op::SetModel { reference })]
-        }
-        PickerValue::Session(id) => {
-            model.picker = None;
-            if item.current {
-                model.cells.push(Cell::Notice {
-                    text: "already in this session".into(),
-                });
-                return Vec::new();
-            }
-            vec![Cmd::StartSession(SessionStart::Resume(id))]
-        }
-    }
 }

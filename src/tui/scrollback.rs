@@ -4,9 +4,10 @@
 //! as styled text, where it joins the terminal's scrollback, followed by
 //! the command that resumes the session.
 
-use super::model::{Cell, Model};
-use super::view::Theme;
-use super::view::transcript::cell_lines;
+use super::cells::Cell;
+use super::layout::cell::cell_lines;
+use super::model::Model;
+use super::theme::Theme;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::Line;
 
@@ -23,7 +24,7 @@ pub fn exit_text(model: &Model, max_rows: usize) -> String {
         return String::new();
     }
     let theme = Theme::new(model.monochrome);
-    let width = super::view::transcript_width(model);
+    let width = super::screen::transcript_width(model);
     // Whole cells from the end until the budget is spent.
     let mut blocks: Vec<Vec<Line<'static>>> = Vec::new();
     let mut rows = 0usize;

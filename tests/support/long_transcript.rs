@@ -2,7 +2,7 @@
 //! messages, multi-paragraph Markdown replies (some with code), tool calls
 //! and notices, in the proportions of a long working session.
 
-use zcode::tui::model::{Cell, ToolStatus};
+use zcode::tui::cells::{Cell, ToolStatus};
 use zcode::tui::{Model, Msg, update};
 
 /// The `i`th cell of the transcript.

@@ -1,44 +1,16 @@
 //! Keys while a request waits: the tool and plan approval panels (APPR-6,
-//! APPR-7, PLAN-10) and the question panel (ASK-6).
+//! APPR-7, PLAN-10), their feedback field, and the question panel (ASK-6).
+//! Whatever the user does lives in the head request's `ApprovalPanel`;
+//! answering pops the request, and `update` gives the next one a fresh
+//! panel.
 
 use super::{page, scroll_page};
 use crate::runtime::protocol::{Op, PermissionReply, RequestKind};
-use crate::tools::ask_user_question::AskUserQuestionInput;
+use crate::tui::approval::{ApprovalOption, approval_options};
 use crate::tui::keys::{Action, action};
-use crate::tui::model::{ApprovalOption, Model, approval_options};
+use crate::tui::model::Model;
 use crate::tui::msg::Cmd;
-use crate::tui::widgets::question_panel::QuestionPanel;
 use crossterm::event::KeyEvent;
-
-/// Makes sure a question at the head of the queue has its panel (ASK-6);
-/// false when the head is not a question (or its input cannot be read, in
-/// which case the plain approval panel lets the user reject it).
-pub(super) fn ensure_question_panel(model: &mut Model) -> bool {
-    let Some(request) = model.approvals.front() else {
-        model.question = None;
-        return false;
-    };
-    if request.kind != RequestKind::Question {
-        return false;
-    }
-    if model
-        .question
-        .as_ref()
-        .is_some_and(|(id, _)| *id == request.request_id)
-    {
-        return true;
-    }
-    match AskUserQuestionInput::parse(request.input.clone()) {
-        Ok(input) => {
-            model.question = Some((
-                request.request_id.clone(),
-                QuestionPanel::new(input.questions),
-            ));
-            true
-        }
-        Err(_) => false,
-    }
-}
 
 pub(super) fn on_question_key(model: &mut Model, key: KeyEvent) -> Vec<Cmd> {
     model.dirty = true;
@@ -46,25 +18,20 @@ pub(super) fn on_question_key(model: &mut Model, key: KeyEvent) -> Vec<Cmd> {
     if action(key) == Action::Interrupt {
         return vec![Cmd::Send(Op::Interrupt)];
     }
-    let Some((_, panel)) = model.question.as_mut() else {
+    let Some(panel) = model.panel_mut().and_then(|p| p.question.as_mut()) else {
         return Vec::new();
     };
     let Some(outcome) = panel.handle_key(key) else {
         return Vec::new();
     };
-    model.question = None;
-    let Some(request) = model.approvals.pop_front() else {
-        return Vec::new();
-    };
-    model.approval_selected = 0;
-    vec![Cmd::Send(Op::PermissionReply {
-        request_id: request.request_id,
-        reply: outcome.into_reply(),
-    })]
+    reply_to_head(model, outcome.into_reply())
 }
 
-fn on_feedback_key(model: &mut Model, act: Action) -> Vec<Cmd> {
-    let Some(text) = model.feedback.as_mut() else {
+pub(super) fn on_feedback_key(model: &mut Model, kind: RequestKind, act: Action) -> Vec<Cmd> {
+    let Some(panel) = model.panel_mut() else {
+        return Vec::new();
+    };
+    let Some(text) = panel.feedback.as_mut() else {
         return Vec::new();
     };
     match act {
@@ -73,53 +40,45 @@ fn on_feedback_key(model: &mut Model, act: Action) -> Vec<Cmd> {
         Action::Backspace => {
             text.pop();
         }
-        Action::Cancel => model.feedback = None,
+        Action::Cancel => panel.feedback = None,
         Action::Interrupt => return vec![Cmd::Send(Op::Interrupt)],
         Action::Submit if !text.trim().is_empty() => {
             let feedback = text.trim().to_string();
-            model.feedback = None;
-            let Some(request) = model.approvals.pop_front() else {
-                return Vec::new();
-            };
-            model.approval_selected = 0;
-            model.approval_scroll = 0;
-            let reply = if request.kind == RequestKind::Plan {
+            let reply = if kind == RequestKind::Plan {
                 PermissionReply::PlanFeedback { feedback }
             } else {
                 PermissionReply::Deny {
                     feedback: Some(feedback),
                 }
             };
-            return vec![Cmd::Send(Op::PermissionReply {
-                request_id: request.request_id,
-                reply,
-            })];
+            return reply_to_head(model, reply);
         }
         _ => {}
     }
     Vec::new()
 }
 
-pub(super) fn on_approval_key(model: &mut Model, act: Action) -> Vec<Cmd> {
-    if model.feedback.is_some() {
-        return on_feedback_key(model, act);
-    }
-    let Some(request) = model.approvals.front() else {
+pub(super) fn on_approval_key(model: &mut Model, kind: RequestKind, act: Action) -> Vec<Cmd> {
+    let Some(request) = model.head() else {
         return Vec::new();
     };
     let options = approval_options(request);
+    let page = u16::try_from(page(model).unsigned_abs()).unwrap_or(u16::MAX);
+    let Some(panel) = model.panel_mut() else {
+        return Vec::new();
+    };
     match act {
         Action::Up => {
-            model.approval_selected = model.approval_selected.saturating_sub(1);
+            panel.selected = panel.selected.saturating_sub(1);
             Vec::new()
         }
         Action::Down => {
-            if model.approval_selected + 1 < options.len() {
-                model.approval_selected += 1;
+            if panel.selected + 1 < options.len() {
+                panel.selected += 1;
             }
             Vec::new()
         }
-        Action::Submit => match options.get(model.approval_selected) {
+        Action::Submit => match options.get(panel.selected) {
             Some(opt) => answer(model, *opt),
             None => Vec::new(),
         },
@@ -130,16 +89,12 @@ pub(super) fn on_approval_key(model: &mut Model, act: Action) -> Vec<Cmd> {
         Action::Cancel => answer(model, ApprovalOption::Deny),
         // Ctrl+C while a turn waits on an approval interrupts it.
         Action::Interrupt => vec![Cmd::Send(Op::Interrupt)],
-        Action::PageUp if request.kind == RequestKind::Plan => {
-            model.approval_scroll = model
-                .approval_scroll
-                .saturating_sub(u16::try_from(page(model).unsigned_abs()).unwrap_or(u16::MAX));
+        Action::PageUp if kind == RequestKind::Plan => {
+            panel.scroll = panel.scroll.saturating_sub(page);
             Vec::new()
         }
-        Action::PageDown if request.kind == RequestKind::Plan => {
-            model.approval_scroll = model
-                .approval_scroll
-                .saturating_add(u16::try_from(page(model).unsigned_abs()).unwrap_or(u16::MAX));
+        Action::PageDown if kind == RequestKind::Plan => {
+            panel.scroll = panel.scroll.saturating_add(page);
             Vec::new()
         }
         Action::PageUp | Action::PageDown => {
@@ -150,29 +105,38 @@ pub(super) fn on_approval_key(model: &mut Model, act: Action) -> Vec<Cmd> {
     }
 }
 
-/// Replies to the head request. The panel closes when the runtime reports
-/// `PermissionResolved`; it is popped here too so a fast user never answers
-/// the same request twice.
+/// Answers the head request with `option`; the feedback option opens the
+/// field instead.
 fn answer(model: &mut Model, option: ApprovalOption) -> Vec<Cmd> {
     if option == ApprovalOption::Feedback {
-        model.feedback = Some(String::new());
+        if let Some(panel) = model.panel_mut() {
+            panel.feedback = Some(String::new());
+        }
         return Vec::new();
     }
-    let Some(request) = model.approvals.pop_front() else {
+    let Some(request) = model.head() else {
         return Vec::new();
     };
-    model.approval_selected = 0;
-    model.approval_scroll = 0;
     let reply = match option {
-        ApprovalOption::Feedback => PermissionReply::Deny { feedback: None },
         ApprovalOption::AllowOnce => PermissionReply::AllowOnce,
         ApprovalOption::AlwaysProject => PermissionReply::AlwaysAllowProject {
             rules: request.suggestions.clone(),
         },
         ApprovalOption::AlwaysSession => PermissionReply::AlwaysAllowSession,
         ApprovalOption::FullAccess => PermissionReply::FullAccess,
-        ApprovalOption::Deny => PermissionReply::Deny { feedback: None },
+        ApprovalOption::Feedback | ApprovalOption::Deny => PermissionReply::Deny { feedback: None },
     };
+    reply_to_head(model, reply)
+}
+
+/// Replies to the head request. The panel closes when the runtime reports
+/// `PermissionResolved`; the request is popped here too so a fast user
+/// never answers the same request twice.
+fn reply_to_head(model: &mut Model, reply: PermissionReply) -> Vec<Cmd> {
+    let Some(request) = model.approvals.pop_front() else {
+        return Vec::new();
+    };
+    model.approval = None;
     vec![Cmd::Send(Op::PermissionReply {
         request_id: request.request_id,
         reply,

@@ -2,7 +2,8 @@
 //! approval queue, the status line's state.
 
 use crate::runtime::protocol::{Event, HistoryItem, TurnEnd};
-use crate::tui::model::{Cell, Model, ToolStatus, input_summary};
+use crate::tui::cells::{Cell, ToolStatus, input_summary};
+use crate::tui::model::Model;
 use crate::tui::picker::Picker;
 
 pub(super) fn on_event(model: &mut Model, event: Event) {
@@ -122,8 +123,10 @@ pub(super) fn on_event(model: &mut Model, event: Event) {
                 .position(|r| r.request_id == request_id)
             {
                 model.approvals.remove(i);
+                // Resolved elsewhere (a hook, a cancel): nothing the user
+                // did on its panel carries over to the next request.
                 if i == 0 {
-                    model.approval_selected = 0;
+                    model.approval = None;
                 }
             }
         }

@@ -1,17 +1,24 @@
 //! The pure state transition: `update(&mut Model, Msg) -> Vec<Cmd>` (TUI-1).
+//! Keys and pastes go to the layer `focus` names; each layer's keys are in
+//! their own module.
 
 mod approvals;
+mod composer;
 mod events;
+mod picker;
+mod slash;
 
+use super::approval::{ApprovalPanel, PlanRows};
+use super::cells::Cell;
+use super::focus::{Focus, focus};
 use super::keys::{Action, action};
-use super::model::{Cell, Model, PlanRows};
+use super::layout::approval::plan_markdown;
+use super::model::Model;
 use super::msg::{Cmd, Msg};
 use super::picker::Picker;
-use super::view::Theme;
-use super::view::approval::plan_markdown;
-use crate::permission::mode::ModeChoice;
-use crate::runtime::protocol::{Op, RequestKind};
-use approvals::{ensure_question_panel, on_approval_key, on_question_key};
+use super::screen::{transcript_height, transcript_rows, transcript_width};
+use super::theme::Theme;
+use crate::runtime::protocol::RequestKind;
 use crossterm::event::KeyEvent;
 use events::on_event;
 
@@ -27,10 +34,11 @@ pub fn update(model: &mut Model, msg: Msg) -> Vec<Cmd> {
 /// through every message waiting and settles once before it draws, so a
 /// burst of stream deltas costs one layout, not one per delta (TUI-2).
 pub fn step(model: &mut Model, msg: Msg) -> Vec<Cmd> {
+    // The panel matches the head before a key reaches it, and again after
+    // whatever changed the queue.
+    sync_approval_panel(model);
     let cmds = apply(model, msg);
-    // The head request's question panel exists as soon as it is shown.
-    ensure_question_panel(model);
-    sync_plan_rows(model);
+    sync_approval_panel(model);
     cmds
 }
 
@@ -40,29 +48,43 @@ pub fn settle(model: &mut Model) {
     sync_transcript(model);
 }
 
-/// Renders the head plan request's Markdown once per plan and width.
-fn sync_plan_rows(model: &mut Model) {
-    let Some(request) = model
-        .approvals
-        .front()
-        .filter(|r| r.kind == RequestKind::Plan)
-    else {
-        model.plan_rows = None;
+/// Gives the head request its panel: a fresh one whenever the head is
+/// another request than the panel's, however the last one went (answered
+/// here, resolved by a hook, cancelled). Renders a plan's Markdown once
+/// per plan and width (PLAN-10).
+fn sync_approval_panel(model: &mut Model) {
+    let Model {
+        approvals,
+        approval,
+        width,
+        monochrome,
+        ..
+    } = model;
+    let Some(request) = approvals.front() else {
+        *approval = None;
         return;
     };
+    let panel = match approval {
+        Some(panel) if panel.is_for(request) => panel,
+        _ => approval.insert(ApprovalPanel::new(request)),
+    };
+    if request.kind != RequestKind::Plan {
+        return;
+    }
     // The panel's inner width: the screen less the two borders.
-    let width = model.width.saturating_sub(2);
-    let fresh = model.plan_rows.as_ref().is_some_and(|c| {
-        c.request_id == request.request_id && c.width == width && c.monochrome == model.monochrome
-    });
+    let width = width.saturating_sub(2);
+    let fresh = panel
+        .plan_rows
+        .as_ref()
+        .is_some_and(|c| c.width == width && c.monochrome == *monochrome);
     if fresh {
         return;
     }
-    let lines = plan_markdown(request, width, &Theme::new(model.monochrome));
-    model.plan_rows = Some(PlanRows {
+    let lines = plan_markdown(request, width, &Theme::new(*monochrome));
+    panel.plan_rows = Some(PlanRows {
         request_id: request.request_id.clone(),
         width,
-        monochrome: model.monochrome,
+        monochrome: *monochrome,
         lines,
     });
 }
@@ -70,7 +92,7 @@ fn sync_plan_rows(model: &mut Model) {
 /// Lays out what changed in the transcript, whatever changed it, and keeps
 /// the scroll within it (TUI-2).
 fn sync_transcript(model: &mut Model) {
-    let width = super::view::transcript_width(model);
+    let width = transcript_width(model);
     let changed = model.cells.take_changes();
     model
         .transcript_layout
@@ -78,8 +100,8 @@ fn sync_transcript(model: &mut Model) {
     // While a relayout is under way the row count is unknown; the view
     // clamps until it is done.
     if model.transcript_layout.is_complete() {
-        let rows = super::view::transcript::row_count(model, width);
-        let height = usize::from(super::view::transcript_height(model));
+        let rows = transcript_rows(model, width);
+        let height = usize::from(transcript_height(model));
         model.scroll = model.scroll.min(rows.saturating_sub(height));
     }
 }
@@ -88,14 +110,7 @@ fn apply(model: &mut Model, msg: Msg) -> Vec<Cmd> {
     match msg {
         Msg::Key(key) => on_key(model, key),
         Msg::Paste(text) => {
-            if model.approvals.is_empty() {
-                // Terminals send CR for line breaks inside a paste.
-                let text = text.replace("\r\n", "\n").replace('\r', "\n");
-                model.composer.insert_str(&text);
-                model.history_pos = None;
-                model.quit_armed = false;
-                model.dirty = true;
-            }
+            on_paste(model, &text);
             Vec::new()
         }
         Msg::Resize(w, h) => {
@@ -164,18 +179,19 @@ pub(super) fn scroll_by(model: &mut Model, delta: i32) {
 }
 
 fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Cmd> {
-    if ensure_question_panel(model) {
-        return on_question_key(model, key);
-    }
-    // TUI-4: an open picker, then the slash popup, see keys first.
-    if model.approvals.is_empty() {
-        if model.picker.is_some() {
-            return super::picker::on_key(model, key);
+    let focus = focus(model);
+    // The question panel and a picker read raw keys and take them all; the
+    // slash popup takes its list keys and leaves typing to the composer.
+    match focus {
+        Focus::Question => return approvals::on_question_key(model, key),
+        Focus::Picker => return picker::on_key(model, key),
+        Focus::SlashPopup => {
+            if let Some(cmds) = slash::on_popup_key(model, key) {
+                model.quit_armed = false;
+                return cmds;
+            }
         }
-        if let Some(cmds) = super::slash::on_popup_key(model, key) {
-            model.quit_armed = false;
-            return cmds;
-        }
+        Focus::Feedback(_) | Focus::Approval(_) | Focus::Composer => {}
     }
     let act = action(key);
     if act == Action::Ignore {
@@ -185,7 +201,7 @@ fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Cmd> {
     if act != Action::Interrupt {
         model.quit_armed = false;
     }
-    // The sidebar toggles in any state, an open approval included.
+    // The sidebar toggles in any of these layers, an open approval included.
     if act == Action::ToggleSidebar {
         model.sidebar_hidden = !model.sidebar_hidden;
         return Vec::new();
@@ -195,193 +211,40 @@ fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Cmd> {
         toggle_tool_output(model);
         return Vec::new();
     }
-    if !model.approvals.is_empty() {
-        return on_approval_key(model, act);
+    match focus {
+        Focus::Feedback(kind) => approvals::on_feedback_key(model, kind, act),
+        Focus::Approval(kind) => approvals::on_approval_key(model, kind, act),
+        Focus::Composer | Focus::SlashPopup => composer::on_key(model, act),
+        Focus::Question | Focus::Picker => Vec::new(),
     }
-    match act {
-        Action::Submit => submit(model),
-        Action::Newline => {
-            model.composer.insert_char('\n');
-            Vec::new()
-        }
-        Action::CycleMode => {
-            let current = if model.state.plan_enabled {
-                ModeChoice::Plan
-            } else {
-                ModeChoice::Mode(model.state.mode)
-            };
-            let at = ModeChoice::CYCLE.iter().position(|c| *c == current);
-            let next = match at {
-                Some(i) => ModeChoice::CYCLE[(i + 1) % ModeChoice::CYCLE.len()],
-                None => ModeChoice::CYCLE[0],
-            };
-            // Shown at once; the runtime confirms with `SessionModeChanged`.
-            model.state = model.state.apply(next);
-            vec![Cmd::Send(Op::SetMode { choice: next })]
-        }
-        Action::Cancel => {
-            if model.busy {
-                vec![Cmd::Send(Op::Interrupt)]
-            } else {
-                Vec::new()
+}
+
+/// Bracketed paste goes where typing would: the question panel's Other
+/// field, the feedback field, or the composer (also under a picker or the
+/// slash popup, as typing there does). The options of a request take no
+/// text.
+fn on_paste(model: &mut Model, text: &str) {
+    // Terminals send CR for line breaks inside a paste.
+    let text = text.replace("\r\n", "\n").replace('\r', "\n");
+    match focus(model) {
+        Focus::Question => {
+            if let Some(question) = model.panel_mut().and_then(|p| p.question.as_mut()) {
+                question.handle_paste(&text);
+                model.dirty = true;
             }
         }
-        Action::Interrupt => {
-            if model.busy {
-                model.quit_armed = false;
-                vec![Cmd::Send(Op::Interrupt)]
-            } else if !model.composer.is_empty() {
-                model.composer.take();
-                model.history_pos = None;
-                model.quit_armed = false;
-                Vec::new()
-            } else if model.quit_armed {
-                vec![Cmd::Quit]
-            } else {
-                model.quit_armed = true;
-                Vec::new()
+        Focus::Feedback(_) => {
+            if let Some(feedback) = model.panel_mut().and_then(|p| p.feedback.as_mut()) {
+                feedback.push_str(&text);
+                model.dirty = true;
             }
         }
-        Action::Suspend => vec![Cmd::Suspend],
-        Action::PageUp | Action::PageDown => {
-            scroll_page(model, act == Action::PageUp);
-            Vec::new()
-        }
-        Action::Top => {
-            // Clamped to the top row once the transcript is synchronised.
-            model.scroll = usize::MAX;
-            Vec::new()
-        }
-        Action::Bottom => {
-            model.scroll = 0;
-            Vec::new()
-        }
-        // In a multi-line draft the arrows move between its lines; at its
-        // edges (and on an empty or recalled composer) they recall history.
-        Action::Up => {
-            if model.history_pos.is_some() || !model.composer.up() {
-                recall(model, true);
-            }
-            Vec::new()
-        }
-        Action::Down => {
-            if model.history_pos.is_some() || !model.composer.down() {
-                recall(model, false);
-            }
-            Vec::new()
-        }
-        Action::Home if !model.composer.is_empty() => {
-            model.composer.line_start();
-            Vec::new()
-        }
-        Action::End if !model.composer.is_empty() => {
-            model.composer.line_end();
-            Vec::new()
-        }
-        Action::Home => {
-            model.scroll = usize::MAX;
-            Vec::new()
-        }
-        Action::End => {
-            model.scroll = 0;
-            Vec::new()
-        }
-        Action::WordLeft => {
-            model.composer.word_left();
-            Vec::new()
-        }
-        Action::WordRight => {
-            model.composer.word_right();
-            Vec::new()
-        }
-        Action::DeleteWord => {
-            model.composer.delete_word();
-            Vec::new()
-        }
-        Action::Left => {
-            model.composer.left();
-            Vec::new()
-        }
-        Action::Right => {
-            model.composer.right();
-            Vec::new()
-        }
-        Action::LineStart => {
-            model.composer.line_start();
-            Vec::new()
-        }
-        Action::LineEnd => {
-            model.composer.line_end();
-            Vec::new()
-        }
-        Action::Backspace => {
-            model.composer.backspace();
-            Vec::new()
-        }
-        Action::Delete => {
-            model.composer.delete();
-            Vec::new()
-        }
-        Action::KillLine => {
-            model.composer.kill_line_start();
-            Vec::new()
-        }
-        Action::Char(c) => {
-            model.composer.insert_char(c);
+        Focus::Approval(_) => {}
+        Focus::Picker | Focus::SlashPopup | Focus::Composer => {
+            model.composer.insert_str(&text);
             model.history_pos = None;
-            Vec::new()
-        }
-        Action::Ignore | Action::ToggleSidebar | Action::ToggleToolOutput => Vec::new(),
-    }
-}
-
-fn submit(model: &mut Model) -> Vec<Cmd> {
-    if model.composer.text().trim().is_empty() {
-        return Vec::new();
-    }
-    if let Some(cmds) = super::slash::submit(model) {
-        return cmds;
-    }
-    let text = model.composer.take();
-    model.history_pos = None;
-    if model.history.last() != Some(&text) {
-        model.history.push(text.clone());
-    }
-    model.scroll = 0;
-    if !model.busy {
-        // The runtime starts a turn at once; `TurnStarted` confirms it.
-        model.busy = true;
-        model.turn_started = model.now;
-    }
-    vec![Cmd::Send(Op::UserInput { text })]
-}
-
-/// ↑/↓ recall history while the composer is empty or showing a recalled
-/// entry; otherwise they do nothing.
-fn recall(model: &mut Model, back: bool) {
-    if model.history.is_empty() {
-        return;
-    }
-    let recalling = model.history_pos.is_some();
-    if !recalling && !model.composer.is_empty() {
-        return;
-    }
-    let last = model.history.len() - 1;
-    let next = match (model.history_pos, back) {
-        (None, true) => Some(last),
-        (None, false) => None,
-        (Some(i), true) => Some(i.saturating_sub(1)),
-        (Some(i), false) if i >= last => None,
-        (Some(i), false) => Some(i + 1),
-    };
-    model.history_pos = next;
-    match next.and_then(|i| model.history.get(i)) {
-        Some(text) => {
-            let text = text.clone();
-            model.composer.set(&text);
-        }
-        None => {
-            model.composer.take();
+            model.quit_armed = false;
+            model.dirty = true;
         }
     }
 }

@@ -1,50 +1,20 @@
-//! The approval panel (TUI-3, APPR-6): the head of the queue, with a count
-//! of the rest. Tool approvals show the options and their keys; plan and
-//! question requests get a minimal panel.
+//! The approval panel (TUI-3, APPR-6): the head of the queue in a bordered
+//! box, with a count of the rest. Its rows come from `layout::approval`.
 
-use super::{Theme, truncate, wrap};
-use crate::permission::suggest::MAX_SHOWN_BASH_PREFIXES;
-use crate::runtime::protocol::{PermissionRequest, RequestKind};
-use crate::tui::model::{ApprovalOption, Model, approval_options, input_summary};
-use crate::tui::widgets::diff::line_style;
-use crate::tui::widgets::highlight::CodeHighlighter;
-use crate::tui::widgets::markdown_doc::render_markdown;
+use crate::runtime::protocol::RequestKind;
+use crate::tui::layout::approval::{body, tail_len};
+use crate::tui::model::Model;
+use crate::tui::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::style::{Color, Modifier};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
-use serde_json::Value;
-use unicode_width::UnicodeWidthChar;
-
-/// Preview (diff) rows shown at most.
-const MAX_PREVIEW: usize = 12;
-/// Command (or summary) rows shown at most.
-const MAX_COMMAND: usize = 6;
-/// Plan rows shown at most.
-const MAX_PLAN: usize = 16;
-
-/// Rows the panel needs (0 when nothing waits), at most half the screen
-/// plus the options.
-pub fn height(model: &Model, width: u16, screen_height: u16) -> u16 {
-    let Some(request) = model.approvals.front() else {
-        return 0;
-    };
-    let rows = body(
-        request,
-        model,
-        &Theme::new(model.monochrome),
-        usize::from(width.saturating_sub(2)),
-    )
-    .len();
-    let wanted = u16::try_from(rows + 2).unwrap_or(u16::MAX);
-    wanted.min(screen_height.saturating_sub(6).max(3))
-}
 
 pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
-    let Some(request) = model.approvals.front() else {
+    let Some(request) = model.head() else {
         return;
     };
+    let panel = model.panel();
     let title = match request.kind {
         RequestKind::Tool => "Permission",
         RequestKind::Plan => "Plan approval",
@@ -57,19 +27,17 @@ pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
     };
     let block = Block::default()
         .borders(Borders::ALL)
-        .border_style(theme.fg(Color::Yellow))
+        .border_style(theme.attention_border())
         .title(Line::from(vec![
             Span::styled(format!(" {title}"), theme.bold()),
             Span::styled(format!("{count} "), theme.dim()),
         ]));
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    let mut lines = body(request, model, theme, usize::from(inner.width));
+    let mut lines = body(request, panel, theme, usize::from(inner.width));
     // Keep the options (and an open feedback field) visible when the panel
     // is cut: drop body rows above them.
-    let options = approval_options(request).len();
-    let feedback_rows = feedback_field(request, model, theme, usize::from(inner.width)).len();
-    let tail_len = options + feedback_rows;
+    let tail_len = tail_len(request, panel, theme, usize::from(inner.width));
     let height = usize::from(inner.height);
     if lines.len() > height && height > tail_len {
         let keep_top = height - tail_len - 1;
@@ -79,329 +47,4 @@ pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
         lines.extend(tail);
     }
     frame.render_widget(Paragraph::new(lines), inner);
-}
-
-/// Every row of the panel; the options are always the last rows.
-fn body(
-    request: &PermissionRequest,
-    model: &Model,
-    theme: &Theme,
-    width: usize,
-) -> Vec<Line<'static>> {
-    let mut lines = Vec::new();
-    if let Some((id, panel)) = &model.question
-        && *id == request.request_id
-    {
-        // The ASK-6 panel draws its own options, help and confirmation page.
-        let widget_theme = if model.monochrome {
-            crate::tui::widgets::Theme::monochrome()
-        } else {
-            crate::tui::widgets::Theme::colored()
-        };
-        return panel.lines(width as u16, &widget_theme);
-    }
-    match request.kind {
-        RequestKind::Tool => tool_body(request, theme, width, &mut lines),
-        RequestKind::Plan => plan_body(request, model, theme, width, &mut lines),
-        RequestKind::Question => question_body(request, theme, width, &mut lines),
-    }
-    lines.push(Line::default());
-    for (i, option) in approval_options(request).into_iter().enumerate() {
-        let selected = i == model.approval_selected;
-        let mut text = format!(
-            "{} {}. {}",
-            if selected { "›" } else { " " },
-            i + 1,
-            option.label(request.kind)
-        );
-        // The project option saves these rules; the session option grants
-        // the whole tool, so it lists nothing.
-        if option == ApprovalOption::AlwaysProject
-            && let Some(saved) = saved_rules(request)
-        {
-            text = truncate(&format!("{text}: {saved}"), width);
-        }
-        let style = if selected {
-            theme.selected()
-        } else {
-            ratatui::style::Style::default()
-        };
-        lines.push(Line::from(Span::styled(text, style)));
-    }
-    lines.extend(feedback_field(request, model, theme, width));
-    lines
-}
-
-/// The open feedback field under the options (PLAN-8, APPR-7), if any.
-fn feedback_field(
-    request: &PermissionRequest,
-    model: &Model,
-    theme: &Theme,
-    width: usize,
-) -> Vec<Line<'static>> {
-    let Some(feedback) = &model.feedback else {
-        return Vec::new();
-    };
-    let label = if request.kind == RequestKind::Plan {
-        "What should change? (Enter sends, Esc goes back)"
-    } else {
-        "Why not? The model reads this. (Enter sends, Esc goes back)"
-    };
-    let mut lines = vec![Line::from(Span::styled(label, theme.dim()))];
-    for (i, row) in wrap(&format!("{feedback}▌"), width.saturating_sub(2))
-        .into_iter()
-        .enumerate()
-    {
-        let lead = if i == 0 { "› " } else { "  " };
-        lines.push(Line::from(vec![
-            Span::styled(lead, theme.accent()),
-            Span::raw(row),
-        ]));
-    }
-    lines
-}
-
-fn tool_body(
-    request: &PermissionRequest,
-    theme: &Theme,
-    width: usize,
-    lines: &mut Vec<Line<'static>>,
-) {
-    let verb = match request.tool.as_str() {
-        "Bash" => "run a command",
-        "Write" | "Edit" | "MultiEdit" | "NotebookEdit" => "change a file",
-        "WebFetch" => "fetch a URL",
-        "Read" => "read a file",
-        _ => "use a tool",
-    };
-    lines.push(Line::from(vec![
-        Span::styled(request.tool.clone(), theme.bold()),
-        Span::raw(format!(" wants to {verb}")),
-    ]));
-    let summary = input_summary(&request.input);
-    let command = request
-        .input
-        .get("command")
-        .and_then(Value::as_str)
-        .filter(|_| request.tool == "Bash");
-    let (rows, total): (Vec<Line<'static>>, usize) = match command {
-        // The command as shell, highlighted, so a `rm` or a pipe stands out.
-        Some(command) => command_rows(command, &theme.widgets(), width.saturating_sub(2)),
-        None => {
-            let rows: Vec<Line<'static>> = wrap(&summary, width.saturating_sub(2))
-                .into_iter()
-                .map(|row| Line::from(Span::styled(row, theme.accent())))
-                .collect();
-            let total = rows.len();
-            (rows, total)
-        }
-    };
-    for row in rows.into_iter().take(MAX_COMMAND) {
-        let mut spans = vec![Span::styled("  ", theme.dim())];
-        spans.extend(row.spans);
-        lines.push(Line::from(spans));
-    }
-    if total > MAX_COMMAND {
-        lines.push(Line::from(Span::styled(
-            format!("  … {} more lines", total - MAX_COMMAND),
-            theme.dim(),
-        )));
-    }
-    if !request.reason.is_empty() {
-        lines.push(Line::from(Span::styled(
-            truncate(&request.reason, width),
-            theme.dim(),
-        )));
-    }
-    if let Some(preview) = &request.preview {
-        lines.push(Line::default());
-        // The same diff colours as the transcript's Edit and Write cells.
-        let widgets = theme.widgets();
-        let rows: Vec<&str> = preview.lines().collect();
-        for row in rows.iter().take(MAX_PREVIEW) {
-            lines.push(Line::from(Span::styled(
-                truncate(&row.replace('\t', "    "), width),
-                line_style(row, &widgets),
-            )));
-        }
-        if rows.len() > MAX_PREVIEW {
-            lines.push(Line::from(Span::styled(
-                format!("… {} more lines", rows.len() - MAX_PREVIEW),
-                theme.dim(),
-            )));
-        }
-    }
-}
-
-fn plan_body(
-    request: &PermissionRequest,
-    model: &Model,
-    theme: &Theme,
-    width: usize,
-    lines: &mut Vec<Line<'static>>,
-) {
-    lines.push(Line::from(Span::styled(
-        "Ready to leave plan mode and start with this plan?",
-        theme.bold(),
-    )));
-    lines.push(Line::default());
-    // PLAN-10: the plan as Markdown, scrolled with PgUp/PgDn; rendered once
-    // by `update`, here only when that copy does not fit.
-    let md_width = u16::try_from(width).unwrap_or(u16::MAX);
-    let cached = model.plan_rows.as_ref().filter(|c| {
-        c.request_id == request.request_id
-            && c.width == md_width
-            && c.monochrome == theme.is_monochrome()
-    });
-    let rendered;
-    let rows: &[Line<'static>] = match cached {
-        Some(c) => &c.lines,
-        None => {
-            rendered = plan_markdown(request, md_width, theme);
-            &rendered
-        }
-    };
-    let last_start = rows.len().saturating_sub(MAX_PLAN);
-    let start = usize::from(model.approval_scroll).min(last_start);
-    if start > 0 {
-        lines.push(Line::from(Span::styled(
-            format!("↑ {start} lines above"),
-            theme.dim(),
-        )));
-    }
-    lines.extend(rows.iter().skip(start).take(MAX_PLAN).cloned());
-    let below = rows.len().saturating_sub(start + MAX_PLAN);
-    if below > 0 {
-        lines.push(Line::from(Span::styled(
-            format!("↓ {below} more lines (PgDn)"),
-            theme.dim(),
-        )));
-    }
-}
-
-fn question_body(
-    request: &PermissionRequest,
-    theme: &Theme,
-    width: usize,
-    lines: &mut Vec<Line<'static>>,
-) {
-    let questions = request
-        .input
-        .get("questions")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    for q in &questions {
-        let text = q
-            .get("question")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        lines.push(Line::from(Span::styled(
-            truncate(text, width),
-            theme.bold(),
-        )));
-        let options = q
-            .get("options")
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default();
-        for o in options {
-            let label = o.get("label").and_then(Value::as_str).unwrap_or_default();
-            lines.push(Line::from(Span::styled(
-                truncate(&format!("  • {label}"), width),
-                theme.dim(),
-            )));
-        }
-    }
-    lines.push(Line::from(Span::styled(
-        "These questions cannot be answered here (invalid input).",
-        theme.dim().add_modifier(Modifier::ITALIC),
-    )));
-}
-
-/// What "Always allow" will save, for the option's label (SUG-2): the rule
-/// contents, at most five Bash prefixes and a count of the rest.
-fn saved_rules(request: &PermissionRequest) -> Option<String> {
-    if request.suggestions.is_empty() {
-        return None;
-    }
-    let shown: Vec<String> = request
-        .suggestions
-        .iter()
-        .take(MAX_SHOWN_BASH_PREFIXES)
-        .map(|rule| match &rule.rule_content {
-            Some(content) if rule.tool_name == request.tool => content.clone(),
-            _ => rule.to_string(),
-        })
-        .collect();
-    let rest = request.suggestions.len() - shown.len();
-    let mut text = shown.join(", ");
-    if rest > 0 {
-        text.push_str(&format!(" (+{rest} more)"));
-    }
-    Some(text)
-}
-
-/// The first rows of a command, highlighted and broken to `width`, and how
-/// many rows it has in all. Only the rows shown are highlighted: a command
-/// of thousands of lines (a heredoc) costs a frame no more than a short one;
-/// the lines after those are counted, not laid out.
-fn command_rows(
-    command: &str,
-    theme: &crate::tui::widgets::Theme,
-    width: usize,
-) -> (Vec<Line<'static>>, usize) {
-    let mut highlighter = CodeHighlighter::new("bash", theme);
-    let mut rows = Vec::new();
-    let mut lines = command.split_inclusive('\n');
-    for line in lines.by_ref() {
-        let row = highlighter
-            .line(line)
-            .unwrap_or_else(|| highlighter.plain_line(line));
-        rows.extend(break_line(row, width));
-        if rows.len() > MAX_COMMAND {
-            break;
-        }
-    }
-    let total = rows.len() + lines.count();
-    rows.truncate(MAX_COMMAND);
-    (rows, total)
-}
-
-/// Breaks a styled line into rows of at most `width` columns.
-fn break_line(line: Line<'static>, width: usize) -> Vec<Line<'static>> {
-    let width = width.max(1);
-    let mut rows = Vec::new();
-    let mut row: Vec<Span<'static>> = Vec::new();
-    let mut used = 0usize;
-    for span in line.spans {
-        let mut piece = String::new();
-        for c in span.content.chars() {
-            let w = c.width().unwrap_or(0);
-            if used + w > width && used > 0 {
-                if !piece.is_empty() {
-                    row.push(Span::styled(std::mem::take(&mut piece), span.style));
-                }
-                rows.push(Line::from(std::mem::take(&mut row)));
-                used = 0;
-            }
-            piece.push(c);
-            used += w;
-        }
-        if !piece.is_empty() {
-            row.push(Span::styled(piece, span.style));
-        }
-    }
-    rows.push(Line::from(row));
-    rows
-}
-
-/// A plan request's plan rendered as Markdown at `width` (PLAN-10).
-pub fn plan_markdown(request: &PermissionRequest, width: u16, theme: &Theme) -> Vec<Line<'static>> {
-    let plan = request
-        .input
-        .get("plan")
-        .and_then(Value::as_str)
-        .unwrap_or_default();
-    render_markdown(plan, width, &theme.widgets())
 }

@@ -2,9 +2,11 @@
 //! `/resume`): a titled list, the highlighted row in the selection colours,
 //! the current entry marked.
 
-use super::Theme;
+use crate::tui::layout::truncate;
 use crate::tui::model::Model;
 use crate::tui::picker::Picker;
+use crate::tui::screen::PICKER_ROWS;
+use crate::tui::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
@@ -12,34 +14,20 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 use unicode_width::UnicodeWidthStr;
 
-/// Rows of items shown at most; the list scrolls to keep the selection.
-pub const PICKER_ROWS: usize = 10;
-
-/// Rows the panel takes: the title border plus its items (at least one).
-pub fn height(model: &Model) -> u16 {
-    match &model.picker {
-        Some(picker) if model.approvals.is_empty() => {
-            let rows = picker.items.len().clamp(1, PICKER_ROWS);
-            u16::try_from(rows + 1).unwrap_or(u16::MAX)
-        }
-        _ => 0,
-    }
-}
-
 pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
     let Some(picker) = &model.picker else {
         return;
     };
     let block = Block::default()
         .borders(Borders::TOP)
-        .border_style(theme.dim())
+        .border_style(theme.border())
         .title(Span::styled(format!(" {} ", picker.title), theme.accent()));
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let width = usize::from(inner.width);
     let lines = if picker.items.is_empty() {
         vec![Line::from(Span::styled(
-            super::truncate(&format!("  {}", picker.empty_text()), width),
+            truncate(&format!("  {}", picker.empty_text()), width),
             theme.dim(),
         ))]
     } else {
@@ -89,7 +77,7 @@ pub fn window(len: usize, selected: usize, room: usize) -> (usize, usize) {
 
 /// `text` padded with spaces (or cut) to `width` columns.
 pub fn pad(text: &str, width: usize) -> String {
-    let cut = super::truncate(text, width);
+    let cut = truncate(text, width);
     let used = cut.width();
     format!("{cut}{}", " ".repeat(width.saturating_sub(used)))
 }
@@ -108,7 +96,7 @@ pub fn list_row(
         if used >= width {
             break;
         }
-        let piece = super::truncate(&text, width - used);
+        let piece = truncate(&text, width - used);
         used += piece.width();
         let style = if selected {
             style.patch(theme.selected())

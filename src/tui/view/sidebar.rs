@@ -1,37 +1,18 @@
 //! The todo sidebar (TODO-7): the session's todo list with a status mark per
-//! item and "completed/total" progress, in a column right of the transcript.
+//! item and "completed/total" progress, in a column right of the transcript
+//! (its width and when it shows: `screen`). A blank two-column gutter,
+//! not a border, sets it apart: a native selection of transcript rows (the
+//! mouse is the terminal's) then picks up spaces, not box-drawing glyphs.
 
-use super::{Theme, wrap};
 use crate::store::{TodoItem, TodoStatus};
+use crate::tui::layout::wrap;
 use crate::tui::model::Model;
+use crate::tui::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
-
-/// Columns the sidebar takes, its two-column gutter included. The gutter is
-/// blank, not a border: a native selection of transcript rows (the mouse is
-/// the terminal's) then picks up spaces, not box-drawing characters.
-pub const WIDTH: u16 = 32;
-/// Narrower terminals never show it: the transcript needs the room more.
-pub const MIN_TERMINAL_WIDTH: u16 = 100;
-
-/// Whether the terminal is wide enough and there is a list to show; the
-/// toggle key matters only then.
-pub fn available(model: &Model) -> bool {
-    model.width >= MIN_TERMINAL_WIDTH && !model.todos.is_empty()
-}
-
-/// Whether the sidebar shows: available and not hidden with Ctrl+T.
-pub fn visible(model: &Model) -> bool {
-    available(model) && !model.sidebar_hidden
-}
-
-/// Columns the sidebar takes now (0 when hidden).
-pub fn width(model: &Model) -> u16 {
-    if visible(model) { WIDTH } else { 0 }
-}
 
 /// "completed/total".
 pub fn progress(todos: &[TodoItem]) -> String {
@@ -57,7 +38,7 @@ pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
 fn lines(todos: &[TodoItem], theme: &Theme, width: usize) -> Vec<Line<'static>> {
     let all_done = todos.iter().all(|t| t.status == TodoStatus::Completed);
     let count_style = if all_done {
-        theme.fg(Color::Green).add_modifier(Modifier::BOLD)
+        theme.success().add_modifier(Modifier::BOLD)
     } else {
         theme.accent()
     };
@@ -92,12 +73,12 @@ fn marks(status: TodoStatus, theme: &Theme) -> (&'static str, Style, Style) {
         TodoStatus::Pending => ("☐ ", theme.dim(), Style::default()),
         TodoStatus::InProgress => (
             "▶ ",
-            theme.fg(Color::Yellow).add_modifier(Modifier::BOLD),
-            theme.fg(Color::Yellow).add_modifier(Modifier::BOLD),
+            theme.warning().add_modifier(Modifier::BOLD),
+            theme.warning().add_modifier(Modifier::BOLD),
         ),
         TodoStatus::Completed => (
             "✓ ",
-            theme.fg(Color::Green),
+            theme.success(),
             theme.dim().add_modifier(Modifier::CROSSED_OUT),
         ),
     }

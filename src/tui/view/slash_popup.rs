@@ -2,10 +2,11 @@
 //! argument hint and description of each matching command, the selected
 //! row highlighted, at most `POPUP_ROWS` rows.
 
-use super::Theme;
 use super::picker::{list_row, pad, window};
+use crate::tui::focus::slash_popup;
 use crate::tui::model::Model;
-use crate::tui::slash::{POPUP_ROWS, popup};
+use crate::tui::slash::POPUP_ROWS;
+use crate::tui::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
@@ -13,20 +14,13 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 use unicode_width::UnicodeWidthStr;
 
-/// Rows the popup takes: a top border plus its rows; 0 when closed.
-pub fn height(model: &Model) -> u16 {
-    popup(model).map_or(0, |p| {
-        u16::try_from(p.items.len().min(POPUP_ROWS) + 1).unwrap_or(u16::MAX)
-    })
-}
-
 pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
-    let Some(popup) = popup(model) else {
+    let Some(popup) = slash_popup(model) else {
         return;
     };
     let block = Block::default()
         .borders(Borders::TOP)
-        .border_style(theme.dim())
+        .border_style(theme.border())
         .title(Span::styled(" commands ", theme.dim()));
     let inner = block.inner(area);
     frame.render_widget(block, area);

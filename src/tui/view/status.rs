@@ -1,12 +1,14 @@
 //! The status line (mode and its description, model, session, context use,
 //! spinner) and the footer of keys that work right now.
 
-use super::{Theme, sidebar, truncate};
-use crate::tui::keys::{TOGGLE_SIDEBAR_HINT, hints, picker_hints, popup_hints};
+use crate::tui::focus::Focus;
+use crate::tui::keys::hints;
+use crate::tui::layout::truncate;
 use crate::tui::model::Model;
+use crate::tui::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::style::Color;
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
@@ -15,24 +17,10 @@ const NO_SANDBOX: &str = "no sandbox";
 
 const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 
-fn mode_color(label: &str) -> Color {
-    match label {
-        "plan" => Color::Blue,
-        "edit" => Color::Magenta,
-        "yolo" => Color::Red,
-        _ => Color::Green,
-    }
-}
-
 pub fn render_status(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
     let width = usize::from(area.width);
     let label = model.state.label();
-    let mut spans = vec![Span::styled(
-        format!(" {label} "),
-        theme
-            .fg(mode_color(label))
-            .add_modifier(ratatui::style::Modifier::BOLD | ratatui::style::Modifier::REVERSED),
-    )];
+    let mut spans = vec![Span::styled(format!(" {label} "), theme.mode_badge(label))];
     // The mode description is exact text (EXEC-2): the session id, then the
     // model, then the context figure's detail give way before it is cut.
     let spinner = if model.busy {
@@ -104,7 +92,7 @@ pub fn render_status(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect
     spans.push(Span::styled(description, theme.dim()));
     spans.push(Span::raw(" ".repeat(pad)));
     let base = if model.busy {
-        theme.fg(Color::Yellow)
+        theme.warning()
     } else {
         theme.dim()
     };
@@ -115,7 +103,7 @@ pub fn render_status(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect
         let style = if *part == ctx_long || *part == ctx_short {
             context_style(model, theme).unwrap_or(base)
         } else if *part == NO_SANDBOX || *part == running {
-            theme.fg(Color::Yellow)
+            theme.warning()
         } else {
             base
         };
@@ -170,17 +158,13 @@ fn context_percent(used: u64, window: u64) -> u64 {
 }
 
 /// A nearly full context is worth a glance: yellow from 70%, red from 90%.
-fn context_style(model: &Model, theme: &Theme) -> Option<ratatui::style::Style> {
+fn context_style(model: &Model, theme: &Theme) -> Option<Style> {
     if model.context_window == 0 || model.context_tokens == 0 {
         return None;
     }
     match context_percent(model.context_tokens, model.context_window) {
-        90.. => Some(
-            theme
-                .fg(Color::Red)
-                .add_modifier(ratatui::style::Modifier::BOLD),
-        ),
-        70..=89 => Some(theme.fg(Color::Yellow)),
+        90.. => Some(theme.error().add_modifier(Modifier::BOLD)),
+        70..=89 => Some(theme.warning()),
         _ => None,
     }
 }
@@ -203,22 +187,12 @@ pub fn tokens(n: u64) -> String {
     }
 }
 
-pub fn render_footer(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
+/// The footer: the keys of the layer that has the focus.
+pub fn render_footer(model: &Model, focus: Focus, theme: &Theme, frame: &mut Frame, area: Rect) {
     let mut spans = vec![Span::raw(" ")];
     let mut used = 1;
     let width = usize::from(area.width);
-    let list = match &model.picker {
-        Some(picker) if model.approvals.is_empty() => picker_hints(picker.deletable()),
-        _ if crate::tui::slash::popup(model).is_some() => popup_hints(),
-        _ => hints(
-            model.busy,
-            !model.approvals.is_empty(),
-            model.composer.is_empty(),
-            model.quit_armed,
-        ),
-    };
-    let list = with_sidebar_hint(model, list);
-    for (i, (key, what)) in list.into_iter().enumerate() {
+    for (i, (key, what)) in hints(focus, model).into_iter().enumerate() {
         let sep = if i == 0 { "" } else { "  " };
         let piece = sep.chars().count() + key.chars().count() + 1 + what.chars().count();
         if used + piece > width {
@@ -230,23 +204,6 @@ pub fn render_footer(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect
         spans.push(Span::styled(format!(" {what}"), theme.dim()));
     }
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
-}
-
-/// Adds the sidebar toggle after the mode key while the sidebar can show
-/// (TODO-7), where it still fits on a 100-column terminal.
-fn with_sidebar_hint(
-    model: &Model,
-    mut list: Vec<(&'static str, &'static str)>,
-) -> Vec<(&'static str, &'static str)> {
-    let offered = list.iter().any(|(key, _)| *key == "shift+tab");
-    if sidebar::available(model) && offered {
-        let at = list
-            .iter()
-            .position(|(key, _)| *key == "shift+tab")
-            .map_or(list.len(), |i| i + 1);
-        list.insert(at, TOGGLE_SIDEBAR_HINT);
-    }
-    list
 }
 
 #[cfg(test)]

@@ -47,10 +47,10 @@ pub fn classify(line: &str) -> DiffLineKind {
 /// The style of one line of a unified diff.
 pub fn line_style(line: &str, theme: &Theme) -> ratatui::style::Style {
     match classify(line) {
-        DiffLineKind::Header => theme.diff_header,
-        DiffLineKind::Hunk => theme.diff_hunk,
-        DiffLineKind::Added => theme.diff_add,
-        DiffLineKind::Removed => theme.diff_remove,
+        DiffLineKind::Header => theme.diff_header(),
+        DiffLineKind::Hunk => theme.diff_hunk(),
+        DiffLineKind::Added => theme.diff_add(),
+        DiffLineKind::Removed => theme.diff_remove(),
         DiffLineKind::Context => ratatui::style::Style::new(),
     }
 }

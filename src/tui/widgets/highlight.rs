@@ -44,7 +44,7 @@ pub fn assets_loaded() -> bool {
 /// Highlights `code` written in `lang` (a fence token such as `rust`, `py`
 /// or `Rust`; anything after the first word is ignored). An unknown or
 /// empty language, or a monochrome theme, gives plain lines in
-/// `theme.code_block`. Never loads the assets for a monochrome theme or an
+/// `theme.code_block()`. Never loads the assets for a monochrome theme or an
 /// empty language.
 pub fn highlight_code(code: &str, lang: &str, theme: &Theme) -> Vec<Line<'static>> {
     let mut highlighter = CodeHighlighter::new(lang, theme);
@@ -52,7 +52,7 @@ pub fn highlight_code(code: &str, lang: &str, theme: &Theme) -> Vec<Line<'static
     for line in LinesWithEndings::from(code) {
         match highlighter.line(line) {
             Some(row) => out.push(row),
-            None => return plain_lines(code, theme.code_block),
+            None => return plain_lines(code, theme.code_block()),
         }
     }
     out
@@ -73,7 +73,7 @@ impl CodeHighlighter {
     pub fn new(lang: &str, theme: &Theme) -> Self {
         let token = lang.split_whitespace().next().unwrap_or("");
         let token = token.split(',').next().unwrap_or("");
-        let state = if !theme.color || token.is_empty() {
+        let state = if !theme.has_color() || token.is_empty() {
             None
         } else {
             let assets = assets();
@@ -86,7 +86,7 @@ impl CodeHighlighter {
             }
         };
         Self {
-            plain: theme.code_block,
+            plain: theme.code_block(),
             state,
         }
     }

@@ -41,7 +41,7 @@ pub(crate) fn code_block_rows(
     rest: &[Span<'static>],
 ) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
-    let fence = !theme.color;
+    let fence = !theme.has_color();
     if fence {
         lines.push(Line::from(format!("```{lang}")));
     }
@@ -146,8 +146,8 @@ impl<'t> Renderer<'t> {
             Event::End(tag) => self.end(tag),
             Event::Text(t) => self.text(&t),
             Event::Code(t) => {
-                let style = self.style().patch(self.theme.inline_code);
-                let text = if self.theme.color {
+                let style = self.style().patch(self.theme.code());
+                let text = if self.theme.has_color() {
                     t.to_string()
                 } else {
                     format!("`{t}`")
@@ -170,13 +170,13 @@ impl<'t> Renderer<'t> {
                 let used = spans_width(&first);
                 let mut spans = first;
                 let n = self.width.saturating_sub(used).max(3);
-                spans.push(Span::styled("─".repeat(n), self.theme.rule));
+                spans.push(Span::styled("─".repeat(n), self.theme.rule()));
                 self.out.push(Line::from(spans));
                 self.blank_pending = true;
             }
             Event::TaskListMarker(done) => {
                 let mark = if done { "[x] " } else { "[ ] " };
-                let style = self.theme.list_marker;
+                let style = self.theme.list_marker();
                 self.inline.push(Span::styled(mark, style));
             }
             Event::FootnoteReference(t) => self.text(&format!("[^{t}]")),
@@ -190,8 +190,8 @@ impl<'t> Renderer<'t> {
             Tag::Paragraph => self.flush_inline(),
             Tag::Heading { level, .. } => {
                 self.flush_inline();
-                self.push_style(self.theme.heading);
-                if !self.theme.color {
+                self.push_style(self.theme.heading());
+                if !self.theme.has_color() {
                     let hashes = "#".repeat(heading_depth(level));
                     self.text(&format!("{hashes} "));
                 }
@@ -200,7 +200,7 @@ impl<'t> Renderer<'t> {
                 self.flush_inline();
                 self.start_block();
                 self.quote_depth += 1;
-                self.push_style(self.theme.quote);
+                self.push_style(self.theme.quote());
             }
             Tag::CodeBlock(kind) => {
                 self.flush_inline();
@@ -234,13 +234,13 @@ impl<'t> Renderer<'t> {
                     }
                     _ => "• ".to_string(),
                 };
-                self.marker = Some(Span::styled(marker, self.theme.list_marker));
+                self.marker = Some(Span::styled(marker, self.theme.list_marker()));
             }
-            Tag::Emphasis => self.push_style(self.theme.emphasis),
-            Tag::Strong => self.push_style(self.theme.strong),
-            Tag::Strikethrough => self.push_style(self.theme.strikethrough),
+            Tag::Emphasis => self.push_style(self.theme.emphasis()),
+            Tag::Strong => self.push_style(self.theme.strong()),
+            Tag::Strikethrough => self.push_style(self.theme.strikethrough()),
             Tag::Link { dest_url, .. } | Tag::Image { dest_url, .. } => {
-                self.push_style(self.theme.link);
+                self.push_style(self.theme.link());
                 self.links.push((dest_url.to_string(), self.inline.len()));
             }
             _ => {}
@@ -293,7 +293,7 @@ impl<'t> Renderer<'t> {
                         .map(|s| s.content.as_ref())
                         .collect();
                     if !url.is_empty() && shown != url {
-                        let style = self.theme.url;
+                        let style = self.theme.url();
                         self.inline.push(Span::styled(format!(" ({url})"), style));
                     }
                 }
@@ -312,7 +312,7 @@ impl<'t> Renderer<'t> {
     }
 
     fn quote_bars(&self) -> Vec<Span<'static>> {
-        let style = self.theme.quote;
+        let style = self.theme.quote();
         (0..self.quote_depth)
             .map(|_| Span::styled("│ ", style))
             .collect()
@@ -352,7 +352,7 @@ impl<'t> Renderer<'t> {
 
     fn emit_code(&mut self, lang: &str, code: &str) {
         let code = highlight_code(code, lang, self.theme);
-        if code.is_empty() && self.theme.color {
+        if code.is_empty() && self.theme.has_color() {
             // An empty block shows nothing, so it sets nothing apart.
             return;
         }

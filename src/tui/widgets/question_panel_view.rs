@@ -76,7 +76,7 @@ impl QuestionPanel {
         if q.multi_select {
             out.push(Line::from(Span::styled(
                 "Choose any: space toggles, enter confirms",
-                theme.dim,
+                theme.faint(),
             )));
         }
         out.push(Line::default());
@@ -89,18 +89,22 @@ impl QuestionPanel {
             let mut spans = vec![pointer(focused, theme), Span::raw(format!("{}. ", row + 1))];
             if q.multi_select {
                 let on = s.checked.get(row).copied().unwrap_or(false);
-                let style = if on { theme.selected } else { Style::new() };
+                let style = if on { theme.chosen() } else { Style::new() };
                 spans.push(Span::styled(if on { "[x] " } else { "[ ] " }, style));
             }
-            let label_style = if focused { theme.accent } else { Style::new() };
+            let label_style = if focused {
+                theme.accent()
+            } else {
+                Style::new()
+            };
             let mut label = vec![Span::styled(option.label.clone(), label_style)];
             if !q.multi_select && answered == Some(option.label.as_str()) {
-                label.push(Span::styled(" ✓", theme.selected));
+                label.push(Span::styled(" ✓", theme.chosen()));
             }
             let pad = if q.multi_select { 9 } else { 5 };
             out.extend(wrap_spans(label, width, spans, indent(pad)));
             if !option.description.is_empty() {
-                let desc = vec![Span::styled(option.description.clone(), theme.dim)];
+                let desc = vec![Span::styled(option.description.clone(), theme.faint())];
                 out.extend(wrap_spans(desc, width, indent(pad), indent(pad)));
             }
         }
@@ -108,7 +112,7 @@ impl QuestionPanel {
         if s.answer == AnswerState::Skipped {
             out.push(Line::from(Span::styled(
                 "Skipped: enter goes on, choosing an option answers",
-                theme.dim,
+                theme.faint(),
             )));
         }
         if let Some(preview) = q
@@ -129,7 +133,7 @@ impl QuestionPanel {
             "↑↓ move · 1-9 choose · o other · s skip · enter next · ←→ switch · esc reject"
         };
         out.extend(wrap_spans(
-            vec![Span::styled(help, theme.dim)],
+            vec![Span::styled(help, theme.faint())],
             width,
             Vec::new(),
             Vec::new(),
@@ -148,10 +152,14 @@ impl QuestionPanel {
         let mut spans = vec![pointer(focused, theme), Span::raw(format!("{}. ", row + 1))];
         if q.multi_select {
             let on = s.other.is_some();
-            let style = if on { theme.selected } else { Style::new() };
+            let style = if on { theme.chosen() } else { Style::new() };
             spans.push(Span::styled(if on { "[x] " } else { "[ ] " }, style));
         }
-        let label_style = if focused { theme.accent } else { Style::new() };
+        let label_style = if focused {
+            theme.accent()
+        } else {
+            Style::new()
+        };
         spans.push(Span::styled(OTHER_LABEL, label_style));
         match (self.editing(), &s.other) {
             (Some(text), _) => {
@@ -171,7 +179,7 @@ impl QuestionPanel {
                 spans.push(Span::raw(": "));
                 spans.push(Span::raw(text.clone()));
             }
-            (None, None) => spans.push(Span::styled(" (press o to type an answer)", theme.dim)),
+            (None, None) => spans.push(Span::styled(" (press o to type an answer)", theme.faint())),
         }
         Line::from(spans)
     }
@@ -186,14 +194,14 @@ impl QuestionPanel {
             let head = vec![
                 Span::styled(
                     format!("[{}] ", truncate(&q.header, HEADER_MAX_CHARS)),
-                    theme.accent,
+                    theme.accent(),
                 ),
                 Span::raw(q.question.clone()),
             ];
             out.extend(wrap_spans(head, width, Vec::new(), indent(2)));
             let answer = match &s.answer {
-                AnswerState::Answered(a) => Span::styled(a.clone(), theme.selected),
-                _ => Span::styled("(skipped)", theme.dim),
+                AnswerState::Answered(a) => Span::styled(a.clone(), theme.chosen()),
+                _ => Span::styled("(skipped)", theme.faint()),
             };
             out.extend(wrap_spans(
                 vec![answer],
@@ -206,7 +214,7 @@ impl QuestionPanel {
         out.extend(wrap_spans(
             vec![Span::styled(
                 "enter submit · ←/tab back to the questions · esc reject",
-                theme.dim,
+                theme.faint(),
             )],
             width,
             Vec::new(),
@@ -216,17 +224,17 @@ impl QuestionPanel {
 }
 
 fn chip(text: String, active: bool, theme: &Theme) -> Span<'static> {
-    let (style, text) = match (active, theme.color) {
-        (true, _) => (theme.chip_active, format!(" {text} ")),
-        (false, true) => (theme.chip, format!(" {text} ")),
-        (false, false) => (theme.chip, format!("[{text}]")),
+    let (style, text) = match (active, theme.has_color()) {
+        (true, _) => (theme.chip_active(), format!(" {text} ")),
+        (false, true) => (theme.chip(), format!(" {text} ")),
+        (false, false) => (theme.chip(), format!("[{text}]")),
     };
     Span::styled(text, style)
 }
 
 fn pointer(focused: bool, theme: &Theme) -> Span<'static> {
     if focused {
-        Span::styled("› ", theme.accent)
+        Span::styled("› ", theme.accent())
     } else {
         Span::raw("  ")
     }
@@ -264,7 +272,7 @@ fn tail(s: &str, room: usize) -> String {
 /// The preview Markdown in a bordered box `width` columns wide.
 fn preview_box(preview: &str, width: usize, theme: &Theme) -> Vec<Line<'static>> {
     let inner = width.saturating_sub(4).max(1);
-    let border = theme.dim;
+    let border = theme.faint();
     let title = " Preview ";
     let top_fill = (inner + 2).saturating_sub(str_width(title) + 1);
     let mut out = vec![Line::from(vec![
@@ -275,7 +283,7 @@ fn preview_box(preview: &str, width: usize, theme: &Theme) -> Vec<Line<'static>>
     let mut body = render_markdown(preview, inner as u16, theme);
     if body.len() > PREVIEW_MAX_LINES {
         body.truncate(PREVIEW_MAX_LINES - 1);
-        body.push(Line::from(Span::styled("…", theme.dim)));
+        body.push(Line::from(Span::styled("…", theme.faint())));
     }
     for line in body {
         let used = line.width();

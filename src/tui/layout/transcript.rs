@@ -3,9 +3,9 @@
 //! with `Model::cells`, so `view` draws only the rows that are visible, even
 //! with ten thousand messages, and stays a pure read of the model.
 
-use crate::tui::model::Cell;
-use crate::tui::view::Theme;
-use crate::tui::view::transcript::{cell_lines, reply_open_rows, reply_row, reply_width};
+use super::cell::{cell_lines, reply_open_rows, reply_row, reply_width};
+use crate::tui::cells::Cell;
+use crate::tui::theme::Theme;
 use crate::tui::widgets::markdown_doc::MarkdownDoc;
 use ratatui::text::Line;
 use std::fmt;
@@ -34,7 +34,7 @@ struct ReplyLayout {
 impl Entry {
     fn new(cell: &Cell, theme: &Theme, width: u16) -> Self {
         if let Cell::Assistant { text, streaming } = cell {
-            let doc = MarkdownDoc::new(reply_width(usize::from(width)), &theme.widgets());
+            let doc = MarkdownDoc::new(reply_width(usize::from(width)), theme);
             let mut entry = Self {
                 lines: Vec::new(),
                 reply: Some(Box::new(ReplyLayout { doc, finished: 0 })),

@@ -1,0 +1,116 @@
+//! The approval panel's state (APPR-6, APPR-7, PLAN-10, ASK-6): the options
+//! a request offers, and everything the user does on the panel of the head
+//! request, in one value. The panel belongs to one request: when the head
+//! changes (answered here, or resolved elsewhere, by a hook) it is built
+//! afresh, so no selection, scroll or feedback carries over.
+
+use crate::runtime::protocol::{AlwaysOption, PermissionRequest, RequestKind};
+use crate::tools::ask_user_question::AskUserQuestionInput;
+use crate::tui::widgets::question_panel::QuestionPanel;
+use ratatui::text::Line;
+
+/// One choice of the approval panel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ApprovalOption {
+    AllowOnce,
+    AlwaysProject,
+    AlwaysSession,
+    FullAccess,
+    /// Opens a text field: plan feedback (PLAN-8), or a deny with feedback
+    /// the model receives (APPR-7).
+    Feedback,
+    Deny,
+}
+
+impl ApprovalOption {
+    pub fn label(self, kind: RequestKind) -> &'static str {
+        match (self, kind) {
+            (ApprovalOption::AllowOnce, RequestKind::Plan) => "Approve the plan",
+            (ApprovalOption::AllowOnce, _) => "Allow once",
+            (ApprovalOption::AlwaysProject, _) => "Always allow in this project",
+            (ApprovalOption::AlwaysSession, _) => "Always allow in this session",
+            (ApprovalOption::FullAccess, _) => "Full access (switch to yolo)",
+            (ApprovalOption::Feedback, RequestKind::Plan) => "Give feedback (keep planning)",
+            (ApprovalOption::Feedback, _) => "Deny with feedback",
+            (ApprovalOption::Deny, RequestKind::Question) => "Skip (deny)",
+            (ApprovalOption::Deny, _) => "Deny",
+        }
+    }
+}
+
+/// The options a request offers, in order (APPR-6).
+pub fn approval_options(request: &PermissionRequest) -> Vec<ApprovalOption> {
+    match request.kind {
+        RequestKind::Tool => {
+            let mut options = vec![ApprovalOption::AllowOnce];
+            match request.always {
+                AlwaysOption::Project => options.push(ApprovalOption::AlwaysProject),
+                AlwaysOption::Session => options.push(ApprovalOption::AlwaysSession),
+                AlwaysOption::None => {}
+            }
+            if request.full_access_available {
+                options.push(ApprovalOption::FullAccess);
+            }
+            options.push(ApprovalOption::Feedback);
+            options.push(ApprovalOption::Deny);
+            options
+        }
+        RequestKind::Plan => vec![
+            ApprovalOption::AllowOnce,
+            ApprovalOption::Feedback,
+            ApprovalOption::Deny,
+        ],
+        RequestKind::Question => vec![ApprovalOption::Deny],
+    }
+}
+
+/// The head plan request's Markdown rows at one width, kept by `update` so
+/// a long plan is not rendered again for every frame and update (PLAN-10).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlanRows {
+    pub request_id: String,
+    /// The panel's inner width.
+    pub width: u16,
+    pub monochrome: bool,
+    pub lines: Vec<Line<'static>>,
+}
+
+/// The panel of the head request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ApprovalPanel {
+    /// The request this panel belongs to.
+    pub request_id: String,
+    /// The highlighted option.
+    pub selected: usize,
+    /// How far the body (a long plan) is scrolled.
+    pub scroll: u16,
+    /// The feedback being typed, when its field is open.
+    pub feedback: Option<String>,
+    /// The ASK-6 panel, when the request is a question whose input reads;
+    /// otherwise the plain panel lets the user reject it.
+    pub question: Option<QuestionPanel>,
+    /// The plan, rendered (see `PlanRows`).
+    pub plan_rows: Option<PlanRows>,
+}
+
+impl ApprovalPanel {
+    /// A fresh panel for `request`.
+    pub fn new(request: &PermissionRequest) -> Self {
+        let question = (request.kind == RequestKind::Question)
+            .then(|| AskUserQuestionInput::parse(request.input.clone()).ok())
+            .flatten()
+            .map(|input| QuestionPanel::new(input.questions));
+        Self {
+            request_id: request.request_id.clone(),
+            selected: 0,
+            scroll: 0,
+            feedback: None,
+            question,
+            plan_rows: None,
+        }
+    }
+
+    pub fn is_for(&self, request: &PermissionRequest) -> bool {
+        self.request_id == request.request_id
+    }
+}

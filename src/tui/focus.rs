@@ -1,0 +1,69 @@
+//! Which layer of the screen has the keys (TUI-4): decided here, once.
+//! Key dispatch (`update`), the footer's hints (`keys`) and the view all
+//! read it, so they cannot disagree about what is on top.
+//!
+//! The order, first match wins: a waiting request (its question panel, its
+//! feedback field, or its options), an open picker, the slash popup, the
+//! composer.
+
+use crate::runtime::protocol::RequestKind;
+use crate::tui::model::Model;
+use crate::tui::slash::Popup;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Focus {
+    /// The ASK-6 panel of the head request.
+    Question,
+    /// The feedback field of the head request's panel (a deny with feedback,
+    /// or plan feedback).
+    Feedback(RequestKind),
+    /// The head request's options. A question whose input cannot be read
+    /// gets these too, so the user can reject it.
+    Approval(RequestKind),
+    /// `/mode`, `/model`, `/permissions`, `/resume`.
+    Picker,
+    /// The slash-command completion popup: it takes the list keys, typing
+    /// goes on in the composer.
+    SlashPopup,
+    Composer,
+}
+
+impl Focus {
+    /// Whether a request waits for the user (the approval panel shows and
+    /// the composer steps back).
+    pub fn is_request(self) -> bool {
+        matches!(
+            self,
+            Focus::Question | Focus::Feedback(_) | Focus::Approval(_)
+        )
+    }
+}
+
+/// The layer that has the keys now.
+pub fn focus(model: &Model) -> Focus {
+    if let Some(request) = model.head() {
+        let panel = model.panel();
+        if panel.is_some_and(|p| p.question.is_some()) {
+            return Focus::Question;
+        }
+        if panel.is_some_and(|p| p.feedback.is_some()) {
+            return Focus::Feedback(request.kind);
+        }
+        return Focus::Approval(request.kind);
+    }
+    if model.picker.is_some() {
+        return Focus::Picker;
+    }
+    if model.slash.popup(model.composer.text()).is_some() {
+        return Focus::SlashPopup;
+    }
+    Focus::Composer
+}
+
+/// The slash popup, when it has the focus.
+pub fn slash_popup(model: &Model) -> Option<Popup> {
+    match focus(model) {
+        Focus::SlashPopup => model.slash.popup(model.composer.text()),
+        _ => None,
+    }
+}

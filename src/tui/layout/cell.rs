@@ -1,0 +1,257 @@
+//! The rows of one transcript cell at a width: user messages, replies
+//! (Markdown), tool calls with their output or diff, notices and errors;
+//! and the rows around the cells (an empty session's banner, the queued
+//! inputs).
+
+use super::{truncate, wrap};
+use crate::tui::cells::{Cell, ToolStatus};
+use crate::tui::theme::Theme;
+use crate::tui::widgets::diff::{DiffLineKind, classify, line_style};
+use crate::tui::widgets::markdown::str_width;
+use crate::tui::widgets::markdown_doc::MarkdownDoc;
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+
+/// What an empty session shows.
+pub fn banner_lines(workspace: &str, theme: &Theme, width: usize) -> Vec<Line<'static>> {
+    let mut out = vec![Line::from(Span::styled("zcode", theme.accent()))];
+    if !workspace.is_empty() {
+        out.push(Line::from(Span::styled(
+            truncate(workspace, width),
+            theme.dim(),
+        )));
+    }
+    out.push(Line::from(Span::styled(
+        "Type a task and press Enter. Shift+Tab changes the mode.",
+        theme.dim(),
+    )));
+    out
+}
+
+/// The inputs queued behind the running turn, below the cells.
+pub fn queued_lines(queued: &[String], theme: &Theme, width: usize) -> Vec<Line<'static>> {
+    let mut out = Vec::new();
+    for text in queued {
+        out.push(Line::default());
+        push_prefixed(
+            &mut out,
+            &format!("queued: {text}"),
+            "⏸ ",
+            theme.dim(),
+            theme.dim(),
+            width,
+        );
+    }
+    out
+}
+
+/// The rows of one cell at `width`, appended to `out`.
+pub fn cell_lines(cell: &Cell, theme: &Theme, width: usize, out: &mut Vec<Line<'static>>) {
+    match cell {
+        Cell::User { text } => push_prefixed(out, text, "› ", theme.accent(), theme.bold(), width),
+        Cell::Assistant { text, streaming } => {
+            // Markdown, rendered block by block so that a growing reply
+            // does not reflow (TUI-2); the layout keeps the document and
+            // renders only what is new.
+            let mut doc = MarkdownDoc::new(reply_width(width), theme);
+            doc.push(text);
+            let finished = doc.finished_rows().iter().cloned();
+            let rows = finished.chain(reply_open_rows(&doc, *streaming));
+            for (i, row) in rows.enumerate() {
+                out.push(reply_row(i, row, theme));
+            }
+        }
+        Cell::Tool {
+            tool,
+            summary,
+            status,
+            detail,
+            output,
+            diff,
+            expanded,
+            ..
+        } => {
+            let (mark, style, label) = match status {
+                ToolStatus::Running => ("◌ ", theme.warning(), "running"),
+                ToolStatus::Done => ("✓ ", theme.success(), ""),
+                ToolStatus::Failed => ("✗ ", theme.error(), "failed"),
+                ToolStatus::Denied => ("⊘ ", theme.error(), "denied"),
+            };
+            let head_width = width.saturating_sub(2 + tool.chars().count() + 1);
+            let mut spans = vec![
+                Span::styled(mark, style),
+                Span::styled(tool.clone(), theme.bold()),
+            ];
+            if !summary.is_empty() {
+                spans.push(Span::raw(" "));
+                spans.push(Span::raw(truncate(
+                    summary.lines().next().unwrap_or_default(),
+                    head_width,
+                )));
+            }
+            out.push(Line::from(spans));
+            if *expanded && (!output.is_empty() || diff.is_some()) {
+                expanded_output(output, diff.as_deref(), *status, theme, width, out);
+                return;
+            }
+            let detail = match (label.is_empty(), detail.is_empty()) {
+                (_, false) => detail.clone(),
+                (false, true) => label.to_string(),
+                (true, true) => String::new(),
+            };
+            if !detail.is_empty() {
+                let row = truncate(&detail, width.saturating_sub(4));
+                out.push(Line::from(vec![
+                    Span::styled("  └ ", theme.dim()),
+                    Span::styled(row, detail_style(*status, theme)),
+                ]));
+            }
+            // An Edit or Write shows what it changed; other tools say how
+            // much more there is to read.
+            let hidden = match diff {
+                Some(diff) => diff_rows(diff, COLLAPSED_DIFF_ROWS, theme, width, out),
+                None => output
+                    .lines()
+                    .filter(|l| !l.trim().is_empty())
+                    .count()
+                    .saturating_sub(1),
+            };
+            if hidden > 0 {
+                let noun = if hidden == 1 { "line" } else { "lines" };
+                out.push(Line::from(Span::styled(
+                    format!("    … +{hidden} {noun} (ctrl+o to expand)"),
+                    theme.dim(),
+                )));
+            }
+        }
+        Cell::Notice { text } => push_prefixed(
+            out,
+            text,
+            "· ",
+            theme.dim(),
+            theme.dim().add_modifier(Modifier::ITALIC),
+            width,
+        ),
+        Cell::Error { text } => push_prefixed(
+            out,
+            &format!("error: {text}"),
+            "! ",
+            theme.error().add_modifier(Modifier::BOLD),
+            theme.error(),
+            width,
+        ),
+    }
+}
+
+/// The Markdown width of a reply in a transcript `width` columns wide.
+pub fn reply_width(width: usize) -> u16 {
+    u16::try_from(width.saturating_sub(2)).unwrap_or(u16::MAX)
+}
+
+/// Row `i` of a reply, after its lead: a bullet on the first row.
+pub fn reply_row(i: usize, row: Line<'static>, theme: &Theme) -> Line<'static> {
+    let lead = if i == 0 { "● " } else { "  " };
+    let mut spans = vec![Span::styled(lead, theme.bullet())];
+    spans.extend(row.spans);
+    Line::from(spans)
+}
+
+/// The rows after a reply's finished ones: its open block and, while it
+/// streams, the cursor after the text.
+pub fn reply_open_rows(doc: &MarkdownDoc, streaming: bool) -> Vec<Line<'static>> {
+    let mut rows = doc.open_rows();
+    if streaming {
+        const CURSOR: &str = "▌";
+        let width = usize::from(doc.width());
+        match rows.last_mut() {
+            Some(last) if !last.spans.is_empty() && last.width() + str_width(CURSOR) <= width => {
+                last.spans.push(Span::raw(CURSOR));
+            }
+            _ => rows.push(Line::from(CURSOR)),
+        }
+    }
+    rows
+}
+
+/// Diff rows a collapsed Edit or Write cell shows.
+const COLLAPSED_DIFF_ROWS: usize = 8;
+
+/// The whole output of an expanded tool cell, or its diff when it has one.
+fn expanded_output(
+    output: &str,
+    diff: Option<&str>,
+    status: ToolStatus,
+    theme: &Theme,
+    width: usize,
+    out: &mut Vec<Line<'static>>,
+) {
+    if let Some(diff) = diff {
+        if let Some(first) = output.lines().next() {
+            out.push(Line::from(vec![
+                Span::styled("  └ ", theme.dim()),
+                Span::styled(truncate(first, width.saturating_sub(4)), theme.dim()),
+            ]));
+        }
+        diff_rows(diff, usize::MAX, theme, width, out);
+        return;
+    }
+    let style = detail_style(status, theme);
+    for (i, line) in output.lines().enumerate() {
+        let lead = if i == 0 { "  └ " } else { "    " };
+        out.push(Line::from(vec![
+            Span::styled(lead, theme.dim()),
+            Span::styled(truncate(line, width.saturating_sub(4)), style),
+        ]));
+    }
+}
+
+/// Appends at most `max` rows of a unified diff, in colour, without its
+/// file headers; returns how many rows were left out.
+fn diff_rows(
+    diff: &str,
+    max: usize,
+    theme: &Theme,
+    width: usize,
+    out: &mut Vec<Line<'static>>,
+) -> usize {
+    let rows: Vec<&str> = diff
+        .lines()
+        .filter(|line| classify(line) != DiffLineKind::Header)
+        .collect();
+    for row in rows.iter().take(max) {
+        out.push(Line::from(vec![
+            Span::raw("    "),
+            Span::styled(
+                truncate(&row.replace('\t', "    "), width.saturating_sub(4)),
+                line_style(row, theme),
+            ),
+        ]));
+    }
+    rows.len().saturating_sub(max)
+}
+
+fn detail_style(status: ToolStatus, theme: &Theme) -> Style {
+    match status {
+        ToolStatus::Failed | ToolStatus::Denied => theme.error(),
+        _ => theme.dim(),
+    }
+}
+
+/// Wraps `text` to the width left after a two-column prefix shown on the
+/// first row.
+fn push_prefixed(
+    out: &mut Vec<Line<'static>>,
+    text: &str,
+    prefix: &'static str,
+    prefix_style: Style,
+    style: Style,
+    width: usize,
+) {
+    for (i, row) in wrap(text, width.saturating_sub(2)).into_iter().enumerate() {
+        let lead = if i == 0 { prefix } else { "  " };
+        out.push(Line::from(vec![
+            Span::styled(lead, prefix_style),
+            Span::styled(row, style),
+        ]));
+    }
+}

@@ -1,0 +1,198 @@
+//! Keys while the composer has the focus: editing, sending, history
+//! recall, the mode cycle, scrolling the transcript, quitting.
+
+use super::{scroll_page, slash};
+use crate::permission::mode::ModeChoice;
+use crate::runtime::protocol::Op;
+use crate::tui::keys::Action;
+use crate::tui::model::Model;
+use crate::tui::msg::Cmd;
+
+pub(super) fn on_key(model: &mut Model, act: Action) -> Vec<Cmd> {
+    match act {
+        Action::Submit => submit(model),
+        Action::Newline => {
+            model.composer.insert_char('\n');
+            Vec::new()
+        }
+        Action::CycleMode => {
+            let current = if model.state.plan_enabled {
+                ModeChoice::Plan
+            } else {
+                ModeChoice::Mode(model.state.mode)
+            };
+            let at = ModeChoice::CYCLE.iter().position(|c| *c == current);
+            let next = match at {
+                Some(i) => ModeChoice::CYCLE[(i + 1) % ModeChoice::CYCLE.len()],
+                None => ModeChoice::CYCLE[0],
+            };
+            // Shown at once; the runtime confirms with `SessionModeChanged`.
+            model.state = model.state.apply(next);
+            vec![Cmd::Send(Op::SetMode { choice: next })]
+        }
+        Action::Cancel => {
+            if model.busy {
+                vec![Cmd::Send(Op::Interrupt)]
+            } else {
+                Vec::new()
+            }
+        }
+        Action::Interrupt => {
+            if model.busy {
+                model.quit_armed = false;
+                vec![Cmd::Send(Op::Interrupt)]
+            } else if !model.composer.is_empty() {
+                model.composer.take();
+                model.history_pos = None;
+                model.quit_armed = false;
+                Vec::new()
+            } else if model.quit_armed {
+                vec![Cmd::Quit]
+            } else {
+                model.quit_armed = true;
+                Vec::new()
+            }
+        }
+        Action::Suspend => vec![Cmd::Suspend],
+        Action::PageUp | Action::PageDown => {
+            scroll_page(model, act == Action::PageUp);
+            Vec::new()
+        }
+        Action::Top => {
+            // Clamped to the top row once the transcript is synchronised.
+            model.scroll = usize::MAX;
+            Vec::new()
+        }
+        Action::Bottom => {
+            model.scroll = 0;
+            Vec::new()
+        }
+        // In a multi-line draft the arrows move between its lines; at its
+        // edges (and on an empty or recalled composer) they recall history.
+        Action::Up => {
+            if model.history_pos.is_some() || !model.composer.up() {
+                recall(model, true);
+            }
+            Vec::new()
+        }
+        Action::Down => {
+            if model.history_pos.is_some() || !model.composer.down() {
+                recall(model, false);
+            }
+            Vec::new()
+        }
+        Action::Home if !model.composer.is_empty() => {
+            model.composer.line_start();
+            Vec::new()
+        }
+        Action::End if !model.composer.is_empty() => {
+            model.composer.line_end();
+            Vec::new()
+        }
+        Action::Home => {
+            model.scroll = usize::MAX;
+            Vec::new()
+        }
+        Action::End => {
+            model.scroll = 0;
+            Vec::new()
+        }
+        Action::WordLeft => {
+            model.composer.word_left();
+            Vec::new()
+        }
+        Action::WordRight => {
+            model.composer.word_right();
+            Vec::new()
+        }
+        Action::DeleteWord => {
+            model.composer.delete_word();
+            Vec::new()
+        }
+        Action::Left => {
+            model.composer.left();
+            Vec::new()
+        }
+        Action::Right => {
+            model.composer.right();
+            Vec::new()
+        }
+        Action::LineStart => {
+            model.composer.line_start();
+            Vec::new()
+        }
+        Action::LineEnd => {
+            model.composer.line_end();
+            Vec::new()
+        }
+        Action::Backspace => {
+            model.composer.backspace();
+            Vec::new()
+        }
+        Action::Delete => {
+            model.composer.delete();
+            Vec::new()
+        }
+        Action::KillLine => {
+            model.composer.kill_line_start();
+            Vec::new()
+        }
+        Action::Char(c) => {
+            model.composer.insert_char(c);
+            model.history_pos = None;
+            Vec::new()
+        }
+        Action::Ignore | Action::ToggleSidebar | Action::ToggleToolOutput => Vec::new(),
+    }
+}
+
+fn submit(model: &mut Model) -> Vec<Cmd> {
+    if model.composer.text().trim().is_empty() {
+        return Vec::new();
+    }
+    if let Some(cmds) = slash::submit(model) {
+        return cmds;
+    }
+    let text = model.composer.take();
+    model.history_pos = None;
+    if model.history.last() != Some(&text) {
+        model.history.push(text.clone());
+    }
+    model.scroll = 0;
+    if !model.busy {
+        // The runtime starts a turn at once; `TurnStarted` confirms it.
+        model.busy = true;
+        model.turn_started = model.now;
+    }
+    vec![Cmd::Send(Op::UserInput { text })]
+}
+
+/// ↑/↓ recall history while the composer is empty or showing a recalled
+/// entry; otherwise they do nothing.
+fn recall(model: &mut Model, back: bool) {
+    if model.history.is_empty() {
+        return;
+    }
+    let recalling = model.history_pos.is_some();
+    if !recalling && !model.composer.is_empty() {
+        return;
+    }
+    let last = model.history.len() - 1;
+    let next = match (model.history_pos, back) {
+        (None, true) => Some(last),
+        (None, false) => None,
+        (Some(i), true) => Some(i.saturating_sub(1)),
+        (Some(i), false) if i >= last => None,
+        (Some(i), false) => Some(i + 1),
+    };
+    model.history_pos = next;
+    match next.and_then(|i| model.history.get(i)) {
+        Some(text) => {
+            let text = text.clone();
+            model.composer.set(&text);
+        }
+        None => {
+            model.composer.take();
+        }
+    }
+}
