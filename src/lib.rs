@@ -4,6 +4,7 @@
 pub mod approval;
 pub mod cli;
 pub mod config;
+pub mod git_info;
 pub mod headless;
 pub mod hooks;
 pub mod model;

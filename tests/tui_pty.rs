@@ -280,7 +280,7 @@ fn assert_restored(raw: &[u8], screen: &vt100::Screen) {
     for (on, off, what) in [
         (&b"\x1b[?1049h"[..], &b"\x1b[?1049l"[..], "alternate screen"),
         (b"\x1b[?2004h", b"\x1b[?2004l", "bracketed paste"),
-        (b"\x1b[?1000h", b"\x1b[?1000l", "mouse capture"),
+        (b"\x1b[?1007h", b"\x1b[?1007l", "alternate scroll"),
     ] {
         let entered = rfind(raw, on).unwrap_or_else(|| panic!("{what} never entered"));
         let left = rfind(raw, off).unwrap_or_else(|| panic!("{what} never left: {text:?}"));
@@ -499,28 +499,86 @@ fn tui4_new_then_resume_swaps_the_session_and_replays_its_conversation() {
     assert!(status.success(), "exit {status:?}");
 }
 
-/// The mouse wheel scrolls the transcript in a real terminal (TUI-5): the
-/// terminal reports it as SGR mouse events once mouse capture is on.
-#[test]
-fn tui5_mouse_wheel_scrolls_the_transcript() {
-    let home = tempfile::tempdir().expect("temp home");
-    let project = tempfile::tempdir().expect("temp project");
-    let mut options = PtyOptions::new(env!("CARGO_BIN_EXE_zcode"), home.path(), project.path());
+/// A terminal with a scrolled-back transcript on 16 rows: the demo's two
+/// replies overflow it.
+fn demo_overflowing(options: PtyOptions) -> Pty {
+    let mut options = options;
     options.rows = 16;
-    let mut pty = Pty::spawn(options);
+    let pty = Pty::spawn(options);
     pty.wait_for_text("offline demo provider");
     pty.submit("hello");
     // The end of the demo's second reply (the first has scrolled away).
     pty.wait_for_text("openai/gpt-4.1");
     wait_idle(&pty);
-    // Wheel up (button 64) three times: the transcript leaves the bottom.
+    pty
+}
+
+/// The mouse wheel scrolls the transcript in a real terminal (TUI-5) while
+/// the mouse stays the terminal's (issue 11: native selection with no
+/// modifier key): zcode turns on alternate scroll, not mouse capture, and
+/// the terminal sends each wheel notch as a run of arrow keys.
+#[test]
+fn ux11_the_wheel_scrolls_while_the_mouse_stays_the_terminals() {
+    let home = tempfile::tempdir().expect("temp home");
+    let project = tempfile::tempdir().expect("temp project");
+    let mut pty = demo_overflowing(PtyOptions::new(
+        env!("CARGO_BIN_EXE_zcode"),
+        home.path(),
+        project.path(),
+    ));
+    pty.with_screen(|s| {
+        assert_eq!(
+            s.mouse_protocol_mode(),
+            vt100::MouseProtocolMode::None,
+            "mouse capture would take selection from the terminal"
+        )
+    });
+    let raw = pty.raw_output();
+    assert!(
+        find(&raw, b"\x1b[?1007h").is_some(),
+        "alternate scroll is on"
+    );
+    // A wheel notch up, as a terminal sends it: three arrows in one write.
+    pty.send("\x1b[A\x1b[A\x1b[A");
+    pty.wait_for("the transcript scrolled back", WAIT, |s| {
+        s.contents().contains("End returns to the bottom")
+    });
+    for _ in 0..10 {
+        pty.send("\x1b[B\x1b[B\x1b[B");
+    }
+    pty.wait_for("the transcript back at the bottom", WAIT, |s| {
+        !s.contents().contains("End returns to the bottom")
+    });
+    // One arrow is a key: it recalls the input history, not a scroll.
+    pty.send("\x1b[A");
+    pty.wait_for("↑ recalls the last input", WAIT, |s| {
+        s.contents().contains("› hello")
+    });
+    // Ctrl+C clears the recalled text; then the usual quit.
+    pty.ctrl_c();
+    pty.wait_for("the composer cleared", WAIT, |s| {
+        !s.contents().contains("› hello")
+    });
+    let status = pty.quit();
+    assert!(status.success(), "exit {status:?}");
+}
+
+/// `ZCODE_MOUSE=capture` keeps the wheel as mouse events, for terminals
+/// that do not turn it into arrows.
+#[test]
+fn ux11_mouse_capture_on_request_scrolls_with_mouse_events() {
+    let home = tempfile::tempdir().expect("temp home");
+    let project = tempfile::tempdir().expect("temp project");
+    let mut pty = demo_overflowing(
+        PtyOptions::new(env!("CARGO_BIN_EXE_zcode"), home.path(), project.path())
+            .env("ZCODE_MOUSE", "capture"),
+    );
     for _ in 0..3 {
         pty.send("\x1b[<64;10;5M");
     }
     pty.wait_for("the transcript scrolled back", WAIT, |s| {
         s.contents().contains("End returns to the bottom")
     });
-    // Wheel down (button 65) until it is back at the bottom.
     for _ in 0..20 {
         pty.send("\x1b[<65;10;5M");
     }
@@ -529,6 +587,43 @@ fn tui5_mouse_wheel_scrolls_the_transcript() {
     });
     let status = pty.quit();
     assert!(status.success(), "exit {status:?}");
+}
+
+/// Quitting leaves the conversation in the terminal's scrollback, then the
+/// command that resumes the session (issue 11).
+#[test]
+fn ux11_quitting_leaves_the_conversation_and_the_resume_command() {
+    let home = tempfile::tempdir().expect("temp home");
+    let project = tempfile::tempdir().expect("temp project");
+    let mut pty = start_offline(home.path(), project.path());
+    pty.wait_for_text("offline demo provider");
+    pty.submit("hello there");
+    pty.wait_for_text("openai/gpt-4.1");
+    wait_idle(&pty);
+    let session = status_session(&pty);
+    let status = pty.quit();
+    assert!(status.success(), "exit {status:?}");
+    let raw = pty.raw_output();
+    let left = rfind(&raw, b"\x1b[?1049l").expect("the alternate screen was left");
+    let after = String::from_utf8_lossy(&raw[left..]).to_string();
+    let question = after
+        .find("hello there")
+        .expect("the question in the scrollback");
+    let answer = after
+        .find("openai/gpt-4.1")
+        .expect("the answer in the scrollback");
+    let resume = after
+        .find("zcode --resume ")
+        .unwrap_or_else(|| panic!("no resume command after exit: {after:?}"));
+    assert!(question < answer && answer < resume, "{after:?}");
+    assert!(
+        after[resume..].contains(session.as_str()),
+        "the resume command names the session {session}: {after:?}"
+    );
+    pty.with_screen(|screen| {
+        assert!(!screen.alternate_screen());
+        assert!(screen.contents().contains("zcode --resume"));
+    });
 }
 
 #[test]
@@ -571,4 +666,32 @@ fn tui2_frames_go_out_as_synchronized_updates() {
             i += 1;
         }
     }
+}
+
+/// `/copy` sends the answer to the terminal's clipboard as OSC 52 and
+/// `/export FILE` writes the conversation, from the real binary (issue 11).
+#[test]
+fn ux11_copy_and_export_from_the_real_terminal() {
+    let home = tempfile::tempdir().expect("temp home");
+    let project = tempfile::tempdir().expect("temp project");
+    let mut pty = start_offline(home.path(), project.path());
+    pty.wait_for_text("offline demo provider");
+    pty.submit("hello");
+    pty.wait_for_text("openai/gpt-4.1");
+    wait_idle(&pty);
+    pty.submit("/copy");
+    pty.wait_for_output("an OSC 52 sequence", WAIT, |raw| {
+        find(raw, b"\x1b]52;c;").is_some()
+    });
+    pty.wait_for_text("copied the last answer");
+    pty.submit("/export chat.md");
+    pty.wait_for_text("wrote the conversation to chat.md");
+    let md = std::fs::read_to_string(project.path().join("chat.md")).expect("the export");
+    assert!(md.contains("## You\n\nhello"), "{md}");
+    assert!(md.contains("openai/gpt-4.1"), "{md}");
+    // A second export to the same file never replaces the first.
+    pty.submit("/export chat.md");
+    pty.wait_for_text("chat.md already exists");
+    let status = pty.quit();
+    assert!(status.success(), "exit {status:?}");
 }

@@ -174,7 +174,7 @@ fn tui4_typing_slash_mo_shows_mode_and_model() {
     let mut m = session(80, 24);
     assert!(popup_names(&m).is_empty());
     type_text(&mut m, "/");
-    assert_eq!(popup_names(&m).len(), 10);
+    assert_eq!(popup_names(&m).len(), zcode::tui::slash::COMMANDS.len());
     type_text(&mut m, "mo");
     assert_eq!(popup_names(&m), vec!["mode", "model"]);
     assert_eq!(popup_selected(&m), Some("mode"));
@@ -183,7 +183,15 @@ fn tui4_typing_slash_mo_shows_mode_and_model() {
     type_text(&mut m, "/e");
     assert_eq!(
         popup_names(&m),
-        vec!["mode", "model", "permissions", "new", "resume", "help"]
+        vec![
+            "export",
+            "mode",
+            "model",
+            "permissions",
+            "new",
+            "resume",
+            "help"
+        ]
     );
     // A space, a second line or no match closes it.
     type_text(&mut m, " ");

@@ -39,7 +39,15 @@ pub fn run(cli: &Cli, lists: &ToolLists) -> anyhow::Result<ExitCode> {
     });
     // As in headless mode: abandoned blocking work does not hold the exit.
     rt.shutdown_timeout(super::RUNTIME_EXIT_GRACE);
-    ran?;
+    // The terminal is back on the normal screen: what is printed now stays
+    // in its scrollback.
+    let exit_text = ran?;
+    if !exit_text.is_empty() {
+        use std::io::Write;
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(exit_text.as_bytes());
+        let _ = out.flush();
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -5,12 +5,15 @@
 //! out once for the whole batch (TUI-2): a stream of deltas costs a layout
 //! and a draw per frame, not per delta, and keys stay live under any stream.
 
+use super::clipboard;
 use super::launcher::Launcher;
 use super::model::Model;
 use super::msg::{Cmd, Msg};
+use super::scrollback::{self, exit_text};
 use super::terminal::{TuiTerminal, enhance_keyboard, no_color};
 use super::update::{settle, step};
 use super::view::view;
+use super::wheel::coalesce;
 use crate::runtime::RuntimeHandle;
 use crate::runtime::protocol::{Event, Op};
 use crossterm::event::{Event as TermEvent, EventStream, MouseEventKind};
@@ -42,14 +45,18 @@ pub fn term_msg(event: TermEvent) -> Option<Msg> {
 }
 
 /// Runs the TUI until the user quits or the runtime ends. `launcher`
-/// starts the sessions `/new` and `/resume` switch to.
-pub async fn run(handle: RuntimeHandle, launcher: Box<dyn Launcher>) -> anyhow::Result<()> {
+/// starts the sessions `/new` and `/resume` switch to. Returns what to
+/// print once the terminal is back: the transcript's tail and the command
+/// that resumes the session.
+pub async fn run(handle: RuntimeHandle, launcher: Box<dyn Launcher>) -> anyhow::Result<String> {
     let mut term = TuiTerminal::enter()?;
     let size = term.terminal.size()?;
     let mut model = Model::new(size.width, size.height);
     model.session_id = handle.session_id.clone();
     model.monochrome = no_color();
     model.now = Some(Instant::now());
+    let cwd = std::env::current_dir().unwrap_or_default();
+    model.git_branch = crate::git_info::current_branch(&cwd);
     let mut runtime = handle;
     // Made after the first frame, once the keyboard query is done.
     let mut input: Option<EventStream> = None;
@@ -82,9 +89,12 @@ pub async fn run(handle: RuntimeHandle, launcher: Box<dyn Launcher>) -> anyhow::
         // event comes, whatever the transcript's length.
         let ticking = model.busy || !model.transcript_layout.is_complete();
         let mut msgs = VecDeque::new();
+        // Terminal events go through `wheel::coalesce` as one batch, so a
+        // wheel notch's run of arrows is seen whole.
+        let mut term_events = Vec::new();
         tokio::select! {
             ev = stream.next() => match ev {
-                Some(Ok(ev)) => msgs.extend(term_msg(ev)),
+                Some(Ok(ev)) => term_events.push(ev),
                 Some(Err(e)) => break Err(anyhow::anyhow!("cannot read the terminal: {e}")),
                 None => break Ok(()),
             },
@@ -103,13 +113,16 @@ pub async fn run(handle: RuntimeHandle, launcher: Box<dyn Launcher>) -> anyhow::
         // else woke the loop.
         loop {
             match futures_util::poll!(stream.next()) {
-                Poll::Ready(Some(Ok(ev))) => msgs.extend(term_msg(ev)),
+                Poll::Ready(Some(Ok(ev))) => term_events.push(ev),
                 Poll::Ready(Some(Err(e))) => {
                     break 'outer Err(anyhow::anyhow!("cannot read the terminal: {e}"));
                 }
                 Poll::Ready(None) => break 'outer Ok(()),
                 Poll::Pending => break,
             }
+        }
+        for msg in coalesce(term_events, term_msg).into_iter().rev() {
+            msgs.push_front(msg);
         }
         while let Ok(ev) = runtime.events.try_recv() {
             msgs.push_back(Msg::Runtime(ev));
@@ -119,6 +132,14 @@ pub async fn run(handle: RuntimeHandle, launcher: Box<dyn Launcher>) -> anyhow::
             msgs.push_front(Msg::Tick(Instant::now()));
         }
         while let Some(msg) = msgs.pop_front() {
+            if let Msg::Runtime(Event::TurnFinished { .. }) = msg {
+                // A turn may have switched branches (`git checkout`).
+                let branch = crate::git_info::current_branch(&cwd);
+                if branch != model.git_branch {
+                    model.git_branch = branch;
+                    model.dirty = true;
+                }
+            }
             for cmd in step(&mut model, msg) {
                 match cmd {
                     Cmd::Send(op) => {
@@ -139,6 +160,12 @@ pub async fn run(handle: RuntimeHandle, launcher: Box<dyn Launcher>) -> anyhow::
                         Ok(list) => Msg::Models(list),
                         Err(e) => error_msg(format!("cannot list the models: {e}")),
                     }),
+                    Cmd::Copy(text) => {
+                        if let Err(e) = copy_to_clipboard(&text) {
+                            msgs.push_back(error_msg(format!("/copy: {e}")));
+                        }
+                    }
+                    Cmd::Export { path, markdown } => msgs.push_back(export(&path, &markdown)),
                     Cmd::StartSession(start) => {
                         // The new runtime starts first: if it cannot, the
                         // current one goes on.
@@ -167,7 +194,43 @@ pub async fn run(handle: RuntimeHandle, launcher: Box<dyn Launcher>) -> anyhow::
     };
     drop(term);
     shut_down(runtime).await;
-    result
+    result.map(|()| exit_text(&model, scrollback::MAX_ROWS))
+}
+
+/// OSC 52 between frames (the frame writer holds nothing then), and tmux's
+/// own buffer when inside tmux, which otherwise drops the sequence.
+fn copy_to_clipboard(text: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    let sequence = clipboard::osc52(text).map_err(std::io::Error::other)?;
+    let mut out = std::io::stdout().lock();
+    out.write_all(sequence.as_bytes())?;
+    out.flush()?;
+    if clipboard::in_tmux() {
+        let text = text.to_string();
+        // tmux may take a moment; the UI does not wait for it.
+        tokio::task::spawn_blocking(move || clipboard::tmux_load_buffer(&text));
+    }
+    Ok(())
+}
+
+/// Writes an export to a new file; an existing one is never replaced.
+fn export(path: &std::path::Path, markdown: &str) -> Msg {
+    use std::io::Write;
+    let written = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+        .and_then(|mut f| f.write_all(markdown.as_bytes()).and_then(|()| f.sync_all()));
+    match written {
+        Ok(()) => Msg::Runtime(Event::Notice {
+            message: format!("wrote the conversation to {}", path.display()),
+        }),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => error_msg(format!(
+            "/export: {} already exists; give another file name (/export FILE)",
+            path.display()
+        )),
+        Err(e) => error_msg(format!("/export: cannot write {}: {e}", path.display())),
+    }
 }
 
 fn error_msg(message: String) -> Msg {

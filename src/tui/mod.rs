@@ -14,7 +14,9 @@
 pub mod app;
 pub mod approval;
 pub mod cells;
+pub mod clipboard;
 pub mod composer;
+pub mod export;
 pub mod focus;
 pub mod keys;
 pub mod launcher;
@@ -23,11 +25,13 @@ pub mod model;
 pub mod msg;
 pub mod picker;
 pub mod screen;
+pub mod scrollback;
 pub mod slash;
 pub mod terminal;
 pub mod theme;
 pub mod update;
 pub mod view;
+pub mod wheel;
 pub mod widgets;
 
 pub use model::Model;

@@ -29,6 +29,9 @@ pub struct Model {
     pub session_id: String,
     pub model_label: String,
     pub workspace: String,
+    /// The branch checked out in the workspace (`git_info`), read by the
+    /// loop at start and after each turn.
+    pub git_branch: Option<String>,
     pub busy: bool,
     pub turn_started: Option<Instant>,
     /// The last clock value from `Msg::Tick`.
@@ -83,6 +86,7 @@ impl Model {
             session_id: String::new(),
             model_label: String::new(),
             workspace: String::new(),
+            git_branch: None,
             busy: false,
             turn_started: None,
             now: None,

@@ -42,4 +42,11 @@ pub enum Cmd {
     ListModels,
     /// `/new`, `/resume`: replace the runtime with one on this session.
     StartSession(SessionStart),
+    /// `/copy`: put this text on the clipboard (already checked to fit).
+    Copy(String),
+    /// `/export`: write the conversation to a new file.
+    Export {
+        path: std::path::PathBuf,
+        markdown: String,
+    },
 }

@@ -18,6 +18,8 @@ pub enum SlashCommand {
     New,
     Resume,
     Compact,
+    Copy,
+    Export,
     Help,
     Quit,
 }
@@ -32,7 +34,7 @@ pub struct CommandInfo {
     pub description: &'static str,
 }
 
-pub const COMMANDS: [CommandInfo; 10] = [
+pub const COMMANDS: [CommandInfo; 12] = [
     CommandInfo {
         command: SlashCommand::Mode,
         name: "mode",
@@ -80,6 +82,18 @@ pub const COMMANDS: [CommandInfo; 10] = [
         name: "compact",
         arg: None,
         description: "Summarise older history before the next request",
+    },
+    CommandInfo {
+        command: SlashCommand::Copy,
+        name: "copy",
+        arg: Some("[n]"),
+        description: "Copy the last answer (or its n-th code block) to the clipboard",
+    },
+    CommandInfo {
+        command: SlashCommand::Export,
+        name: "export",
+        arg: Some("[file]"),
+        description: "Write the conversation to a Markdown file",
     },
     CommandInfo {
         command: SlashCommand::Help,

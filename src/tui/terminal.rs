@@ -1,6 +1,8 @@
 //! Terminal setup and restore (TUI-5): raw mode, alternate screen,
-//! bracketed paste, mouse capture, and the keyboard protocol that tells
-//! Shift+Enter from Enter. Restored on every exit path: `Drop` covers
+//! bracketed paste, the wheel as arrow keys (alternate scroll, so the mouse
+//! stays the terminal's and selects text natively; `ZCODE_MOUSE=capture`
+//! captures it instead), and the keyboard protocol that tells Shift+Enter
+//! from Enter. Restored on every exit path: `Drop` covers
 //! returns and errors, the panic hook covers panics.
 
 use crossterm::event::{
@@ -69,6 +71,18 @@ static ENHANCED: AtomicBool = AtomicBool::new(false);
 static ACTIVE: AtomicBool = AtomicBool::new(false);
 static HOOK: Once = Once::new();
 
+/// Alternate scroll (DEC private mode 1007): without mouse capture, the
+/// wheel in the alternate screen arrives as arrow keys (see `wheel`).
+const ALTERNATE_SCROLL_ON: &str = "\x1b[?1007h";
+const ALTERNATE_SCROLL_OFF: &str = "\x1b[?1007l";
+
+/// `ZCODE_MOUSE=capture`: the wheel as mouse events, for terminals that do
+/// not turn it into arrow keys; selecting text then needs the terminal's
+/// bypass modifier (Shift in most).
+pub fn mouse_capture() -> bool {
+    std::env::var("ZCODE_MOUSE").is_ok_and(|v| v.eq_ignore_ascii_case("capture"))
+}
+
 /// `NO_COLOR` set to anything non-empty (no-color.org).
 pub fn no_color() -> bool {
     std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())
@@ -127,12 +141,14 @@ fn enter_modes() -> io::Result<()> {
     enable_raw_mode()?;
     ACTIVE.store(true, Ordering::SeqCst);
     let mut out = io::stdout();
-    let result = execute!(
-        out,
-        EnterAlternateScreen,
-        EnableBracketedPaste,
-        EnableMouseCapture
-    );
+    let result = execute!(out, EnterAlternateScreen, EnableBracketedPaste).and_then(|()| {
+        if mouse_capture() {
+            execute!(out, EnableMouseCapture)
+        } else {
+            out.write_all(ALTERNATE_SCROLL_ON.as_bytes())?;
+            out.flush()
+        }
+    });
     if let Err(e) = result {
         restore();
         return Err(e);
@@ -166,6 +182,7 @@ pub fn restore() {
     if ENHANCED.swap(false, Ordering::SeqCst) {
         let _ = execute!(out, PopKeyboardEnhancementFlags);
     }
+    let _ = out.write_all(ALTERNATE_SCROLL_OFF.as_bytes());
     let _ = execute!(
         out,
         DisableMouseCapture,

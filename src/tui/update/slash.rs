@@ -10,6 +10,7 @@ use crate::tui::model::Model;
 use crate::tui::msg::Cmd;
 use crate::tui::picker::Picker;
 use crate::tui::slash::{COMMANDS, CommandInfo, Parsed, SlashCommand, parse};
+use crate::tui::{clipboard, export};
 use crossterm::event::KeyEvent;
 
 /// A key while the popup is open; `None` when the popup does not take it
@@ -134,11 +135,80 @@ fn execute(model: &mut Model, line: &str, info: CommandInfo, arg: Option<String>
             Some(id) => vec![Cmd::StartSession(SessionStart::Resume(id))],
         },
         SlashCommand::Compact => vec![Cmd::Send(Op::Compact)],
+        SlashCommand::Copy => copy(model, arg.as_deref()),
+        SlashCommand::Export => export(model, arg.as_deref()),
         SlashCommand::Help => {
             model.cells.push(Cell::Notice { text: help_text() });
             Vec::new()
         }
         SlashCommand::Quit => vec![Cmd::Quit],
+    }
+}
+
+/// `/copy [n]`: the last answer, or its n-th code block (from 1).
+fn copy(model: &mut Model, arg: Option<&str>) -> Vec<Cmd> {
+    let Some(answer) = export::last_answer(&model.cells).map(str::to_string) else {
+        return error(model, "/copy: there is no answer to copy yet".to_string());
+    };
+    let blocks = export::code_blocks(&answer);
+    let (text, what) = match arg {
+        None => (answer, "the last answer".to_string()),
+        Some(n) => {
+            let index = n
+                .parse::<usize>()
+                .ok()
+                .filter(|&i| i >= 1 && i <= blocks.len());
+            let Some(index) = index else {
+                let has = match blocks.len() {
+                    0 => "the last answer has no code block".to_string(),
+                    1 => "the last answer has one code block: /copy 1".to_string(),
+                    n => format!("the last answer has {n} code blocks: /copy 1 to /copy {n}"),
+                };
+                return error(model, format!("/copy {n}: {has}"));
+            };
+            (blocks[index - 1].clone(), format!("code block {index}"))
+        }
+    };
+    if let Err(e) = clipboard::osc52(&text) {
+        return error(model, format!("/copy: {e}"));
+    }
+    let mut note = format!(
+        "copied {what} ({} characters) to the clipboard",
+        text.chars().count()
+    );
+    if arg.is_none() && !blocks.is_empty() {
+        note.push_str(&match blocks.len() {
+            1 => "; /copy 1 copies its code block".to_string(),
+            n => format!("; /copy 1 to /copy {n} copy one of its code blocks"),
+        });
+    }
+    model.cells.push(Cell::Notice { text: note });
+    vec![Cmd::Copy(text)]
+}
+
+/// `/export [file]`: the conversation as Markdown; never overwrites.
+fn export(model: &mut Model, arg: Option<&str>) -> Vec<Cmd> {
+    if model.cells.is_empty() {
+        return error(model, "/export: the conversation is empty".to_string());
+    }
+    let path = match arg {
+        Some(path) => expand_home(path),
+        None => std::path::PathBuf::from(export::default_export_name(&model.session_id)),
+    };
+    let header = export::ExportHeader {
+        session_id: &model.session_id,
+        workspace: &model.workspace,
+        model: &model.model_label,
+    };
+    let markdown = export::transcript_markdown(&model.cells, &header);
+    vec![Cmd::Export { path, markdown }]
+}
+
+/// `~/…` as the shell would read it.
+fn expand_home(path: &str) -> std::path::PathBuf {
+    match (path.strip_prefix("~/"), std::env::var_os("HOME")) {
+        (Some(rest), Some(home)) => std::path::Path::new(&home).join(rest),
+        _ => std::path::PathBuf::from(path),
     }
 }
 

@@ -1,6 +1,8 @@
 //! The todo sidebar (TODO-7): the session's todo list with a status mark per
 //! item and "completed/total" progress, in a column right of the transcript
-//! (its width and when it shows: `screen`).
+//! (its width and when it shows: `screen`). A blank two-column gutter,
+//! not a border, sets it apart: a native selection of transcript rows (the
+//! mouse is the terminal's) then picks up spaces, not box-drawing glyphs.
 
 use crate::store::{TodoItem, TodoStatus};
 use crate::tui::layout::wrap;
@@ -10,7 +12,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph};
+use ratatui::widgets::Paragraph;
 
 /// "completed/total".
 pub fn progress(todos: &[TodoItem]) -> String {
@@ -22,16 +24,10 @@ pub fn progress(todos: &[TodoItem]) -> String {
 }
 
 pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
-    let block = Block::default()
-        .borders(Borders::LEFT)
-        .border_style(theme.border());
-    let inner = block.inner(area);
-    frame.render_widget(block, area);
-    // One column of padding on the left.
     let inner = Rect {
-        x: inner.x.saturating_add(1),
-        width: inner.width.saturating_sub(1),
-        ..inner
+        x: area.x.saturating_add(2),
+        width: area.width.saturating_sub(2),
+        ..area
     };
     let lines = lines(&model.todos, theme, usize::from(inner.width));
     let height = usize::from(inner.height);

@@ -41,14 +41,24 @@ pub fn render_status(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect
         0 => String::new(),
         n => format!("{n} running"),
     };
+    let place = place(model);
     let candidates = [
         vec![
             spinner.as_str(),
             &running,
             sandbox,
             &ctx_long,
+            &place,
             &model.model_label,
             session,
+        ],
+        vec![
+            spinner.as_str(),
+            &running,
+            sandbox,
+            &ctx_long,
+            &place,
+            &model.model_label,
         ],
         vec![&spinner, &running, sandbox, &ctx_long, &model.model_label],
         vec![&spinner, &running, sandbox, &ctx_long],
@@ -101,6 +111,20 @@ pub fn render_status(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect
     }
     spans.push(Span::raw(" "));
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+/// Where the session works: the workspace's directory name and the git
+/// branch checked out there ("zcode@main"), as far as they are known.
+pub fn place(model: &Model) -> String {
+    let dir = std::path::Path::new(&model.workspace)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    match (dir.is_empty(), model.git_branch.as_deref()) {
+        (_, None) => dir,
+        (true, Some(branch)) => branch.to_string(),
+        (false, Some(branch)) => format!("{dir}@{branch}"),
+    }
 }
 
 /// Columns of the parts joined with " · ".

@@ -1,0 +1,233 @@
+//! `/copy` and `/export`: the conversation as text. The last answer and
+//! its code blocks for the clipboard; the whole transcript as Markdown for
+//! a file. Pure functions of the cells, so `update` stays pure and the
+//! loop does the writing.
+
+use super::cells::{Cell, ToolStatus};
+use pulldown_cmark::{CodeBlockKind, Event, Parser, Tag, TagEnd};
+
+/// The text of the last answer, skipping an empty one still streaming.
+pub fn last_answer(cells: &[Cell]) -> Option<&str> {
+    cells.iter().rev().find_map(|cell| match cell {
+        Cell::Assistant { text, .. } if !text.trim().is_empty() => Some(text.as_str()),
+        _ => None,
+    })
+}
+
+/// The code blocks of a Markdown text (fenced and indented), in order,
+/// each as its content without the fences.
+pub fn code_blocks(markdown: &str) -> Vec<String> {
+    let mut blocks = Vec::new();
+    let mut current: Option<String> = None;
+    for event in Parser::new(markdown) {
+        match event {
+            Event::Start(Tag::CodeBlock(_)) => current = Some(String::new()),
+            Event::Text(text) => {
+                if let Some(block) = current.as_mut() {
+                    block.push_str(&text);
+                }
+            }
+            Event::End(TagEnd::CodeBlock) => {
+                if let Some(block) = current.take() {
+                    blocks.push(block);
+                }
+            }
+            _ => {}
+        }
+    }
+    blocks
+}
+
+/// The info string of each fenced code block (empty for indented ones).
+pub fn code_block_languages(markdown: &str) -> Vec<String> {
+    Parser::new(markdown)
+        .filter_map(|event| match event {
+            Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info))) => {
+                Some(info.split_whitespace().next().unwrap_or("").to_string())
+            }
+            Event::Start(Tag::CodeBlock(CodeBlockKind::Indented)) => Some(String::new()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// What the conversation header names.
+pub struct ExportHeader<'a> {
+    pub session_id: &'a str,
+    pub workspace: &'a str,
+    pub model: &'a str,
+}
+
+/// The conversation as one Markdown document: the user's messages and the
+/// answers as written, tool calls with their status and output fenced, so
+/// that the file reads well and renders as it did on screen.
+pub fn transcript_markdown(cells: &[Cell], header: &ExportHeader<'_>) -> String {
+    let mut out = String::from("# zcode session\n\n");
+    out.push_str(&format!("- session: `{}`\n", header.session_id));
+    if !header.workspace.is_empty() {
+        out.push_str(&format!("- workspace: `{}`\n", header.workspace));
+    }
+    if !header.model.is_empty() {
+        out.push_str(&format!("- model: `{}`\n", header.model));
+    }
+    for cell in cells {
+        out.push('\n');
+        match cell {
+            Cell::User { text } => {
+                out.push_str("## You\n\n");
+                push_block(&mut out, text);
+            }
+            Cell::Assistant { text, .. } => {
+                out.push_str("## zcode\n\n");
+                push_block(&mut out, text);
+            }
+            Cell::Tool {
+                tool,
+                summary,
+                status,
+                detail,
+                output,
+                diff,
+                ..
+            } => {
+                let mark = match status {
+                    ToolStatus::Running => "running",
+                    ToolStatus::Done => "done",
+                    ToolStatus::Failed => "failed",
+                    ToolStatus::Denied => "denied",
+                };
+                out.push_str(&format!("**{tool}** {} ({mark})\n", inline(summary)));
+                if let Some(diff) = diff.as_deref().filter(|d| !d.is_empty()) {
+                    out.push('\n');
+                    push_fenced(&mut out, "diff", diff);
+                } else if !output.is_empty() {
+                    out.push('\n');
+                    push_fenced(&mut out, "text", output);
+                } else if !detail.is_empty() {
+                    out.push_str(&format!("\n> {}\n", inline(detail)));
+                }
+            }
+            Cell::Notice { text } => push_quoted(&mut out, text),
+            Cell::Error { text } => push_quoted(&mut out, &format!("error: {text}")),
+        }
+    }
+    out
+}
+
+fn push_block(out: &mut String, text: &str) {
+    out.push_str(text.trim_end());
+    out.push('\n');
+}
+
+/// Text on one line, safe inside Markdown emphasis and lists.
+fn inline(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn push_quoted(out: &mut String, text: &str) {
+    for line in text.trim_end().lines() {
+        out.push_str("> ");
+        out.push_str(line);
+        out.push('\n');
+    }
+}
+
+/// A fenced block whose fence is longer than any backtick run inside, so
+/// that output holding fences of its own cannot close it early.
+fn push_fenced(out: &mut String, info: &str, text: &str) {
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest.max(2) + 1);
+    out.push_str(&format!("{fence}{info}\n"));
+    out.push_str(text.trim_end_matches('\n'));
+    out.push_str(&format!("\n{fence}\n"));
+}
+
+/// The default `/export` file name: the session's short id, in the
+/// current directory.
+pub fn default_export_name(session_id: &str) -> String {
+    let short: String = session_id.chars().take(8).collect();
+    format!("zcode-{short}.md")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tool(output: &str) -> Cell {
+        Cell::Tool {
+            call_id: "c1".into(),
+            tool: "Bash".into(),
+            summary: "cat notes.md".into(),
+            status: ToolStatus::Done,
+            detail: String::new(),
+            output: output.into(),
+            diff: None,
+            expanded: false,
+        }
+    }
+
+    #[test]
+    fn ux11_last_answer_skips_later_non_answers_and_an_empty_stream() {
+        let cells = vec![
+            Cell::Assistant {
+                text: "first".into(),
+                streaming: false,
+            },
+            tool("x"),
+            Cell::Assistant {
+                text: "second".into(),
+                streaming: false,
+            },
+            Cell::Notice {
+                text: "note".into(),
+            },
+            Cell::Assistant {
+                text: String::new(),
+                streaming: true,
+            },
+        ];
+        assert_eq!(last_answer(&cells), Some("second"));
+        assert_eq!(last_answer(&cells[1..2]), None);
+    }
+
+    #[test]
+    fn ux11_code_blocks_are_found_fenced_and_indented() {
+        let md = "intro\n\n```rust\nfn main() {}\n```\n\ntext\n\n    indented\n\n~~~\n```inner```\n~~~\n";
+        assert_eq!(
+            code_blocks(md),
+            vec!["fn main() {}\n", "indented\n", "```inner```\n"]
+        );
+        assert_eq!(code_block_languages(md), vec!["rust", "", ""]);
+    }
+
+    #[test]
+    fn ux11_export_keeps_tool_output_fenced_even_when_it_holds_fences() {
+        let cells = vec![
+            Cell::User {
+                text: "show notes".into(),
+            },
+            tool("# notes\n```sh\nrm -rf /\n```\n````\n"),
+            Cell::Assistant {
+                text: "Here they are.".into(),
+                streaming: false,
+            },
+        ];
+        let header = ExportHeader {
+            session_id: "0123456789abcdef",
+            workspace: "/w",
+            model: "demo/scripted",
+        };
+        let md = transcript_markdown(&cells, &header);
+        assert!(md.contains("## You\n\nshow notes\n"), "{md}");
+        assert!(md.contains("## zcode\n\nHere they are.\n"), "{md}");
+        // The output's own fences stay inside one block: parsed back, the
+        // export has exactly one code block holding the whole output.
+        let blocks = code_blocks(&md);
+        assert_eq!(blocks, vec!["# notes\n```sh\nrm -rf /\n```\n````\n"]);
+    }
+
+    #[test]
+    fn ux11_export_name_uses_the_short_session_id() {
+        assert_eq!(default_export_name("0123456789abcdef"), "zcode-01234567.md");
+    }
+}
