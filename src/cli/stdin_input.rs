@@ -77,15 +77,17 @@ pub enum Piped {
 /// Reads stdin to its end, at most `MAX_STDIN_BYTES`. A terminal or a
 /// device is not read unless `first_byte` is `WaitForever`.
 pub fn read_stdin(kind: StdinKind, first_byte: FirstByte) -> anyhow::Result<Piped> {
-    match (kind, first_byte) {
-        (StdinKind::Terminal, _) => return Ok(Piped::Empty),
-        (StdinKind::Other, FirstByte::WaitAtMost(_)) => return Ok(Piped::Empty),
-        (StdinKind::Pipe, FirstByte::WaitAtMost(wait)) => {
-            if !wait_readable(Some(wait)).map_err(read_error)? {
-                return Ok(Piped::Silent);
-            }
+    let silent = match (kind, first_byte) {
+        (StdinKind::Terminal, _) | (StdinKind::Other, FirstByte::WaitAtMost(_)) => {
+            return Ok(Piped::Empty);
         }
-        _ => {}
+        (StdinKind::Pipe, FirstByte::WaitAtMost(wait)) => {
+            !wait_readable(Some(wait)).map_err(read_error)?
+        }
+        _ => false,
+    };
+    if silent {
+        return Ok(Piped::Silent);
     }
     let bytes = read_capped(&mut std::io::stdin().lock())?;
     if bytes.is_empty() {
