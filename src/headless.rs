@@ -1,13 +1,14 @@
 //! `zcode -p`: one task, no UI (HEAD-1, HEAD-2). The final answer goes to
 //! stdout, everything else to stderr; `json` prints one result object and
-//! `stream-json` one event per line. Errors go to stderr in every format
-//! (as well as into the JSON), one line each.
+//! `stream-json` one event per line, then the same result object. Errors go
+//! to stderr in every format (as well as into the JSON), one line each.
 
 use crate::model::Usage;
 use crate::runtime::RuntimeHandle;
 use crate::runtime::protocol::{Denial, Event, Op, TurnEnd};
-use serde_json::json;
+use serde::Serialize;
 use std::io::Write;
+use std::time::Instant;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum OutputFormat {
@@ -30,24 +31,37 @@ pub const OFFLINE_DEMO_NOTICE: &str = "zcode: no model is configured, so this ru
 To use a real model, set OPENAI_BASE_URL (e.g. http://127.0.0.1:8080/v1 for a llama.cpp server) and/or OPENAI_API_KEY, \
 or ANTHROPIC_API_KEY, or add a provider to $ZCODE_HOME/config.json; see the README.";
 
+/// Said when the runtime stops without finishing the turn.
+const ENDED_EARLY: &str = "the session ended before the task finished";
+
 struct Outcome {
     end: TurnEnd,
     answer: Option<String>,
     usage: Usage,
+    /// Model replies received (one per request).
+    replies: u64,
     denials: Vec<Denial>,
     errors: Vec<String>,
 }
 
-/// Runs `prompt` to its end and returns the process exit code.
-pub async fn run(mut handle: RuntimeHandle, prompt: String, format: OutputFormat) -> u8 {
+/// Runs `prompt` to its end and returns the process exit code; `started`
+/// is when zcode started, for `duration_ms`.
+pub async fn run(
+    mut handle: RuntimeHandle,
+    prompt: String,
+    format: OutputFormat,
+    started: Instant,
+) -> u8 {
     let _ = handle.ops.send(Op::UserInput { text: prompt });
     let mut outcome = Outcome {
         end: TurnEnd::Failed,
         answer: None,
         usage: Usage::default(),
+        replies: 0,
         denials: Vec::new(),
         errors: Vec::new(),
     };
+    let mut finished = false;
     let mut interrupts = 0u32;
     // One listener for the whole run, so no Ctrl+C is missed between events.
     let mut sigint = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt()).ok();
@@ -89,7 +103,11 @@ pub async fn run(mut handle: RuntimeHandle, prompt: String, format: OutputFormat
                 }
                 outcome.denials.push(denial);
             }
-            Event::Usage { total, .. } => outcome.usage = total,
+            // Sent once per model reply, with or without token counts.
+            Event::Usage { total, .. } => {
+                outcome.usage = total;
+                outcome.replies += 1;
+            }
             Event::Notice { message } if format == OutputFormat::Text => {
                 eprintln!("zcode: {message}")
             }
@@ -102,14 +120,20 @@ pub async fn run(mut handle: RuntimeHandle, prompt: String, format: OutputFormat
             Event::TurnFinished { end, answer } => {
                 outcome.end = end;
                 outcome.answer = answer;
+                finished = true;
                 break;
             }
             _ => {}
         }
     }
+    if !finished {
+        eprintln!("zcode: error: {ENDED_EARLY}");
+        outcome.errors.push(ENDED_EARLY.to_string());
+    }
     let _ = handle.ops.send(Op::Shutdown);
     let _ = handle.task.await;
-    finish(&handle.session_id, format, &outcome)
+    let duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+    finish(&handle.session_id, format, &outcome, duration_ms)
 }
 
 async fn next_interrupt(sigint: &mut Option<tokio::signal::unix::Signal>) {
@@ -121,12 +145,73 @@ async fn next_interrupt(sigint: &mut Option<tokio::signal::unix::Signal>) {
     }
 }
 
-fn finish(session_id: &str, format: OutputFormat, outcome: &Outcome) -> u8 {
-    let code = match outcome.end {
+fn exit_code_of(end: TurnEnd) -> u8 {
+    match end {
         TurnEnd::Completed | TurnEnd::Stopped => exit_code::SUCCESS,
         TurnEnd::Interrupted => exit_code::INTERRUPTED,
         TurnEnd::Failed | TurnEnd::RoundLimit => exit_code::FAILURE,
-    };
+    }
+}
+
+/// The `subtype` scripts written for other agents test: "success", or
+/// which kind of error.
+fn subtype_of(end: TurnEnd) -> &'static str {
+    match end {
+        TurnEnd::Completed | TurnEnd::Stopped => "success",
+        TurnEnd::RoundLimit => "error_max_turns",
+        TurnEnd::Failed | TurnEnd::Interrupted => "error_during_execution",
+    }
+}
+
+/// The result object of `json` and the last line of `stream-json`, in the
+/// snake_case of the events (documented in the README).
+#[derive(Debug, Serialize)]
+struct ResultObject<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    subtype: &'static str,
+    is_error: bool,
+    /// The answer.
+    result: Option<&'a str>,
+    session_id: &'a str,
+    num_turns: u64,
+    duration_ms: u64,
+    usage: UsageObject,
+    end: TurnEnd,
+    denials: &'a [Denial],
+    errors: &'a [String],
+}
+
+#[derive(Debug, Serialize)]
+struct UsageObject {
+    input_tokens: u64,
+    output_tokens: u64,
+}
+
+fn result_object<'a>(
+    session_id: &'a str,
+    outcome: &'a Outcome,
+    duration_ms: u64,
+) -> ResultObject<'a> {
+    ResultObject {
+        kind: "result",
+        subtype: subtype_of(outcome.end),
+        is_error: exit_code_of(outcome.end) != exit_code::SUCCESS,
+        result: outcome.answer.as_deref(),
+        session_id,
+        num_turns: outcome.replies,
+        duration_ms,
+        usage: UsageObject {
+            input_tokens: outcome.usage.input_tokens,
+            output_tokens: outcome.usage.output_tokens,
+        },
+        end: outcome.end,
+        denials: &outcome.denials,
+        errors: &outcome.errors,
+    }
+}
+
+fn finish(session_id: &str, format: OutputFormat, outcome: &Outcome, duration_ms: u64) -> u8 {
     match format {
         OutputFormat::Text => {
             if let Some(answer) = &outcome.answer {
@@ -134,26 +219,11 @@ fn finish(session_id: &str, format: OutputFormat, outcome: &Outcome) -> u8 {
             }
         }
         OutputFormat::Json | OutputFormat::StreamJson => {
-            let result = json!({
-                "type": "result",
-                "sessionId": session_id,
-                "end": outcome.end,
-                "isError": code != exit_code::SUCCESS,
-                "answer": outcome.answer,
-                "usage": { "inputTokens": outcome.usage.input_tokens, "outputTokens": outcome.usage.output_tokens },
-                "denials": outcome.denials.iter().map(|d| json!({
-                    "callId": d.call_id,
-                    "tool": d.tool,
-                    "input": d.input,
-                    "ruleId": d.rule_id,
-                    "reason": d.reason,
-                })).collect::<Vec<_>>(),
-                "errors": outcome.errors,
-            });
-            print_line(&result.to_string());
+            let result = result_object(session_id, outcome, duration_ms);
+            print_line(&serde_json::to_string(&result).unwrap_or_default());
         }
     }
-    code
+    exit_code_of(outcome.end)
 }
 
 fn print_line(s: &str) {
@@ -187,5 +257,57 @@ fn summarize_input(input: &serde_json::Value) -> String {
         format!("{}…", line.chars().take(100).collect::<String>())
     } else {
         line.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ux11_each_turn_end_has_a_subtype_and_an_exit_code() {
+        let cases = [
+            (TurnEnd::Completed, "success", 0),
+            (TurnEnd::Stopped, "success", 0),
+            (TurnEnd::RoundLimit, "error_max_turns", 1),
+            (TurnEnd::Failed, "error_during_execution", 1),
+            (TurnEnd::Interrupted, "error_during_execution", 130),
+        ];
+        for (end, subtype, code) in cases {
+            assert_eq!(subtype_of(end), subtype, "{end:?}");
+            assert_eq!(exit_code_of(end), code, "{end:?}");
+        }
+    }
+
+    #[test]
+    fn ux11_the_result_object_is_snake_case() {
+        let outcome = Outcome {
+            end: TurnEnd::RoundLimit,
+            answer: Some("partial".into()),
+            usage: Usage {
+                input_tokens: 5,
+                output_tokens: 2,
+            },
+            replies: 200,
+            denials: Vec::new(),
+            errors: vec!["stopped after 200 rounds".into()],
+        };
+        let value = serde_json::to_value(result_object("sess_1", &outcome, 42)).unwrap();
+        assert_eq!(
+            value,
+            serde_json::json!({
+                "type": "result",
+                "subtype": "error_max_turns",
+                "is_error": true,
+                "result": "partial",
+                "session_id": "sess_1",
+                "num_turns": 200,
+                "duration_ms": 42,
+                "usage": {"input_tokens": 5, "output_tokens": 2},
+                "end": "round_limit",
+                "denials": [],
+                "errors": ["stopped after 200 rounds"],
+            })
+        );
     }
 }

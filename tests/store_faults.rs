@@ -327,7 +327,7 @@ async fn fault_full_disk_json_result_is_an_error_and_stderr_says_why() {
     .await;
     assert_eq!(run.code, Some(1), "{run}");
     let result = parse_json_result(&run);
-    assert_eq!(result["isError"], true, "{result}");
+    assert_eq!(result["is_error"], true, "{result}");
     assert_eq!(result["end"], "failed", "{result}");
     let errors = result["errors"].as_array().expect("errors");
     assert_eq!(errors.len(), 1, "{result}");
@@ -369,7 +369,7 @@ async fn fault_full_disk_stream_json_has_an_error_event_and_a_failed_result() {
     );
     let last = events.last().expect("a result line");
     assert_eq!(last["type"], "result", "{run}");
-    assert_eq!(last["isError"], true, "{run}");
+    assert_eq!(last["is_error"], true, "{run}");
     assert_one_clear_save_error(&run, &h);
     assert_nothing_ran_after_the_failure(&h, &server, &run);
 }
@@ -404,7 +404,7 @@ async fn head1_errors_reach_stderr_in_every_output_format() {
                 assert!(value.is_object(), "{format}: {line}");
             }
             let last: Value = serde_json::from_str(run.stdout.lines().last().unwrap()).unwrap();
-            assert_eq!(last["isError"], true, "{format}: {run}");
+            assert_eq!(last["is_error"], true, "{format}: {run}");
         }
     }
 }
@@ -421,9 +421,9 @@ async fn first_session(h: &Harness, server: &FakeModelServer) -> String {
         )
         .await;
     assert_eq!(run.code, Some(0), "{run}");
-    parse_json_result(&run)["sessionId"]
+    parse_json_result(&run)["session_id"]
         .as_str()
-        .expect("sessionId")
+        .expect("session_id")
         .to_string()
 }
 
@@ -498,7 +498,7 @@ async fn fault_concurrent_resumes_of_one_session_run_one_at_a_time() {
         .expect("the task");
     let (holder_pid, holder_run) = last;
     assert_eq!(holder_run.code, Some(0), "{holder_run}");
-    assert_eq!(parse_json_result(&holder_run)["answer"], "Held run done.");
+    assert_eq!(parse_json_result(&holder_run)["result"], "Held run done.");
     for (pid, run) in &ended {
         assert_ne!(*pid, holder_pid);
         assert_eq!(run.code, Some(1), "{run}");
@@ -582,8 +582,8 @@ async fn fault_killed_holder_does_not_lock_the_session_forever() {
         .await;
     assert_eq!(fork.code, Some(0), "{fork}");
     let forked = parse_json_result(&fork);
-    assert_eq!(forked["answer"], "In the copy.");
-    assert_ne!(forked["sessionId"], id.as_str());
+    assert_eq!(forked["result"], "In the copy.");
+    assert_ne!(forked["session_id"], id.as_str());
     let body = copy_server.requests()[0].json();
     assert_calls_and_results_pair(&body);
     let users: Vec<&str> = body["messages"]

@@ -19,9 +19,25 @@ pub struct Cli {
     #[arg(short = 'C', long = "cd", global = true, value_name = "DIR")]
     pub cd: Option<PathBuf>,
 
-    /// Run one task without a UI and print the answer (headless).
-    #[arg(short = 'p', long = "prompt", value_name = "TASK")]
+    /// Run the task without a UI and print the answer (headless). The task
+    /// is the argument, else what is piped to stdin; `-` reads it from
+    /// stdin. Piped input next to a task is sent with it.
+    #[arg(short = 'p', long = "print")]
+    pub print: bool,
+
+    /// The task of a headless run, as an option (`-` reads it from stdin).
+    #[arg(long = "prompt", value_name = "TASK")]
     pub prompt: Option<String>,
+
+    /// The task. With -p it runs headless; without, the terminal UI opens
+    /// and starts on it. A task that starts with '-' goes after `--`.
+    #[arg(value_name = "TASK")]
+    pub task: Option<String>,
+
+    /// Words after the task: a task given twice, refused with a hint to
+    /// quote it (clap's own "unexpected argument" would not say why).
+    #[arg(hide = true, value_name = "MORE")]
+    pub more_tasks: Vec<String>,
 
     /// Output of a headless run: the answer as text, one JSON result object,
     /// or one JSON event per line.
@@ -80,6 +96,19 @@ pub enum Command {
     Models,
     /// Run one command inside exactly the kernel sandbox the Bash tool uses.
     Sandbox(SandboxArgs),
+}
+
+impl Command {
+    /// The name it is called by on the command line.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Command::Tui => "tui",
+            Command::Permission(_) => "permission",
+            Command::Sessions(_) => "sessions",
+            Command::Models => "models",
+            Command::Sandbox(_) => "sandbox",
+        }
+    }
 }
 
 #[derive(Debug, Args)]

@@ -5,11 +5,16 @@ use super::args::Cli;
 use super::environment::{Environment, ToolLists};
 use crate::headless;
 use std::process::ExitCode;
+use std::time::Instant;
 
-pub fn run(cli: &Cli, prompt: String, lists: &ToolLists) -> anyhow::Result<ExitCode> {
-    if prompt.trim().is_empty() {
-        anyhow::bail!("the task given to -p is empty");
-    }
+/// Runs `task` (already resolved against stdin); `started` is when zcode
+/// started, for the result's `duration_ms`.
+pub fn run(
+    cli: &Cli,
+    task: String,
+    lists: &ToolLists,
+    started: Instant,
+) -> anyhow::Result<ExitCode> {
     let env = Environment::load()?;
     let setup = env.runtime_setup(cli, lists, true)?;
     let store = env.open_store()?;
@@ -20,7 +25,7 @@ pub fn run(cli: &Cli, prompt: String, lists: &ToolLists) -> anyhow::Result<ExitC
         .map_err(|e| anyhow::anyhow!("cannot start the async runtime: {e}"))?;
     let code = rt.block_on(async move {
         let handle = crate::runtime::start(setup, store)?;
-        anyhow::Ok(headless::run(handle, prompt, cli.output_format).await)
+        anyhow::Ok(headless::run(handle, task, cli.output_format, started).await)
     });
     // A tool abandoned on a blocking thread (a hung file system) must not
     // keep the process from exiting.

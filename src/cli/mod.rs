@@ -3,31 +3,41 @@
 pub mod args;
 mod environment;
 mod headless_cmd;
+mod headless_task;
 mod models_cmd;
 mod permission_cmd;
 mod sandbox_cmd;
 mod sessions_cmd;
+mod stdin_input;
+mod task_args;
 pub mod tool_list_args;
 mod tui_cmd;
+mod usage_error;
 
 use args::{Cli, Command};
 use clap::Parser;
 use std::ffi::OsString;
 use std::process::ExitCode;
+use task_args::TaskArg;
 use tool_list_args::extract_tool_lists;
+use usage_error::{USAGE_EXIT_CODE, UsageError};
 
 /// How long the async runtime waits, at exit, for blocking work still
 /// running (a tool abandoned on a hung file system) before it lets go.
 const RUNTIME_EXIT_GRACE: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// Runs zcode with `args` (without the program name) and returns the exit
-/// code. Errors are one line on stderr (CLI-7).
+/// code. Errors are one line on stderr (CLI-7); a usage error exits 2.
 pub fn run(args: Vec<OsString>) -> ExitCode {
     match run_inner(args) {
         Ok(code) => code,
         Err(err) => {
             eprintln!("zcode: error: {}", error_line(&err));
-            ExitCode::FAILURE
+            if err.downcast_ref::<UsageError>().is_some() {
+                ExitCode::from(USAGE_EXIT_CODE)
+            } else {
+                ExitCode::FAILURE
+            }
         }
     }
 }
@@ -51,6 +61,7 @@ pub fn error_line(err: &anyhow::Error) -> String {
 }
 
 fn run_inner(args: Vec<OsString>) -> anyhow::Result<ExitCode> {
+    let started = std::time::Instant::now();
     let args = args
         .into_iter()
         .map(|a| {
@@ -82,20 +93,35 @@ fn run_inner(args: Vec<OsString>) -> anyhow::Result<ExitCode> {
         disallowed: lists.disallowed,
         allowed: lists.allowed,
     };
-    if let Some(prompt) = cli.prompt.clone() {
-        if cli.command.is_some() {
-            anyhow::bail!(
-                "-p/--prompt runs a task on its own; it cannot be combined with a subcommand"
-            );
+    task_args::check_resume(&cli)?;
+    let task = task_args::task_arg(&cli)?;
+    // `--prompt TASK` has always meant a headless run.
+    if cli.print || cli.prompt.is_some() {
+        if let Some(command) = &cli.command {
+            return Err(task_args::subcommand_with_print(&cli, command.name()).into());
         }
-        return headless_cmd::run(&cli, prompt, &tool_lists);
+        let task = headless_task::headless_task(task, stdin_input::stdin_kind())?;
+        return headless_cmd::run(&cli, task, &tool_lists, started);
     }
+    let first_message = match task {
+        TaskArg::None => None,
+        TaskArg::Text(text) if text.trim().is_empty() => {
+            return Err(UsageError::new("the task is empty").into());
+        }
+        TaskArg::Text(text) => Some(text),
+        TaskArg::FromStdin => {
+            return Err(UsageError::new(
+                "`-` reads the task from stdin, which is for headless runs: use zcode -p -",
+            )
+            .into());
+        }
+    };
     match cli.command {
         Some(Command::Permission(cmd)) => permission_cmd::run(cmd, cli.mode, &tool_lists),
         Some(Command::Sessions(cmd)) => sessions_cmd::run(cmd),
         Some(Command::Models) => models_cmd::run(cli.model.as_deref()),
         Some(Command::Sandbox(args)) => sandbox_cmd::run(args),
-        Some(Command::Tui) | None => tui_cmd::run(&cli, &tool_lists),
+        Some(Command::Tui) | None => tui_cmd::run(&cli, &tool_lists, first_message),
     }
 }
 

@@ -2,11 +2,13 @@
 //! the channel broker and runs the terminal UI (CLI-1). The starting mode
 //! follows EXEC-6: `--mode`, else the project's last mode, else the config,
 //! else build. The UI gets a launcher for the sessions `/new` and `/resume`
-//! switch to.
+//! switch to. A task on the command line (`zcode "TASK"`) is the session's
+//! first message.
 
 use super::args::Cli;
 use super::environment::{Environment, Project, ToolLists};
 use crate::runtime::RuntimeHandle;
+use crate::runtime::protocol::Op;
 use crate::runtime::session::SessionStart;
 use crate::store::SessionFilter;
 use crate::tui::launcher::{Launcher, ModelChoice, SessionSummary};
@@ -16,10 +18,15 @@ use std::process::ExitCode;
 /// How many sessions the `/resume` picker offers.
 const RESUME_LIMIT: usize = 30;
 
-pub fn run(cli: &Cli, lists: &ToolLists) -> anyhow::Result<ExitCode> {
+pub fn run(
+    cli: &Cli,
+    lists: &ToolLists,
+    first_message: Option<String>,
+) -> anyhow::Result<ExitCode> {
     if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
+        let task = first_message.as_deref().unwrap_or("your task");
         anyhow::bail!(
-            "the terminal UI needs an interactive terminal; run a task headless with `zcode -p \"your task\"`"
+            "the terminal UI needs an interactive terminal; run a task headless with `zcode -p {task:?}`"
         );
     }
     let env = Environment::load()?;
@@ -35,6 +42,11 @@ pub fn run(cli: &Cli, lists: &ToolLists) -> anyhow::Result<ExitCode> {
         .map_err(|e| anyhow::anyhow!("cannot start the async runtime: {e}"))?;
     let ran = rt.block_on(async move {
         let handle = crate::runtime::start(setup, store)?;
+        if let Some(text) = first_message {
+            // The UI shows it when the runtime confirms the turn, as it
+            // does for a message typed in the composer.
+            let _ = handle.ops.send(Op::UserInput { text });
+        }
         crate::tui::app::run(handle, Box::new(launcher)).await
     });
     // As in headless mode: abandoned blocking work does not hold the exit.

@@ -45,6 +45,19 @@ impl From<std::process::Output> for Run {
 /// No run may hang the suite.
 pub const RUN_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// What the binary's stdin is.
+pub enum Input {
+    /// `/dev/null` (what `run` gives).
+    Null,
+    /// A pipe that carries these bytes, then closes.
+    Piped(Vec<u8>),
+    /// A pipe that stays open and silent until the run ends, as some CI
+    /// runners leave it.
+    OpenPipe,
+    /// Redirected from this file (`< file`).
+    File(PathBuf),
+}
+
 impl Harness {
     pub fn new() -> Self {
         Self {
@@ -68,6 +81,43 @@ impl Harness {
             .await
             .unwrap_or_else(|_| panic!("zcode {args:?} did not finish in {RUN_TIMEOUT:?}"))
             .expect("zcode runs");
+        Run::from(out)
+    }
+
+    /// Runs `zcode ARGS` as `run` does, with `input` as its stdin.
+    pub async fn run_with_input(&self, args: &[&str], env: &[(&str, String)], input: Input) -> Run {
+        let mut cmd = self.command(args, env);
+        match &input {
+            Input::Null => {}
+            Input::Piped(_) | Input::OpenPipe => {
+                cmd.stdin(Stdio::piped());
+            }
+            Input::File(path) => {
+                cmd.stdin(std::fs::File::open(path).expect("the input file opens"));
+            }
+        }
+        let mut child = cmd.spawn().expect("zcode starts");
+        // Held until the child has exited, so an open pipe stays open.
+        let stdin = child.stdin.take();
+        let feeder = tokio::spawn(async move {
+            match (input, stdin) {
+                (Input::Piped(bytes), Some(mut stdin)) => {
+                    use tokio::io::AsyncWriteExt;
+                    // The child may stop reading (or never start): a broken
+                    // pipe shows in its output, not here.
+                    let _ = stdin.write_all(&bytes).await;
+                }
+                (_, held) => {
+                    let _held = held;
+                    std::future::pending::<()>().await;
+                }
+            }
+        });
+        let out = tokio::time::timeout(RUN_TIMEOUT, child.wait_with_output())
+            .await
+            .unwrap_or_else(|_| panic!("zcode {args:?} did not finish in {RUN_TIMEOUT:?}"))
+            .expect("zcode runs");
+        feeder.abort();
         Run::from(out)
     }
 
