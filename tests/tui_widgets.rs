@@ -668,7 +668,8 @@ fn stream(
     doc
 }
 
-const TABLE: &str = "| Tool | Risk | Notes |\n|:-----|:----:|------:|\n| Read | low | 1 |\n| Bash | high | 22 |\n";
+const TABLE: &str =
+    "| Tool | Risk | Notes |\n|:-----|:----:|------:|\n| Read | low | 1 |\n| Bash | high | 22 |\n";
 
 #[test]
 fn ux11_a_table_is_laid_out_in_aligned_columns() {
@@ -734,7 +735,12 @@ fn ux11_table_header_is_bold_and_cells_keep_inline_styles() {
     assert!(span(0, "Use").style.add_modifier.contains(Modifier::BOLD));
     assert_eq!(span(2, "jq").style.fg, theme.inline_code.fg);
     assert!(span(2, "fast").style.add_modifier.contains(Modifier::BOLD));
-    assert!(span(2, "json").style.add_modifier.contains(Modifier::ITALIC));
+    assert!(
+        span(2, "json")
+            .style
+            .add_modifier
+            .contains(Modifier::ITALIC)
+    );
     assert!(!span(2, "json").style.add_modifier.contains(Modifier::BOLD));
 }
 
@@ -751,7 +757,8 @@ fn ux11_table_columns_measure_wide_characters() {
 
 #[test]
 fn ux11_a_narrow_table_becomes_one_record_per_row() {
-    let text = "| name | kind | size |\n|---|---|---|\n| main.rs | file | 12 KB |\n| src | dir | - |\n";
+    let text =
+        "| name | kind | size |\n|---|---|---|\n| main.rs | file | 12 KB |\n| src | dir | - |\n";
     let lines = render_markdown(text, 14, &Theme::colored());
     assert_eq!(
         rows_of(&lines),
@@ -765,7 +772,12 @@ fn ux11_a_narrow_table_becomes_one_record_per_row() {
             "size: -",
         ]
     );
-    assert!(lines[0].spans[0].style.add_modifier.contains(Modifier::BOLD));
+    assert!(
+        lines[0].spans[0]
+            .style
+            .add_modifier
+            .contains(Modifier::BOLD)
+    );
     // Wide enough for the columns: a grid again.
     let rows = rows_of(&render_markdown(text, 30, &Theme::colored()));
     assert_eq!(rows[2], "main.rs │ file │ 12 KB");
@@ -809,7 +821,10 @@ fn ux11_a_streaming_table_is_a_table_and_is_kept_once_finished() {
         }
     });
     let table = finished_table.expect("the table was finished");
-    assert_eq!(rows_of(&table).last().map(String::as_str), Some("Bash │ high │    22"));
+    assert_eq!(
+        rows_of(&table).last().map(String::as_str),
+        Some("Bash │ high │    22")
+    );
 }
 
 /// `text` as a streaming server sends it: words with the blanks after them.
@@ -858,7 +873,10 @@ fn ux11_long_code_lines_wrap_with_a_marker() {
             "↪ m::<u64>();",
         ]
     );
-    let joined: String = rows.iter().map(|r| &r[r.char_indices().nth(2).map_or(0, |(i, _)| i)..]).collect();
+    let joined: String = rows
+        .iter()
+        .map(|r| &r[r.char_indices().nth(2).map_or(0, |(i, _)| i)..])
+        .collect();
     assert_eq!(joined, code);
     // Monochrome: between its fences, wrapped the same way.
     let rows = rows_of(&render_markdown(&text, 24, &Theme::monochrome()));
@@ -897,7 +915,8 @@ fn ux11_a_growing_code_line_wraps_while_it_streams() {
 
 #[test]
 fn ux11_code_in_a_list_item_wraps_inside_its_indent() {
-    let text = "1. run:\n\n   ```sh\n   cargo test --workspace --all-features -- --nocapture\n   ```\n";
+    let text =
+        "1. run:\n\n   ```sh\n   cargo test --workspace --all-features -- --nocapture\n   ```\n";
     let lines = render_markdown(text, 30, &Theme::monochrome());
     let rows = rows_of(&lines);
     assert!(rows.iter().any(|r| r.starts_with("   ↪ ")), "{rows:?}");
@@ -916,7 +935,10 @@ fn ux11_item_numbers_of_ten_and_more_line_up() {
     // A wrapped item hangs under its text, past the widest number.
     let text = format!("{text}12. a last item long enough to wrap here\n");
     let rows = rows_of(&render_markdown(&text, 24, &Theme::colored()));
-    assert_eq!(rows[11..], ["12. a last item long", "    enough to wrap here"]);
+    assert_eq!(
+        rows[11..],
+        ["12. a last item long", "    enough to wrap here"]
+    );
 }
 
 #[test]
@@ -980,7 +1002,11 @@ fn ux11_list_items_keep_their_hanging_indent_while_streaming() {
 
 #[test]
 fn ux11_a_heading_in_a_list_item_starts_on_its_marker_row() {
-    let rows = rows_of(&render_markdown("- # Setup\n- next\n", 30, &Theme::colored()));
+    let rows = rows_of(&render_markdown(
+        "- # Setup\n- next\n",
+        30,
+        &Theme::colored(),
+    ));
     assert_eq!(rows, ["• Setup", "", "• next"]);
 }
 
@@ -988,7 +1014,10 @@ fn ux11_a_heading_in_a_list_item_starts_on_its_marker_row() {
 fn ux11_a_task_item_wraps_under_its_text() {
     let text = "- [ ] a task item that is long enough to wrap\n";
     let rows = rows_of(&render_markdown(text, 30, &Theme::colored()));
-    assert_eq!(rows, ["• [ ] a task item that is long", "      enough to wrap"]);
+    assert_eq!(
+        rows,
+        ["• [ ] a task item that is long", "      enough to wrap"]
+    );
 }
 
 fn with_preview_text(preview: &str) -> Question {
@@ -1049,4 +1078,45 @@ fn snapshot_question_panel_preview_mockup() {
         "question_panel_preview_mockup",
         format!("{:?}", panel_buffer(&panel, &Theme::colored())),
     );
+}
+
+/// Pieces of tables and code, wide characters and long words: nothing
+/// that nests, so every row fits the width.
+const TABLE_PIECES: &[&str] = &[
+    "\n",
+    "\n\n",
+    "| a | b |\n",
+    "|---|:-:|\n",
+    "|--:|:--|---|\n",
+    "| ",
+    " |",
+    "| 日本語 | 😀 |\n",
+    "word ",
+    "a_much_longer_word_than_most_columns ",
+    "**bold** ",
+    "`code` ",
+    "```rust\n",
+    "```\n",
+    "let x = \"string\"; ",
+];
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn ux11_tables_and_code_always_fit_the_width(
+        picks in proptest::collection::vec(0..TABLE_PIECES.len(), 0..60),
+        width in 8u16..60,
+        color in proptest::bool::ANY,
+    ) {
+        let text: String = picks.iter().map(|&i| TABLE_PIECES[i]).collect();
+        let theme = if color { Theme::colored() } else { Theme::monochrome() };
+        for line in render_markdown(&text, width, &theme) {
+            // A monochrome fence row shows its info string whole.
+            if line.to_string().starts_with("```") {
+                continue;
+            }
+            proptest::prop_assert!(line.width() <= usize::from(width), "{:?} in {:?}", line, text);
+        }
+    }
 }

@@ -11,8 +11,8 @@ use super::highlight::highlight_code;
 use super::markdown_table::TableBuilder;
 use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 use ratatui::style::Style;
-use std::collections::VecDeque;
 use ratatui::text::{Line, Span};
+use std::collections::VecDeque;
 
 /// One run of whole blocks rendered: the rows, and whether the last block
 /// wants a blank row before whatever follows it.
