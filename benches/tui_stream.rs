@@ -143,6 +143,7 @@ fn tool_call(
             output,
             is_error: false,
             diff,
+            exit_code: None,
         }),
     );
 }
