@@ -294,7 +294,12 @@ fn ux11_plan_files_never_show_in_git_status() {
     assert_eq!(
         git(
             tmp.path(),
-            &["status", "--porcelain", "--untracked-files=all", "--ignored=no"]
+            &[
+                "status",
+                "--porcelain",
+                "--untracked-files=all",
+                "--ignored=no"
+            ]
         ),
         ""
     );

@@ -177,7 +177,10 @@ async fn ux11_bash_request_carries_its_description_and_a_plain_reason() {
     h.enqueue_text("ok");
     h.input("make a file");
     let request = h.permission_request().await;
-    assert_eq!(request.description.as_deref(), Some("Create the marker file"));
+    assert_eq!(
+        request.description.as_deref(),
+        Some("Create the marker file")
+    );
     assert_eq!(request.reason, "runs a command that can change files");
     assert!(!request.edit_mode_available);
     h.reply(&request.request_id, PermissionReply::AllowOnce);
@@ -187,7 +190,10 @@ async fn ux11_bash_request_carries_its_description_and_a_plain_reason() {
         request.reason,
         "runs a command that can change files (zcode cannot check all of it in advance)"
     );
-    h.reply(&request.request_id, PermissionReply::Deny { feedback: None });
+    h.reply(
+        &request.request_id,
+        PermissionReply::Deny { feedback: None },
+    );
     h.turn_finished().await;
     h.shutdown().await;
 }
@@ -348,7 +354,10 @@ async fn ux11_a_plainly_rejected_plan_is_not_a_success() {
     exit_plan_with_prompts(&h);
     h.input("plan it");
     let request = h.permission_request().await;
-    h.reply(&request.request_id, PermissionReply::Deny { feedback: None });
+    h.reply(
+        &request.request_id,
+        PermissionReply::Deny { feedback: None },
+    );
     assert_eq!(h.turn_finished().await.0, TurnEnd::Stopped);
     assert!(
         finished(&h).iter().all(|c| c.2),
@@ -493,11 +502,7 @@ async fn interrupted_then_next_request(dialect: Dialect) {
     assert_eq!(h.assistant_texts(1), ["partial answer "]);
     assert_eq!(
         h.user_texts(1),
-        [
-            "first",
-            zcode::runtime::turn::INTERRUPTED_NOTE,
-            "again"
-        ]
+        ["first", zcode::runtime::turn::INTERRUPTED_NOTE, "again"]
     );
     // The note is in the transcript for a resumed session, but not as
     // something the user typed.

@@ -35,7 +35,10 @@ mod tests {
         let t = user_denied("Bash", Some(" use cargo nextest instead "));
         assert!(t.contains("was NOT executed"));
         assert!(!t.contains("wait for the user's instructions"), "{t}");
-        assert!(t.ends_with("follow it:\n\nuse cargo nextest instead"), "{t}");
+        assert!(
+            t.ends_with("follow it:\n\nuse cargo nextest instead"),
+            "{t}"
+        );
         for none in [None, Some("  ")] {
             let t = user_denied("Bash", none);
             assert!(t.ends_with("Stop what you are doing and wait for the user's instructions."));

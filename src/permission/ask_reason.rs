@@ -99,13 +99,21 @@ mod tests {
     #[test]
     fn ux11_every_ask_of_the_build_rules_says_what_the_call_does() {
         let cases = [
-            ("Bash", json!({"command": "touch a"}), "runs a command that can change files"),
+            (
+                "Bash",
+                json!({"command": "touch a"}),
+                "runs a command that can change files",
+            ),
             (
                 "Bash",
                 json!({"command": "cat $(ls)"}),
                 "runs a command that can change files (zcode cannot check all of it in advance)",
             ),
-            ("Write", json!({"file_path": "a.txt", "content": ""}), "writes to a file in the workspace"),
+            (
+                "Write",
+                json!({"file_path": "a.txt", "content": ""}),
+                "writes to a file in the workspace",
+            ),
             (
                 "Write",
                 json!({"file_path": "/elsewhere/a.txt", "content": ""}),
@@ -121,9 +129,17 @@ mod tests {
                 json!({"file_path": "/elsewhere/a.txt", "old_string": "a", "new_string": "b"}),
                 "edits a file outside the workspace",
             ),
-            ("WebFetch", json!({"url": "https://example.com/x"}), "fetches a page from example.com"),
+            (
+                "WebFetch",
+                json!({"url": "https://example.com/x"}),
+                "fetches a page from example.com",
+            ),
             ("WebFetch", json!({}), "fetches a page from the internet"),
-            ("Mystery", json!({}), "uses a tool zcode knows nothing about, so it could do anything"),
+            (
+                "Mystery",
+                json!({}),
+                "uses a tool zcode knows nothing about, so it could do anything",
+            ),
         ];
         for (tool, input, expected) in cases {
             let (reason, _) = ask_reason(tool, input.clone(), &no_rules());
@@ -135,25 +151,40 @@ mod tests {
     fn ux11_asks_of_rules_hooks_and_questions_are_in_plain_words() {
         let (reason, _) = ask_reason("AskUserQuestion", json!({}), &no_rules());
         assert_eq!(reason, "asks you a question");
-        assert_eq!(user_interaction("ExitPlanMode"), "asks you to approve its plan");
+        assert_eq!(
+            user_interaction("ExitPlanMode"),
+            "asks you to approve its plan"
+        );
 
         let mut rules = RuleSet::default();
         rules.merge(RuleKind::Ask, [Rule::with_content("Bash", "git push:*")]);
         let (reason, id) = ask_reason("Bash", json!({"command": "git push"}), &rules);
         assert_eq!(id, rule_id::PROJECT_ASK);
-        assert_eq!(reason, "matches the project rule Bash(git push:*), which asks first");
+        assert_eq!(
+            reason,
+            "matches the project rule Bash(git push:*), which asks first"
+        );
 
         // PERM-10: a protected file says which kind it is.
-        let (reason, id) =
-            ask_reason("Write", json!({"file_path": ".git/config", "content": ""}), &no_rules());
+        let (reason, id) = ask_reason(
+            "Write",
+            json!({"file_path": ".git/config", "content": ""}),
+            &no_rules(),
+        );
         assert_eq!(id, rule_id::EDIT_PROTECTED_PATH);
-        assert!(reason.starts_with("writes inside a git directory"), "{reason}");
+        assert!(
+            reason.starts_with("writes inside a git directory"),
+            "{reason}"
+        );
     }
 
     #[test]
     fn ux11_no_ask_reason_names_a_risk_level() {
         for text in [HOOK_ASK, ALWAYS_ASK, user_interaction("Other")] {
-            assert!(!text.contains("risk") && !text.contains("needs approval"), "{text}");
+            assert!(
+                !text.contains("risk") && !text.contains("needs approval"),
+                "{text}"
+            );
         }
     }
 }
