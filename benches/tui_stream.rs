@@ -184,6 +184,7 @@ fn tool_call(
             output,
             is_error: false,
             diff,
+            exit_code: None,
         }),
     );
 }
