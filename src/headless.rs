@@ -5,7 +5,7 @@
 
 use crate::model::Usage;
 use crate::runtime::RuntimeHandle;
-use crate::runtime::protocol::{Denial, Event, Op, TurnEnd};
+use crate::runtime::protocol::{Denial, Event, Op, TurnEnd, retry_line};
 use serde_json::json;
 use std::io::Write;
 
@@ -90,6 +90,17 @@ pub async fn run(mut handle: RuntimeHandle, prompt: String, format: OutputFormat
                 outcome.denials.push(denial);
             }
             Event::Usage { total, .. } => outcome.usage = total,
+            // In every format, like errors: a person watching sees why
+            // nothing happens yet.
+            Event::Retrying {
+                attempt,
+                max_attempts,
+                delay_ms,
+                reason,
+            } => eprintln!(
+                "zcode: {}",
+                retry_line(attempt, max_attempts, delay_ms, &reason)
+            ),
             Event::Notice { message } if format == OutputFormat::Text => {
                 eprintln!("zcode: {message}")
             }

@@ -679,7 +679,7 @@ fn fake_resolver() -> ModelResolver {
         for id in ["fake-model", "other-model"] {
             provider.models.push(zcode::config::Model {
                 id: id.into(),
-                context_window: 100_000,
+                context_window: Some(100_000),
                 reasoning_levels: Vec::new(),
                 default_reasoning: None,
                 disabled: None,
@@ -696,7 +696,8 @@ fn fake_resolver() -> ModelResolver {
             provider_id: resolved.provider_id,
             model_id: resolved.model_id,
             reasoning: resolved.reasoning,
-            context_window: 100_000,
+            context_window: Some(100_000),
+            window_lookup: None,
         })
     })
 }
