@@ -649,10 +649,13 @@ fn connect_cause(e: &reqwest::Error, connect_timeout: Duration) -> String {
         }
     }
     if e.is_timeout() || all.contains("timed out") {
-        return format!(
-            "no connection within {} s",
-            connect_timeout.as_secs().max(1)
-        );
+        let millis = connect_timeout.as_millis();
+        let waited = if millis % 1000 == 0 {
+            format!("{} s", millis / 1000)
+        } else {
+            format!("{:.1} s", connect_timeout.as_secs_f64())
+        };
+        return format!("no connection within {waited}");
     }
     if ["certificate", "tls", "handshake", "corrupt message"]
         .iter()
