@@ -527,3 +527,47 @@ async fn ux11_models_listing_says_the_window_is_asked_of_the_server() {
     );
     assert!(!run.stdout.contains("128000"), "{run}");
 }
+
+// ---- the TUI ----------------------------------------------------------------
+
+#[test]
+fn ux11_tui_shows_each_retry_and_the_window_the_server_found() {
+    use support::tui::{Session, event, screen_of};
+    use zcode::runtime::protocol::Event;
+    let mut m = Session::new(120, 16)
+        .model("openai/gpt-4.1", "OpenAI")
+        .start();
+    event(
+        &mut m,
+        Event::Retrying {
+            attempt: 2,
+            max_attempts: 4,
+            delay_ms: 2000,
+            reason: "connection refused".into(),
+        },
+    );
+    let screen = screen_of(&m);
+    assert!(
+        screen.contains("retrying in 2 s, 2 of 4: connection refused"),
+        "{screen}"
+    );
+    let usage = zcode::model::Usage {
+        input_tokens: 24_300,
+        output_tokens: 10,
+    };
+    event(&mut m, Event::Usage { usage, total: usage });
+    // Unknown window: the count over "?", not a percentage of a guess.
+    let screen = screen_of(&m);
+    assert!(screen.contains("ctx 24k/?"), "{screen}");
+    // Another model's answer changes nothing.
+    let found = |model: &str| Event::ContextWindowFound {
+        model: model.into(),
+        context_window: 200_000,
+        source: "/props".into(),
+    };
+    event(&mut m, found("other/model"));
+    assert!(screen_of(&m).contains("ctx 24k/?"));
+    event(&mut m, found("openai/gpt-4.1"));
+    let screen = screen_of(&m);
+    assert!(screen.contains("ctx 12% (24k/200k)"), "{screen}");
+}
