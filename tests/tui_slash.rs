@@ -438,7 +438,7 @@ fn model3_model_picker_and_argument_send_set_model() {
         Msg::Runtime(Event::ModelChanged {
             model: "local/large".into(),
             provider: "local".into(),
-            context_window: 32_768,
+            context_window: Some(32_768),
         }),
     );
     assert_eq!(m.model_label, "local/large");
@@ -532,7 +532,7 @@ fn started(label: &str) -> Msg {
         offline_demo: false,
         state: zcode::permission::mode::ExecutionState::new(Mode::Build, false),
         resumed: false,
-        context_window: 0,
+        context_window: None,
         sandbox_notice: None,
     })
 }
