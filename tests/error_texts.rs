@@ -25,7 +25,11 @@ fn with_chain(e: impl std::error::Error + Send + Sync + 'static) -> String {
 /// `needle` appears exactly once, and no `: `-separated part repeats the
 /// one before it.
 fn assert_once(text: &str, needle: &str) {
-    assert_eq!(text.matches(needle).count(), 1, "{needle:?} once in: {text}");
+    assert_eq!(
+        text.matches(needle).count(),
+        1,
+        "{needle:?} once in: {text}"
+    );
     let parts: Vec<&str> = text.split(": ").collect();
     for pair in parts.windows(2) {
         assert_ne!(pair[0].trim(), pair[1].trim(), "{text}");
@@ -102,7 +106,10 @@ fn ux11_failed_mode_change_save_says_its_cause_once() {
     assert_once(&with_chain(clone_store_error(&w.file)), "Not a directory");
     let err = zcode::session::execution::ModeChangeError::from(store_error);
     let text = with_chain(err);
-    assert!(text.starts_with("could not save the mode change: "), "{text}");
+    assert!(
+        text.starts_with("could not save the mode change: "),
+        "{text}"
+    );
     assert_eq!(text.matches(&store_text).count(), 1, "{text}");
 }
 
@@ -130,7 +137,12 @@ async fn ux11_read_write_edit_of_a_blocked_path_say_the_cause_once() {
     for (tool, input) in cases {
         let out = call(tool, input, &w.ctx).await;
         assert!(out.is_error, "{}: {}", tool.name(), out.content);
-        assert!(out.content.contains(&path), "{}: {}", tool.name(), out.content);
+        assert!(
+            out.content.contains(&path),
+            "{}: {}",
+            tool.name(),
+            out.content
+        );
         assert!(
             out.content.matches("os error").count() <= 1,
             "{}: {}",
@@ -145,7 +157,9 @@ async fn ux11_read_write_edit_of_a_blocked_path_say_the_cause_once() {
 #[tokio::test]
 async fn ux11_read_and_write_without_permission_say_it_once() {
     if running_as_root() {
-        eprintln!("skipped: root reads and writes whatever the mode (the ENOTDIR case covers root)");
+        eprintln!(
+            "skipped: root reads and writes whatever the mode (the ENOTDIR case covers root)"
+        );
         return;
     }
     use std::os::unix::fs::PermissionsExt;
@@ -159,7 +173,12 @@ async fn ux11_read_and_write_without_permission_say_it_once() {
     std::fs::create_dir(&locked).unwrap();
     std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o500)).unwrap();
     let target = locked.join("new.txt").to_string_lossy().into_owned();
-    let out = call(&WriteTool, json!({"file_path": target, "content": "x"}), &w.ctx).await;
+    let out = call(
+        &WriteTool,
+        json!({"file_path": target, "content": "x"}),
+        &w.ctx,
+    )
+    .await;
     assert!(out.is_error);
     assert_once(&out.content, "Permission denied");
 }

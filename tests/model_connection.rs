@@ -62,11 +62,13 @@ fn endpoint(kind: ProviderKind, root: &str) -> String {
 /// Runs a request, collecting the retries it told of.
 async fn run_observed(
     p: &dyn ModelProvider,
-) -> (Result<zcode::model::AssistantReply, ProviderError>, Vec<RetryNotice>) {
+) -> (
+    Result<zcode::model::AssistantReply, ProviderError>,
+    Vec<RetryNotice>,
+) {
     let seen = Arc::new(Mutex::new(Vec::new()));
     let sink = seen.clone();
-    let observer: zcode::model::RetryObserver =
-        Arc::new(move |n| sink.lock().unwrap().push(n));
+    let observer: zcode::model::RetryObserver = Arc::new(move |n| sink.lock().unwrap().push(n));
     let req = request();
     let result = match p.stream_observed(&req, observer).await {
         Ok(stream) => collect_reply(stream).await,
@@ -90,7 +92,7 @@ fn assert_clean(text: &str, url: &str) {
     for pair in parts.windows(2) {
         assert_ne!(pair[0].trim(), pair[1].trim(), "{text}");
     }
-    assert_eq!(text.matches("gave up").count().min(1), text.matches("gave up").count());
+    assert!(text.matches("gave up").count() <= 1, "{text}");
 }
 
 // ---- retries --------------------------------------------------------------
@@ -98,7 +100,10 @@ fn assert_clean(text: &str, url: &str) {
 #[tokio::test]
 async fn ux11_each_retry_is_told_with_attempt_delay_and_reason() {
     let server = FakeModelServer::start().await;
-    server.enqueue(Reply::json(503, &json!({"error": {"message": "loading model"}})));
+    server.enqueue(Reply::json(
+        503,
+        &json!({"error": {"message": "loading model"}}),
+    ));
     server.enqueue(Reply::status(502));
     server.enqueue(Reply::sse(sse::openai_text("Hello")));
     let p = provider_at(ProviderKind::Openai, &server.url(), test_settings());
@@ -131,7 +136,11 @@ async fn ux11_a_refused_connection_is_retried_with_a_plain_reason() {
         let p = provider_at(kind, &root, test_settings());
         let (result, notices) = run_observed(p.as_ref()).await;
         let reasons: Vec<&str> = notices.iter().map(|n| n.reason.as_str()).collect();
-        assert_eq!(reasons, ["connection refused", "connection refused"], "{kind:?}");
+        assert_eq!(
+            reasons,
+            ["connection refused", "connection refused"],
+            "{kind:?}"
+        );
         let text = result.unwrap_err().to_string();
         assert_eq!(
             text,
@@ -149,8 +158,14 @@ fn ux11_retry_line_reads_like_a_sentence() {
         retry_line(2, 4, 2000, "connection refused"),
         "retrying in 2 s, 2 of 4: connection refused"
     );
-    assert_eq!(retry_line(3, 4, 500, "HTTP 503"), "retrying in 0.5 s, 3 of 4: HTTP 503");
-    assert_eq!(retry_line(4, 4, 30_000, "HTTP 429"), "retrying in 30 s, 4 of 4: HTTP 429");
+    assert_eq!(
+        retry_line(3, 4, 500, "HTTP 503"),
+        "retrying in 0.5 s, 3 of 4: HTTP 503"
+    );
+    assert_eq!(
+        retry_line(4, 4, 30_000, "HTTP 429"),
+        "retrying in 30 s, 4 of 4: HTTP 429"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -184,7 +199,9 @@ async fn ux11_headless_prints_each_retry_on_stderr_and_as_a_stream_event() {
         .collect();
     assert_eq!(
         events,
-        [json!({"type": "retrying", "attempt": 2, "max_attempts": 4, "delay_ms": 500, "reason": "HTTP 503"})],
+        [
+            json!({"type": "retrying", "attempt": 2, "max_attempts": 4, "delay_ms": 500, "reason": "HTTP 503"})
+        ],
         "{run}"
     );
 }
@@ -193,7 +210,9 @@ async fn ux11_headless_prints_each_retry_on_stderr_and_as_a_stream_event() {
 async fn ux11_headless_final_connection_error_is_one_line_naming_the_url_once() {
     let h = Harness::new();
     let base = format!("http://127.0.0.1:{}/v1", closed_port());
-    let run = h.run(&["-p", "hello"], &[("OPENAI_BASE_URL", base.clone())]).await;
+    let run = h
+        .run(&["-p", "hello"], &[("OPENAI_BASE_URL", base.clone())])
+        .await;
     assert_eq!(run.code, Some(1), "{run}");
     let lines: Vec<&str> = run.stderr.lines().collect();
     assert_eq!(
@@ -247,7 +266,10 @@ async fn ux11_connection_failures_are_one_clean_line_in_both_dialects() {
     for kind in [ProviderKind::Openai, ProviderKind::Anthropic] {
         let refused = format!("http://127.0.0.1:{}", closed_port());
         let cases = [
-            (refused.clone(), "connection refused (gave up after 3 attempts)"),
+            (
+                refused.clone(),
+                "connection refused (gave up after 3 attempts)",
+            ),
             (
                 "http://nonexistent.invalid".to_string(),
                 "the host name does not resolve",
@@ -271,7 +293,10 @@ async fn ux11_connection_failures_are_one_clean_line_in_both_dialects() {
         let p = provider_at(kind, &silent, test_settings());
         let text = run_observed(p.as_ref()).await.0.unwrap_err().to_string();
         let url = endpoint(kind, &silent);
-        assert_eq!(text, format!("fake: no answer from {url} for 1 s; gave up waiting"));
+        assert_eq!(
+            text,
+            format!("fake: no answer from {url} for 1 s; gave up waiting")
+        );
         assert_clean(&text, &url);
     }
 }
@@ -279,9 +304,16 @@ async fn ux11_connection_failures_are_one_clean_line_in_both_dialects() {
 #[tokio::test]
 async fn ux11_tls_error_to_a_plain_server_suggests_http() {
     let tls = plain_http_server().await;
-    let p = provider_at(ProviderKind::Openai, &format!("https://{tls}"), test_settings());
+    let p = provider_at(
+        ProviderKind::Openai,
+        &format!("https://{tls}"),
+        test_settings(),
+    );
     let text = run_observed(p.as_ref()).await.0.unwrap_err().to_string();
-    assert!(text.contains("is the server plain http:// rather than https://?"), "{text}");
+    assert!(
+        text.contains("is the server plain http:// rather than https://?"),
+        "{text}"
+    );
 }
 
 #[tokio::test]
@@ -298,7 +330,10 @@ async fn ux11_http_errors_name_the_url_once_and_read_html_pages() {
             "HTTP 502 from {url}: Bad Gateway (gave up after 3 attempts)",
         ),
         (
-            Reply::text(503, "<!DOCTYPE html><html><body><p>Service   down</p></body></html>"),
+            Reply::text(
+                503,
+                "<!DOCTYPE html><html><body><p>Service   down</p></body></html>",
+            ),
             "HTTP 503 from {url}: Service down (gave up after 3 attempts)",
         ),
         (
@@ -418,8 +453,7 @@ async fn ux11_window_comes_from_v1_models_metadata_of_each_server_kind() {
         let server = FakeModelServer::start().await;
         server.route("/v1/models", Reply::json(200, &models));
         let p = provider_entry(ProviderKind::Openai, &server.openai_base_url());
-        let id = format!("{model_id}");
-        let found = WindowLookup::new(&p, &id, None).run().await;
+        let found = WindowLookup::new(&p, model_id, None).run().await;
         assert_eq!(
             found,
             Some(FoundWindow {
@@ -437,7 +471,10 @@ async fn ux11_window_is_unknown_when_the_server_does_not_say_and_is_asked_once()
     // /props missing (404), /v1/models without any window.
     server.route(
         "/v1/models",
-        Reply::json(200, &json!({"object": "list", "data": [{"id": "gpt-x", "object": "model"}]})),
+        Reply::json(
+            200,
+            &json!({"object": "list", "data": [{"id": "gpt-x", "object": "model"}]}),
+        ),
     );
     let p = provider_entry(ProviderKind::Openai, &server.openai_base_url());
     let lookup = WindowLookup::new(&p, "gpt-x-unknown", None);
@@ -470,9 +507,11 @@ async fn ux11_a_slow_server_leaves_the_window_unknown_and_does_not_hold_the_look
     assert!(asked.contains(&"/props".to_string()), "{asked:?}");
     assert!(asked.contains(&"/v1/models".to_string()), "{asked:?}");
     let anthropic = server.lookups();
-    assert!(anthropic
-        .iter()
-        .all(|r| r.header("anthropic-version").is_some()));
+    assert!(
+        anthropic
+            .iter()
+            .all(|r| r.header("anthropic-version").is_some())
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -496,7 +535,10 @@ async fn ux11_headless_run_learns_the_window_from_the_server() {
         .lines()
         .filter_map(|l| serde_json::from_str(l).ok())
         .collect();
-    let started = events.iter().find(|e| e["type"] == "session_started").unwrap();
+    let started = events
+        .iter()
+        .find(|e| e["type"] == "session_started")
+        .unwrap();
     assert_eq!(started["context_window"], Value::Null, "{run}");
     let found: Vec<&Value> = events
         .iter()
@@ -504,12 +546,16 @@ async fn ux11_headless_run_learns_the_window_from_the_server() {
         .collect();
     assert_eq!(
         found,
-        [&json!({"type": "context_window_found", "model": "openai/gpt-4.1",
-                 "context_window": 200_000, "source": "/props"})],
+        [
+            &json!({"type": "context_window_found", "model": "openai/gpt-4.1",
+                 "context_window": 200_000, "source": "/props"})
+        ],
         "{run}"
     );
     // The answer came before the request, and nothing was compacted.
-    let found_at = events.iter().position(|e| e["type"] == "context_window_found");
+    let found_at = events
+        .iter()
+        .position(|e| e["type"] == "context_window_found");
     let first_delta = events.iter().position(|e| e["type"] == "assistant_delta");
     assert!(found_at < first_delta, "{run}");
     assert_eq!(server.request_count(), 1, "{run}");
@@ -522,7 +568,8 @@ async fn ux11_models_listing_says_the_window_is_asked_of_the_server() {
     let run = h.run(&["models"], &openai_env(&server)).await;
     assert_eq!(run.code, Some(0), "{run}");
     assert!(
-        run.stdout.contains("openai/gpt-4.1 | OpenAI | context window: asked of the server"),
+        run.stdout
+            .contains("openai/gpt-4.1 | OpenAI | context window: asked of the server"),
         "{run}"
     );
     assert!(!run.stdout.contains("128000"), "{run}");
@@ -555,7 +602,13 @@ fn ux11_tui_shows_each_retry_and_the_window_the_server_found() {
         input_tokens: 24_300,
         output_tokens: 10,
     };
-    event(&mut m, Event::Usage { usage, total: usage });
+    event(
+        &mut m,
+        Event::Usage {
+            usage,
+            total: usage,
+        },
+    );
     // Unknown window: the count over "?", not a percentage of a guess.
     let screen = screen_of(&m);
     assert!(screen.contains("ctx 24k/?"), "{screen}");

@@ -133,7 +133,10 @@ fn selection_follows_flag_then_config_then_catalog() {
     assert_eq!(m.context_window, Some(200000));
 
     let m = select_model(&c, e.clone(), Some("beta/common")).unwrap();
-    assert_eq!((m.provider_id.as_str(), m.context_window), ("beta", Some(16000)));
+    assert_eq!(
+        (m.provider_id.as_str(), m.context_window),
+        ("beta", Some(16000))
+    );
 
     let mut no_default = config();
     no_default.model = None;

@@ -110,10 +110,13 @@ impl WindowLookup {
             self.get_json(&client, &self.props_url),
             self.get_json(&client, &self.models_url)
         );
-        let from_props = props.as_ref().and_then(window_from_props).map(|tokens| FoundWindow {
-            tokens,
-            source: "/props",
-        });
+        let from_props = props
+            .as_ref()
+            .and_then(window_from_props)
+            .map(|tokens| FoundWindow {
+                tokens,
+                source: "/props",
+            });
         let from_models = || {
             models
                 .as_ref()
@@ -162,9 +165,11 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// A positive whole number of tokens, within reason.
 fn tokens(v: Option<&Value>) -> Option<u64> {
     let v = v?;
-    let n = v
-        .as_u64()
-        .or_else(|| v.as_f64().filter(|f| f.fract() == 0.0 && *f >= 0.0).map(|f| f as u64))?;
+    let n = v.as_u64().or_else(|| {
+        v.as_f64()
+            .filter(|f| f.fract() == 0.0 && *f >= 0.0)
+            .map(|f| f as u64)
+    })?;
     (1..=MAX_WINDOW).contains(&n).then_some(n)
 }
 
@@ -215,7 +220,10 @@ mod tests {
         let p = json!({"default_generation_settings": {"n_ctx": 8192}, "n_ctx": 32768});
         assert_eq!(window_from_props(&p), Some(8192));
         assert_eq!(window_from_props(&json!({"n_ctx": 4096})), Some(4096));
-        assert_eq!(window_from_props(&json!({"default_generation_settings": {}})), None);
+        assert_eq!(
+            window_from_props(&json!({"default_generation_settings": {}})),
+            None
+        );
         assert_eq!(window_from_props(&json!({"n_ctx": 0})), None);
         assert_eq!(window_from_props(&json!({"n_ctx": "big"})), None);
     }

@@ -666,10 +666,7 @@ fn connect_cause(e: &reqwest::Error, connect_timeout: Duration) -> String {
         } else {
             ""
         };
-        return format!(
-            "TLS handshake failed: {}{hint}",
-            without_os_code(innermost)
-        );
+        return format!("TLS handshake failed: {}{hint}", without_os_code(innermost));
     }
     describe(e)
 }

@@ -21,7 +21,6 @@ pub const DEMO_MODEL_ID: &str = "scripted";
 /// The context window the offline demo claims.
 pub const DEMO_CONTEXT_WINDOW: u64 = 128_000;
 
-
 /// How to configure a model, for errors and the demo.
 pub const HOW_TO_CONFIGURE: &str = "set OPENAI_BASE_URL (for example a llama.cpp server at \
      http://127.0.0.1:8080/v1) and/or OPENAI_API_KEY, or ANTHROPIC_API_KEY, or add a \

@@ -203,10 +203,7 @@ pub(super) fn on_event(model: &mut Model, event: Event) {
             max_attempts,
             delay_ms,
             reason,
-        } => push_notice(
-            model,
-            &retry_line(attempt, max_attempts, delay_ms, &reason),
-        ),
+        } => push_notice(model, &retry_line(attempt, max_attempts, delay_ms, &reason)),
         Event::Error { message } => model.cells.push(Cell::Error { text: message }),
         Event::TurnFinished { end, .. } => {
             finish_streaming(model);
