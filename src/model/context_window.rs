@@ -35,12 +35,25 @@ pub struct FoundWindow {
 }
 
 /// Where and how to ask one provider about one model.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct WindowLookup {
     pub model_id: String,
     pub props_url: String,
     pub models_url: String,
     headers: Vec<(&'static str, String)>,
+}
+
+/// Without the header values: they hold the API key.
+impl std::fmt::Debug for WindowLookup {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let names: Vec<&str> = self.headers.iter().map(|(name, _)| *name).collect();
+        f.debug_struct("WindowLookup")
+            .field("model_id", &self.model_id)
+            .field("props_url", &self.props_url)
+            .field("models_url", &self.models_url)
+            .field("headers", &names)
+            .finish()
+    }
 }
 
 impl WindowLookup {
@@ -135,10 +148,8 @@ impl WindowLookup {
         for (name, value) in &self.headers {
             request = request.header(*name, value.as_str());
         }
-        let mut response = tokio::time::timeout(LOOKUP_TIMEOUT, request.send())
-            .await
-            .ok()?
-            .ok()?;
+        // The client's timeout bounds the whole exchange, body included.
+        let mut response = request.send().await.ok()?;
         if !response.status().is_success() {
             return None;
         }
@@ -261,6 +272,10 @@ mod tests {
         assert_eq!(l.props_url, "http://h:8080/props");
         assert_eq!(l.models_url, "http://h:8080/v1/models");
         assert_eq!(l.headers, vec![("authorization", "Bearer k".to_string())]);
+        assert!(
+            !format!("{l:?}").contains("Bearer k"),
+            "the key stays out of logs"
+        );
         p.kind = ProviderKind::Anthropic;
         p.base_url = "http://h:8080".into();
         let l = WindowLookup::new(&p, "m", None);
