@@ -5,7 +5,7 @@
 
 use crate::model::Usage;
 use crate::runtime::RuntimeHandle;
-use crate::runtime::protocol::{Denial, Event, Op, TurnEnd};
+use crate::runtime::protocol::{Denial, Event, Op, TurnEnd, retry_line};
 use serde::Serialize;
 use std::io::Write;
 use std::time::Instant;
@@ -108,6 +108,17 @@ pub async fn run(
                 outcome.usage = total;
                 outcome.replies += 1;
             }
+            // In every format, like errors: a person watching sees why
+            // nothing happens yet.
+            Event::Retrying {
+                attempt,
+                max_attempts,
+                delay_ms,
+                reason,
+            } => eprintln!(
+                "zcode: {}",
+                retry_line(attempt, max_attempts, delay_ms, &reason)
+            ),
             Event::Notice { message } if format == OutputFormat::Text => {
                 eprintln!("zcode: {message}")
             }

@@ -172,7 +172,7 @@ fn cli3_environment_provider_is_listed() {
         stdout(&out),
         format!(
             "1 model from 1 provider. Current model: openai/local-llama (marked [current]).\n\
-             openai/local-llama | OpenAI | context window: 128000 tokens [current]\n{FOOTER}"
+             openai/local-llama | OpenAI | context window: asked of the server [current]\n{FOOTER}"
         )
     );
 }

@@ -228,7 +228,7 @@ fn conf1_model1_example_config_contents() {
     let ids: Vec<&str> = work.models.iter().map(|m| m.id.as_str()).collect();
     assert_eq!(ids, ["gpt-4.1", "o4-mini", "gpt-4o"]);
     let o4 = &work.models[1];
-    assert_eq!(o4.context_window, 200_000);
+    assert_eq!(o4.context_window, Some(200_000));
     assert_eq!(o4.reasoning_levels, ["low", "medium", "high"]);
     assert_eq!(o4.default_reasoning.as_deref(), Some("medium"));
     assert!(work.models[2].disabled.is_some());
@@ -719,7 +719,8 @@ fn model1_env_openai_key_only_uses_defaults() {
     assert!(!p.api_key_optional);
     assert_eq!(p.models.len(), 1);
     assert_eq!(p.models[0].id, "gpt-4.1");
-    assert_eq!(p.models[0].context_window, 128_000);
+    // Not known here: the server is asked (not a guessed 128k).
+    assert_eq!(p.models[0].context_window, None);
     assert_eq!(
         p.chat_completions_url(),
         "https://api.openai.com/v1/chat/completions"
@@ -740,7 +741,8 @@ fn model1_env_openai_with_base_url_and_model() {
         "https://gw.example.com/v1/chat/completions"
     );
     assert_eq!(p.models[0].id, "gpt-5");
-    assert_eq!(p.models[0].context_window, 128_000);
+    // Not known here: the server is asked (not a guessed 128k).
+    assert_eq!(p.models[0].context_window, None);
 }
 
 #[test]
@@ -771,7 +773,7 @@ fn model1_env_anthropic_defaults_and_overrides() {
     assert_eq!(p.base_url, "https://api.anthropic.com");
     assert_eq!(p.api_key_env.as_deref(), Some("ANTHROPIC_API_KEY"));
     assert_eq!(p.models[0].id, "claude-sonnet-4-5");
-    assert_eq!(p.models[0].context_window, 200_000);
+    assert_eq!(p.models[0].context_window, Some(200_000));
     assert_eq!(p.messages_url(), "https://api.anthropic.com/v1/messages");
 
     let ps = env_providers(env_of(&[
@@ -841,7 +843,7 @@ fn model1_model_ids_may_contain_slash() {
     .unwrap();
     let catalog = cfg.catalog(env_of(&[]));
     let (_, m) = catalog.resolve("hf/meta-llama/Llama-3.1-8B").unwrap();
-    assert_eq!(m.context_window, 8192);
+    assert_eq!(m.context_window, Some(8192));
 }
 
 // ---- GRANT-3 project ids -----------------------------------------------------

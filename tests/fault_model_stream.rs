@@ -564,7 +564,7 @@ async fn fault_stream_connect_error_names_the_url_once() {
     assert_eq!(text.matches(&addr.to_string()).count(), 1, "{text}");
     assert!(
         text.starts_with(&format!(
-            "fake: cannot connect to http://{addr}/v1/chat/completions: tcp connect error: Connection refused"
+            "fake: cannot connect to http://{addr}/v1/chat/completions: connection refused (gave up after 3 attempts)"
         )),
         "{text}"
     );

@@ -124,16 +124,19 @@ fn selection_follows_flag_then_config_then_catalog() {
         (m.provider_id.as_str(), m.model_id.as_str()),
         ("alpha", "big-1")
     );
-    assert_eq!(m.context_window, 100000);
+    assert_eq!(m.context_window, Some(100000));
     assert_eq!(m.provider.label(), "alpha");
 
     let m = select_model(&c, e.clone(), Some("think-2$low")).unwrap();
     assert_eq!(m.model_id, "Think-2");
     assert_eq!(m.reasoning.as_deref(), Some("low"));
-    assert_eq!(m.context_window, 200000);
+    assert_eq!(m.context_window, Some(200000));
 
     let m = select_model(&c, e.clone(), Some("beta/common")).unwrap();
-    assert_eq!((m.provider_id.as_str(), m.context_window), ("beta", 16000));
+    assert_eq!(
+        (m.provider_id.as_str(), m.context_window),
+        ("beta", Some(16000))
+    );
 
     let mut no_default = config();
     no_default.model = None;

@@ -324,7 +324,10 @@ async fn e2e_overloaded_529s_give_up_with_a_clear_error() {
     assert_eq!(server.request_count(), 3);
     assert_eq!(
         err.to_string(),
-        "fake: HTTP 529: Overloaded (gave up after 3 attempts)"
+        format!(
+            "fake: HTTP 529 from {}/v1/messages: Overloaded (gave up after 3 attempts)",
+            server.url()
+        )
     );
 }
 

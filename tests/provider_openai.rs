@@ -389,7 +389,10 @@ async fn e2e_500s_give_up_with_a_clear_error() {
     assert_eq!(server.request_count(), 3);
     assert_eq!(
         err.to_string(),
-        "fake: HTTP 500: backend exploded (gave up after 3 attempts)"
+        format!(
+            "fake: HTTP 500 from {}/chat/completions: backend exploded (gave up after 3 attempts)",
+            server.openai_base_url()
+        )
     );
 }
 

@@ -114,7 +114,8 @@ fn selected(provider: Arc<dyn ModelProvider>, context_window: u64) -> SelectedMo
         provider_id: "p".into(),
         model_id: "m".into(),
         reasoning: None,
-        context_window,
+        context_window: Some(context_window).filter(|&w| w > 0),
+        window_lookup: None,
     }
 }
 
@@ -189,6 +190,7 @@ impl ModelProvider for FailingProvider {
         Box::pin(async {
             Err(ProviderError::Http {
                 provider: "failing".into(),
+                url: "http://failing/v1/chat/completions".into(),
                 status: 503,
                 message: "overloaded".into(),
             })
@@ -620,7 +622,7 @@ async fn ctx2_model_error_falls_back_with_the_reason() {
     assert!(!out.is_error, "{}", out.content);
     assert_eq!(
         source_line(&out),
-        "Source: local selection, model unavailable: the extraction request failed: failing: HTTP 503: overloaded"
+        "Source: local selection, model unavailable: the extraction request failed: failing: HTTP 503 from http://failing/v1/chat/completions: overloaded"
     );
     assert!(material(&out).contains(DECISION_DONE));
 }

@@ -551,7 +551,7 @@ async fn tui2_session_started_carries_the_context_window() {
     use support::runtime_harness::{Dialect, Setup};
     let h = Setup::new(Dialect::OpenAi, Mode::Build).start().await;
     let window = h.log.iter().find_map(|e| match e {
-        Event::SessionStarted { context_window, .. } => Some(*context_window),
+        Event::SessionStarted { context_window, .. } => *context_window,
         _ => None,
     });
     assert_eq!(window, Some(100_000));

@@ -446,7 +446,7 @@ fn model3_model_picker_and_argument_send_set_model() {
         Msg::Runtime(Event::ModelChanged {
             model: "local/large".into(),
             provider: "local".into(),
-            context_window: 32_768,
+            context_window: Some(32_768),
         }),
     );
     assert_eq!(m.model_label, "local/large");
@@ -540,7 +540,7 @@ fn started(label: &str) -> Msg {
         offline_demo: false,
         state: zcode::permission::mode::ExecutionState::new(Mode::Build, false),
         resumed: false,
-        context_window: 0,
+        context_window: None,
         sandbox_notice: None,
     })
 }
@@ -687,7 +687,7 @@ fn fake_resolver() -> ModelResolver {
         for id in ["fake-model", "other-model"] {
             provider.models.push(zcode::config::Model {
                 id: id.into(),
-                context_window: 100_000,
+                context_window: Some(100_000),
                 reasoning_levels: Vec::new(),
                 default_reasoning: None,
                 disabled: None,
@@ -704,7 +704,8 @@ fn fake_resolver() -> ModelResolver {
             provider_id: resolved.provider_id,
             model_id: resolved.model_id,
             reasoning: resolved.reasoning,
-            context_window: 100_000,
+            context_window: Some(100_000),
+            window_lookup: None,
         })
     })
 }

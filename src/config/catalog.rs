@@ -26,7 +26,9 @@ impl ProviderKind {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Model {
     pub id: String,
-    pub context_window: u64,
+    /// `contextWindow` in tokens; `None` when the config does not say
+    /// (the server is then asked, see `model::context_window`).
+    pub context_window: Option<u64>,
     /// Accepted reasoning levels, in the order the file lists them; empty
     /// when the model takes none.
     pub reasoning_levels: Vec<String>,
@@ -184,16 +186,18 @@ impl Catalog {
 
 pub const OPENAI_DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
 pub const OPENAI_DEFAULT_MODEL: &str = "gpt-4.1";
-pub const OPENAI_DEFAULT_CONTEXT_WINDOW: u64 = 128_000;
 pub const ANTHROPIC_DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
 pub const ANTHROPIC_DEFAULT_MODEL: &str = "claude-sonnet-4-5";
+/// The window of every current Claude model on Anthropic's own API; a
+/// server behind `ANTHROPIC_BASE_URL` is asked instead.
 pub const ANTHROPIC_DEFAULT_CONTEXT_WINDOW: u64 = 200_000;
 
 /// Providers implied by the environment (MODEL-1 shortcuts).
 ///
 /// - `OPENAI_API_KEY` and/or `OPENAI_BASE_URL` add provider `openai`
 ///   (`OPENAI_BASE_URL` includes `/v1`; `OPENAI_MODEL` picks the model).
-///   With only a base URL (a local server) the key is optional.
+///   With only a base URL (a local server) the key is optional. Its
+///   context window is not known here: the server is asked.
 /// - `ANTHROPIC_API_KEY` adds provider `anthropic` (`ANTHROPIC_BASE_URL`
 ///   without `/v1`; `ANTHROPIC_MODEL` picks the model).
 ///
@@ -218,20 +222,24 @@ pub fn env_providers(env: impl Fn(&str) -> Option<String>) -> Vec<Provider> {
             "OPENAI_API_KEY",
             openai_key.is_none(),
             get("OPENAI_MODEL").unwrap_or_else(|| OPENAI_DEFAULT_MODEL.to_string()),
-            OPENAI_DEFAULT_CONTEXT_WINDOW,
+            None,
         ));
     }
 
     if get("ANTHROPIC_API_KEY").is_some() {
+        let base_url = get("ANTHROPIC_BASE_URL");
+        let window = base_url
+            .is_none()
+            .then_some(ANTHROPIC_DEFAULT_CONTEXT_WINDOW);
         out.push(env_provider(
             "anthropic",
             "Anthropic",
             ProviderKind::Anthropic,
-            get("ANTHROPIC_BASE_URL").unwrap_or_else(|| ANTHROPIC_DEFAULT_BASE_URL.to_string()),
+            base_url.unwrap_or_else(|| ANTHROPIC_DEFAULT_BASE_URL.to_string()),
             "ANTHROPIC_API_KEY",
             false,
             get("ANTHROPIC_MODEL").unwrap_or_else(|| ANTHROPIC_DEFAULT_MODEL.to_string()),
-            ANTHROPIC_DEFAULT_CONTEXT_WINDOW,
+            window,
         ));
     }
     out
@@ -246,7 +254,7 @@ fn env_provider(
     api_key_env: &str,
     api_key_optional: bool,
     model: String,
-    context_window: u64,
+    context_window: Option<u64>,
 ) -> Provider {
     Provider {
         id: id.to_string(),

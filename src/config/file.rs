@@ -93,7 +93,8 @@ struct RawProvider {
 #[serde(rename_all = "camelCase")]
 struct RawModel {
     id: String,
-    context_window: u64,
+    #[serde(default)]
+    context_window: Option<u64>,
     #[serde(default)]
     reasoning_levels: Vec<String>,
     #[serde(default)]
@@ -323,7 +324,7 @@ impl Validator<'_> {
                     ),
                 ));
             }
-            if m.context_window == 0 {
+            if m.context_window == Some(0) {
                 return Err(self.err(format!("{at}.contextWindow"), "must be greater than 0"));
             }
             for (k, level) in m.reasoning_levels.iter().enumerate() {

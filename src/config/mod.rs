@@ -25,13 +25,15 @@ pub use hooks::{HookEntry, HookEvent, Hooks};
 pub use project_id::project_id;
 
 /// Why the configuration could not be loaded. `Display` is one line that
-/// names the file (and line:column or JSON path where there is one).
+/// names the file (and line:column or JSON path where there is one) and
+/// already says the cause, so no variant also gives it as its `source()`
+/// (a chain printed with `{:#}` would say it twice).
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     #[error("cannot locate the zcode home directory: neither ZCODE_HOME nor HOME is set")]
     HomeNotSet,
-    #[error("{}: cannot read config file: {source}", .path.display())]
-    Read { path: PathBuf, source: io::Error },
+    #[error("{}: cannot read config file: {error}", .path.display())]
+    Read { path: PathBuf, error: io::Error },
     /// Malformed JSON or a value of the wrong type.
     #[error("{}:{line}:{column}: {message}", .path.display())]
     Parse {
@@ -91,9 +93,9 @@ impl Config {
         match std::fs::read_to_string(path) {
             Ok(text) => Self::parse(&text, path),
             Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Config::default()),
-            Err(source) => Err(ConfigError::Read {
+            Err(error) => Err(ConfigError::Read {
                 path: path.to_path_buf(),
-                source,
+                error,
             }),
         }
     }

@@ -17,6 +17,8 @@
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
+use std::sync::Arc;
+
 use futures_util::future::BoxFuture;
 use futures_util::stream::Stream;
 use serde_json::{Map, Value, json};
@@ -25,8 +27,8 @@ use super::http::{Endpoint, HttpSettings, truncate_chars};
 use super::openai::stream_error_message;
 use super::sse::{self, ByteError, Flow, SseDialect, SseEvent};
 use super::{
-    FinishReason, Message, ModelProvider, ModelRequest, ProviderError, ReplyStream, StreamEvent,
-    Usage,
+    FinishReason, Message, ModelProvider, ModelRequest, ProviderError, ReplyStream, RetryObserver,
+    StreamEvent, Usage,
 };
 use crate::config::Provider;
 
@@ -78,12 +80,20 @@ impl ModelProvider for AnthropicProvider {
         &'a self,
         request: &'a ModelRequest,
     ) -> BoxFuture<'a, Result<ReplyStream, ProviderError>> {
+        self.stream_observed(request, Arc::new(|_| {}))
+    }
+
+    fn stream_observed<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+        on_retry: RetryObserver,
+    ) -> BoxFuture<'a, Result<ReplyStream, ProviderError>> {
         Box::pin(async move {
             let limit = self.endpoint.settings.limits.request_output_limit(request);
             let body = request_body_with_limit(request, Some(limit));
             let label = self.endpoint.label.clone();
             self.endpoint
-                .open(&body, limit, || MessagesParser::new(&label))
+                .open(&body, limit, || MessagesParser::new(&label), &on_retry)
                 .await
         })
     }

@@ -25,7 +25,7 @@ use tokio::sync::OnceCell;
 use super::guard::{self, Clock};
 use super::limits::{self, StreamLimits};
 use super::sse::{self, ByteError, Sniff, SseDialect};
-use super::{ProviderError, ReplyStream, StreamEvent};
+use super::{ProviderError, ReplyStream, RetryNotice, RetryObserver, StreamEvent};
 use crate::config::Provider;
 
 /// Timeouts and retry policy of one provider instance.
@@ -158,6 +158,7 @@ impl Endpoint {
         body: &Value,
         output_limit: u32,
         parser: F,
+        on_retry: &RetryObserver,
     ) -> Result<ReplyStream, ProviderError>
     where
         P: SseDialect,
@@ -185,6 +186,12 @@ impl Endpoint {
                     if attempt >= max || out_of_time {
                         return Err(gave_up(error, attempt));
                     }
+                    on_retry(RetryNotice {
+                        attempt: attempt + 1,
+                        max_attempts: max,
+                        delay: wait,
+                        reason: error.retry_reason(),
+                    });
                     tokio::time::sleep(wait).await;
                     attempt += 1;
                 }
@@ -366,8 +373,9 @@ impl Endpoint {
     }
 
     fn idle_error(&self) -> ProviderError {
-        ProviderError::IdleTimeout {
+        ProviderError::NoAnswer {
             provider: self.label.clone(),
+            url: self.url.clone(),
             seconds: self.settings.idle_timeout.as_secs().max(1),
         }
     }
@@ -385,7 +393,7 @@ impl Endpoint {
             ProviderError::Connect {
                 provider: self.label.clone(),
                 url: self.url.clone(),
-                message: describe(e),
+                message: connect_cause(e, self.settings.connect_timeout),
             }
         } else {
             ProviderError::Disconnected {
@@ -420,6 +428,7 @@ impl Endpoint {
                 }
                 let error = ProviderError::Http {
                     provider,
+                    url: self.url.clone(),
                     status: status.as_u16(),
                     message,
                 };
@@ -462,10 +471,12 @@ fn gave_up(error: ProviderError, attempts: u32) -> ProviderError {
     match error {
         ProviderError::Http {
             provider,
+            url,
             status,
             message,
         } => ProviderError::Http {
             provider,
+            url,
             status,
             message: message + &note,
         },
@@ -567,9 +578,19 @@ pub(crate) fn error_message(body: &[u8], status: StatusCode) -> String {
     });
     let text = match from_json {
         Some(m) => m,
-        None => String::from_utf8_lossy(body).into_owned(),
+        None => {
+            let raw = String::from_utf8_lossy(body);
+            html_text(&raw).unwrap_or_else(|| raw.into_owned())
+        }
     };
-    let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    // "502 Bad Gateway" after "HTTP 502" says the code twice.
+    let code = status.as_str();
+    if let Some(rest) = one_line.strip_prefix(code)
+        && rest.starts_with(' ')
+    {
+        one_line = rest.trim().to_string();
+    }
     if one_line.is_empty() {
         return status
             .canonical_reason()
@@ -595,6 +616,108 @@ const GENERIC_WRAPPERS: [&str; 5] = [
     "error decoding response body",
     "request or response body error",
 ];
+
+/// Why a connection could not be made, in plain words and without the URL
+/// (the error names it): `connection refused`, `the host name does not
+/// resolve (…)`, `no connection within 10 s`, `TLS handshake failed: …`;
+/// else the causes as [`describe`] joins them.
+fn connect_cause(e: &reqwest::Error, connect_timeout: Duration) -> String {
+    let mut io: Option<&std::io::Error> = None;
+    let mut texts = Vec::new();
+    let mut current: Option<&dyn std::error::Error> = Some(e);
+    while let Some(err) = current {
+        if io.is_none() {
+            io = err.downcast_ref::<std::io::Error>();
+        }
+        texts.push(err.to_string());
+        current = err.source();
+    }
+    let innermost = texts.last().map(String::as_str).unwrap_or_default();
+    let all = texts.join(" | ").to_ascii_lowercase();
+    if all.contains("dns error") || all.contains("failed to lookup address") {
+        let why = innermost
+            .trim_start_matches("failed to lookup address information:")
+            .trim();
+        return format!("the host name does not resolve ({why})");
+    }
+    if let Some(io) = io {
+        match io.kind() {
+            std::io::ErrorKind::ConnectionRefused => return "connection refused".to_string(),
+            std::io::ErrorKind::TimedOut => {}
+            _ if io.get_ref().is_none() => return without_os_code(&io.to_string()),
+            _ => {}
+        }
+    }
+    if e.is_timeout() || all.contains("timed out") {
+        let millis = connect_timeout.as_millis();
+        let waited = if millis % 1000 == 0 {
+            format!("{} s", millis / 1000)
+        } else {
+            format!("{:.1} s", connect_timeout.as_secs_f64())
+        };
+        return format!("no connection within {waited}");
+    }
+    if ["certificate", "tls", "handshake", "corrupt message"]
+        .iter()
+        .any(|k| all.contains(k))
+    {
+        let hint = if all.contains("corrupt message") || all.contains("invalidcontenttype") {
+            "; is the server plain http:// rather than https://?"
+        } else {
+            ""
+        };
+        return format!("TLS handshake failed: {}{hint}", without_os_code(innermost));
+    }
+    describe(e)
+}
+
+/// `Network is unreachable (os error 101)` → `network is unreachable`.
+fn without_os_code(text: &str) -> String {
+    let text = match text.find(" (os error ") {
+        Some(cut) => &text[..cut],
+        None => text,
+    };
+    let mut chars = text.trim().chars();
+    match chars.next() {
+        Some(first) => first.to_lowercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+/// The readable part of an HTML error page: its title, else its text
+/// without tags; `None` for a body that is not HTML.
+fn html_text(text: &str) -> Option<String> {
+    let lower = text.trim_start().to_ascii_lowercase();
+    if !(lower.starts_with("<!doctype html") || lower.starts_with("<html")) {
+        return None;
+    }
+    let title = lower.find("<title>").and_then(|start| {
+        let from = start + "<title>".len();
+        lower[from..]
+            .find("</title>")
+            .map(|len| text.trim_start()[from..from + len].to_string())
+    });
+    let readable = match title.filter(|t| !t.trim().is_empty()) {
+        Some(t) => t,
+        None => {
+            let mut out = String::new();
+            let mut in_tag = false;
+            for c in text.chars() {
+                match c {
+                    '<' => {
+                        in_tag = true;
+                        out.push(' ');
+                    }
+                    '>' => in_tag = false,
+                    c if !in_tag => out.push(c),
+                    _ => {}
+                }
+            }
+            out
+        }
+    };
+    Some(readable.split_whitespace().collect::<Vec<_>>().join(" "))
+}
 
 /// A reqwest error with its causes, one line, without the URL (the
 /// errors that need it name it themselves).

@@ -66,7 +66,12 @@ impl StreamLimits {
     /// The limits of `model`: its settings, else what the table knows of
     /// its id, else the defaults.
     pub fn for_model(kind: ProviderKind, model: &Model) -> Self {
-        Self::from_settings(kind, &model.id, &model.stream, model.context_window)
+        Self::from_settings(
+            kind,
+            &model.id,
+            &model.stream,
+            model.context_window.unwrap_or(0),
+        )
     }
 
     pub fn from_settings(

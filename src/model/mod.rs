@@ -3,6 +3,7 @@
 
 pub mod accumulate;
 pub mod anthropic;
+pub mod context_window;
 mod guard;
 pub mod http;
 pub mod limits;
@@ -17,6 +18,9 @@ pub mod types;
 pub use accumulate::ReplyBuilder;
 pub use http::HttpSettings;
 pub use types::*;
+
+use std::sync::Arc;
+use std::time::Duration;
 
 use futures_util::future::BoxFuture;
 use futures_util::stream::BoxStream;
@@ -36,9 +40,10 @@ pub enum ProviderError {
     },
     #[error("{provider}: not found (HTTP 404) at {url}: check the base URL and the model id")]
     NotFound { provider: String, url: String },
-    #[error("{provider}: HTTP {status}: {message}")]
+    #[error("{provider}: HTTP {status} from {url}: {message}")]
     Http {
         provider: String,
+        url: String,
         status: u16,
         message: String,
     },
@@ -50,6 +55,13 @@ pub enum ProviderError {
     },
     #[error("{provider}: no data for {seconds} s; gave up waiting")]
     IdleTimeout { provider: String, seconds: u64 },
+    /// The server took the connection but sent no response head.
+    #[error("{provider}: no answer from {url} for {seconds} s; gave up waiting")]
+    NoAnswer {
+        provider: String,
+        url: String,
+        seconds: u64,
+    },
     /// Bytes (keep-alives, say) arrive, but no content.
     #[error(
         "{provider}: no reply content for {seconds} s (nothing or only keep-alives arrived); gave up waiting. \
@@ -94,6 +106,34 @@ pub enum ProviderError {
     Config(String),
 }
 
+/// A failed attempt of a model request that is tried again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RetryNotice {
+    /// The attempt about to start (2 for the first retry).
+    pub attempt: u32,
+    pub max_attempts: u32,
+    /// The wait before it.
+    pub delay: Duration,
+    /// Why the last attempt failed, in a few words ("connection refused",
+    /// "HTTP 503").
+    pub reason: String,
+}
+
+/// Told of every retry as it is about to wait.
+pub type RetryObserver = Arc<dyn Fn(RetryNotice) + Send + Sync>;
+
+impl ProviderError {
+    /// A few words for a retry line.
+    pub fn retry_reason(&self) -> String {
+        match self {
+            ProviderError::Connect { message, .. } => message.clone(),
+            ProviderError::Http { status, .. } => format!("HTTP {status}"),
+            ProviderError::Disconnected { .. } => "the stream broke off".to_string(),
+            other => other.to_string(),
+        }
+    }
+}
+
 /// A model backend speaking one dialect.
 pub trait ModelProvider: Send + Sync {
     /// A short label for status lines and errors (`openai`, `offline demo`).
@@ -110,4 +150,15 @@ pub trait ModelProvider: Send + Sync {
         &'a self,
         request: &'a ModelRequest,
     ) -> BoxFuture<'a, Result<ReplyStream, ProviderError>>;
+
+    /// [`Self::stream`], telling `on_retry` of each retry as it happens.
+    /// Providers that never retry need not implement it.
+    fn stream_observed<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+        on_retry: RetryObserver,
+    ) -> BoxFuture<'a, Result<ReplyStream, ProviderError>> {
+        drop(on_retry);
+        self.stream(request)
+    }
 }

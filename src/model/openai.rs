@@ -11,6 +11,7 @@
 //! sends `tool_calls`. A data line that is not JSON is a protocol error.
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 use futures_util::future::BoxFuture;
 use futures_util::stream::Stream;
@@ -19,8 +20,8 @@ use serde_json::{Map, Value, json};
 use super::http::{Endpoint, HttpSettings, truncate_chars};
 use super::sse::{self, ByteError, Flow, SseDialect, SseEvent};
 use super::{
-    FinishReason, Message, ModelProvider, ModelRequest, ProviderError, ReplyStream, StreamEvent,
-    Usage,
+    FinishReason, Message, ModelProvider, ModelRequest, ProviderError, ReplyStream, RetryObserver,
+    StreamEvent, Usage,
 };
 use crate::config::Provider;
 
@@ -63,6 +64,14 @@ impl ModelProvider for OpenAiProvider {
         &'a self,
         request: &'a ModelRequest,
     ) -> BoxFuture<'a, Result<ReplyStream, ProviderError>> {
+        self.stream_observed(request, Arc::new(|_| {}))
+    }
+
+    fn stream_observed<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+        on_retry: RetryObserver,
+    ) -> BoxFuture<'a, Result<ReplyStream, ProviderError>> {
         Box::pin(async move {
             let limits = self.endpoint.settings.limits;
             let limit = limits.request_output_limit(request);
@@ -73,7 +82,12 @@ impl ModelProvider for OpenAiProvider {
             }
             let label = self.endpoint.label.clone();
             self.endpoint
-                .open(&body, limit, || ChatCompletionsParser::new(&label))
+                .open(
+                    &body,
+                    limit,
+                    || ChatCompletionsParser::new(&label),
+                    &on_retry,
+                )
                 .await
         })
     }

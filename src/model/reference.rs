@@ -271,7 +271,7 @@ mod tests {
     fn model(id: &str) -> Model {
         Model {
             id: id.into(),
-            context_window: 1000,
+            context_window: Some(1000),
             reasoning_levels: Vec::new(),
             default_reasoning: None,
             disabled: None,

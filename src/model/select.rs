@@ -6,6 +6,7 @@
 use std::sync::Arc;
 
 use super::anthropic::AnthropicProvider;
+use super::context_window::WindowLookup;
 use super::http::HttpSettings;
 use super::limits::StreamLimits;
 use super::openai::OpenAiProvider;
@@ -32,7 +33,11 @@ pub struct SelectedModel {
     pub provider_id: String,
     pub model_id: String,
     pub reasoning: Option<String>,
-    pub context_window: u64,
+    /// In tokens; `None` while (or when) nobody knows it.
+    pub context_window: Option<u64>,
+    /// How to ask the server for the window, when the config does not
+    /// give it (see [`super::context_window`]).
+    pub window_lookup: Option<Arc<WindowLookup>>,
 }
 
 impl std::fmt::Debug for SelectedModel {
@@ -43,6 +48,7 @@ impl std::fmt::Debug for SelectedModel {
             .field("model_id", &self.model_id)
             .field("reasoning", &self.reasoning)
             .field("context_window", &self.context_window)
+            .field("window_lookup", &self.window_lookup)
             .finish()
     }
 }
@@ -55,8 +61,35 @@ impl SelectedModel {
             provider_id: DEMO_PROVIDER_ID.to_string(),
             model_id: DEMO_MODEL_ID.to_string(),
             reasoning: None,
-            context_window: DEMO_CONTEXT_WINDOW,
+            context_window: Some(DEMO_CONTEXT_WINDOW),
+            window_lookup: None,
         }
+    }
+
+    /// The model of `provider` with this id, reasoning level and window
+    /// (from the config; else the server is to be asked).
+    fn build(
+        provider: &Provider,
+        env: impl Fn(&str) -> Option<String>,
+        model_id: String,
+        reasoning: Option<String>,
+    ) -> Result<Self, ProviderError> {
+        let context_window = provider.model(&model_id).and_then(|m| m.context_window);
+        let settings = http_settings(provider, &model_id);
+        let key = provider
+            .api_key(&env)
+            .map_err(|e| ProviderError::Config(e.to_string()))?;
+        let window_lookup = context_window
+            .is_none()
+            .then(|| Arc::new(WindowLookup::new(provider, &model_id, key.as_deref())));
+        Ok(SelectedModel {
+            provider: build_provider(provider, &env, settings)?,
+            provider_id: provider.id.clone(),
+            model_id,
+            reasoning,
+            context_window,
+            window_lookup,
+        })
     }
 }
 
@@ -113,15 +146,7 @@ pub fn select_model(
             (provider, model.id.clone(), model.default_reasoning.clone())
         }
     };
-    let context_window = provider.model(&model_id).map_or(0, |m| m.context_window);
-    let provider_impl = build_provider(provider, &env, http_settings(provider, &model_id))?;
-    Ok(SelectedModel {
-        provider: provider_impl,
-        provider_id: provider.id.clone(),
-        model_id,
-        reasoning,
-        context_window,
-    })
+    SelectedModel::build(provider, &env, model_id, reasoning)
 }
 
 /// `/model REF` (MODEL-3): the model a running session switches to; the
@@ -144,16 +169,7 @@ pub fn switch_model(
     let provider = catalog.provider(&resolved.provider_id).ok_or_else(|| {
         ProviderError::Config(format!("unknown provider {}", resolved.provider_id))
     })?;
-    let context_window = provider
-        .model(&resolved.model_id)
-        .map_or(0, |m| m.context_window);
-    Ok(SelectedModel {
-        provider: build_provider(provider, &env, http_settings(provider, &resolved.model_id))?,
-        provider_id: provider.id.clone(),
-        model_id: resolved.model_id,
-        reasoning: resolved.reasoning,
-        context_window,
-    })
+    SelectedModel::build(provider, &env, resolved.model_id, resolved.reasoning)
 }
 
 /// The default timeouts and retries, with the stream limits of this model
@@ -202,7 +218,7 @@ mod tests {
     fn model(id: &str, window: u64) -> Model {
         Model {
             id: id.into(),
-            context_window: window,
+            context_window: Some(window),
             reasoning_levels: vec!["low".into(), "high".into()],
             default_reasoning: Some("low".into()),
             disabled: None,
@@ -251,7 +267,8 @@ mod tests {
     fn first_enabled_model_by_default() {
         let m = select_model(&config(), env(&[("LOCAL_KEY", "k")]), None).unwrap();
         assert_eq!(m.model_id, "small");
-        assert_eq!(m.context_window, 4096);
+        assert_eq!(m.context_window, Some(4096));
+        assert!(m.window_lookup.is_none());
         assert_eq!(m.reasoning.as_deref(), Some("low"));
         assert!(!m.provider.is_offline_demo());
         assert_eq!(m.provider.label(), "local");
@@ -265,7 +282,7 @@ mod tests {
         let m = select_model(&c, &e, Some("large$high")).unwrap();
         assert_eq!(m.model_id, "large");
         assert_eq!(m.reasoning.as_deref(), Some("high"));
-        assert_eq!(m.context_window, 32768);
+        assert_eq!(m.context_window, Some(32768));
         let m = select_model(&c, &e, None).unwrap();
         assert_eq!(m.model_id, "small");
     }
@@ -296,6 +313,10 @@ mod tests {
         .unwrap();
         assert_eq!(m.provider_id, "openai");
         assert!(!m.provider.is_offline_demo());
+        // Nothing guesses the window of a model the config does not describe.
+        assert_eq!(m.context_window, None);
+        let lookup = m.window_lookup.as_deref().unwrap();
+        assert_eq!(lookup.props_url, "http://127.0.0.1:8080/props");
         let m = select_model(
             &Config::default(),
             env(&[("ANTHROPIC_API_KEY", "k")]),

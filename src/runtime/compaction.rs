@@ -119,7 +119,7 @@ pub async fn compact(core: &SessionCore, cancel: &CancellationToken, forced: boo
     let keep_tokens = if forced {
         0
     } else {
-        model.context_window * KEEP_PERCENT / 100
+        super::model_events::window_for_compaction(&model) * KEEP_PERCENT / 100
     };
     let Some(split) = split_point(&history, keep_tokens) else {
         return false;
@@ -143,7 +143,8 @@ pub async fn compact(core: &SessionCore, cancel: &CancellationToken, forced: boo
         biased;
         _ = cancel.cancelled() => return false,
         reply = async {
-            let stream = model.provider.stream(&request).await?;
+            let on_retry = super::model_events::retry_observer(core);
+            let stream = model.provider.stream_observed(&request, on_retry).await?;
             collect_reply(stream).await
         } => reply,
     };

@@ -60,6 +60,8 @@ pub struct SessionCore {
     pub processes: Arc<BackgroundProcesses>,
     /// The last `BackgroundProcesses` event sent: `(count, commands)`.
     pub background_shown: Mutex<(usize, Vec<String>)>,
+    /// The server is being asked for the model's context window.
+    pub window_lookup: Mutex<Option<super::model_events::WindowLookupTask>>,
 }
 
 impl SessionCore {
@@ -79,7 +81,7 @@ impl SessionCore {
 
     /// `/model REF` (MODEL-3): resolves, records the session's model label,
     /// then swaps; a reference that does not resolve changes nothing.
-    pub fn switch_model(&self, reference: &str) {
+    pub fn switch_model(self: &Arc<Self>, reference: &str) {
         let current = self.model();
         let resolved = match &self.model_resolver {
             Some(resolve) => resolve(reference, &current),
@@ -106,6 +108,7 @@ impl SessionCore {
             provider,
             context_window,
         });
+        super::model_events::start_window_lookup(self);
     }
 
     /// Persists an entry. On failure the user is told once and the session

@@ -5,6 +5,7 @@
 pub mod compaction;
 pub mod core;
 pub mod injection;
+pub mod model_events;
 pub mod plan_file;
 pub mod prompts;
 pub mod protocol;
@@ -139,6 +140,7 @@ pub fn start(setup: RuntimeSetup, mut store: Store) -> Result<RuntimeHandle, Ses
         save_failure: Mutex::new(None),
         processes: Arc::default(),
         background_shown: Mutex::default(),
+        window_lookup: Mutex::default(),
     });
     core.emit(Event::SessionStarted {
         session_id: session_id.clone(),
@@ -159,6 +161,7 @@ pub fn start(setup: RuntimeSetup, mut store: Store) -> Result<RuntimeHandle, Ses
         });
     }
     core.emit_todos(false);
+    model_events::start_window_lookup(&core);
     let task = tokio::spawn(runner::run(core, op_rx));
     Ok(RuntimeHandle {
         ops: op_tx,

@@ -225,9 +225,10 @@ pub enum Event {
         offline_demo: bool,
         state: ExecutionState,
         resumed: bool,
-        /// The model's context window in tokens; 0 when unknown.
+        /// The model's context window in tokens; `null` when unknown
+        /// (a `context_window_found` may follow).
         #[serde(default)]
-        context_window: u64,
+        context_window: Option<u64>,
         /// Said once when commands judged read-only cannot run in the
         /// kernel sandbox (see `ReadOnlySandbox::notice`).
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -313,9 +314,18 @@ pub enum Event {
     ModelChanged {
         model: String,
         provider: String,
-        /// The new model's context window in tokens; 0 when unknown.
+        /// The new model's context window in tokens; `null` when unknown
+        /// (a `context_window_found` may follow).
         #[serde(default)]
+        context_window: Option<u64>,
+    },
+    /// The server told the context window of `model` (`provider/model`),
+    /// which the config does not give; `source` is the endpoint that said
+    /// it (`/props`, `/v1/models`).
+    ContextWindowFound {
+        model: String,
         context_window: u64,
+        source: String,
     },
     /// The project's saved rules, answering `ListProjectRules` or after a
     /// removal (GRANT-4).
@@ -340,9 +350,18 @@ pub enum Event {
         /// The commands that started them, each once, oldest first.
         commands: Vec<String>,
     },
-    /// Something worth telling the user that is not an error (a retry).
+    /// Something worth telling the user that is not an error.
     Notice {
         message: String,
+    },
+    /// A model request failed in a way worth trying again: attempt
+    /// `attempt` of `max_attempts` starts after `delay_ms`. `reason` is
+    /// short ("connection refused", "HTTP 503"). See [`retry_line`].
+    Retrying {
+        attempt: u32,
+        max_attempts: u32,
+        delay_ms: u64,
+        reason: String,
     },
     Error {
         message: String,
@@ -352,6 +371,17 @@ pub enum Event {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         answer: Option<String>,
     },
+}
+
+/// How a retry reads for a person: `retrying in 2 s, 2 of 4: connection
+/// refused`.
+pub fn retry_line(attempt: u32, max_attempts: u32, delay_ms: u64, reason: &str) -> String {
+    let delay = if delay_ms % 1000 == 0 || delay_ms >= 10_000 {
+        format!("{} s", (delay_ms + 500) / 1000)
+    } else {
+        format!("{:.1} s", delay_ms as f64 / 1000.0)
+    };
+    format!("retrying in {delay}, {attempt} of {max_attempts}: {reason}")
 }
 
 mod mode_choice_serde {

@@ -107,6 +107,7 @@ pub async fn run(core: Arc<SessionCore>, mut ops: UnboundedReceiver<Op>) {
         let _ = t.handle.await;
     }
     // Nothing a command started outlives the session.
+    super::model_events::stop_window_lookup(&core);
     core.end_background().await;
     heartbeat.abort();
     // STORE-2: the next process may take the session at once. A failure

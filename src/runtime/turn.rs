@@ -5,6 +5,7 @@
 use super::compaction;
 use super::core::{SaveFailed, SessionCore, lock};
 use super::injection;
+use super::model_events;
 use super::prompts::system_prompt;
 use super::protocol::{Event, TurnEnd};
 use super::transcript::{assistant_entry, new_entry_id, tool_result_entry, user_entry};
@@ -216,8 +217,15 @@ async fn stream_reply(core: &SessionCore, cancel: &CancellationToken) -> StreamR
     let system = system_prompt(&core.workspace, core.state());
     let estimate = compaction::estimate_tokens(&system, &lock(&core.history));
     // Read once: a `/model` switch applies from the next request on.
-    let model = core.model();
-    if forced || compaction::over_threshold(estimate, model.context_window) {
+    let mut model = core.model();
+    let mut window = model_events::window_for_compaction(&model);
+    if model.context_window.is_none() && compaction::over_threshold(estimate, window) {
+        // The server's answer may say there is room after all.
+        model_events::wait_for_window(core, cancel).await;
+        model = core.model();
+        window = model_events::window_for_compaction(&model);
+    }
+    if forced || compaction::over_threshold(estimate, window) {
         compaction::compact(core, cancel, forced).await;
     }
     injection::before_request(core, false);
@@ -236,7 +244,7 @@ async fn stream_reply(core: &SessionCore, cancel: &CancellationToken) -> StreamR
     let stream = tokio::select! {
         biased;
         _ = cancel.cancelled() => return StreamResult::Interrupted(builder.finish()),
-        result = model.provider.stream(&request) => result,
+        result = model.provider.stream_observed(&request, model_events::retry_observer(core)) => result,
     };
     let mut stream = match stream {
         Ok(s) => s,

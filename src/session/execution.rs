@@ -5,12 +5,20 @@
 use crate::permission::mode::{ExecutionState, ModeChoice, ModeError};
 use crate::store::{EntryRecord, Store, StoreError};
 
+/// `Display` says the cause; only the transparent variant has a
+/// `source()` (its own), so a chain printed with `{:#}` says it once.
 #[derive(Debug, thiserror::Error)]
 pub enum ModeChangeError {
     #[error(transparent)]
     Mode(#[from] ModeError),
     #[error("could not save the mode change: {0}")]
-    Store(#[from] StoreError),
+    Store(StoreError),
+}
+
+impl From<StoreError> for ModeChangeError {
+    fn from(e: StoreError) -> Self {
+        ModeChangeError::Store(e)
+    }
 }
 
 /// A change that was saved; the caller emits `SessionModeChanged` from it.

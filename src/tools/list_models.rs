@@ -59,10 +59,10 @@ pub fn model_line(provider: &Provider, model: &Model, current: Option<&str>) -> 
             line.push_str(&format!(" (default: {default})"));
         }
     }
-    line.push_str(&format!(
-        " | context window: {} tokens",
-        model.context_window
-    ));
+    match model.context_window {
+        Some(tokens) => line.push_str(&format!(" | context window: {tokens} tokens")),
+        None => line.push_str(" | context window: asked of the server"),
+    }
     if is_current(provider, model, current) {
         line.push_str(" [current]");
     }

@@ -239,7 +239,7 @@ pub fn extraction_request(
     messages: &[TranscriptMessage],
 ) -> ModelRequest {
     let budget = tokens_to_chars(transcript_budget_tokens(
-        model.context_window,
+        model.context_window.unwrap_or(0),
         input.max_tokens,
     ));
     let transcript =

@@ -1,9 +1,11 @@
 //! A scriptable fake model server for integration tests: plain HTTP/1.1 on
 //! `127.0.0.1:0`, built on tokio's `TcpListener`.
 //!
-//! Every request is recorded (method, path, headers, body) and answered
+//! Every `POST` is recorded (method, path, headers, body) and answered
 //! with the next [`Reply`] of a queue, in order; when the queue is empty
-//! the answer is a 500 saying so. Each connection serves one request and
+//! the answer is a 500 saying so. Other requests (a client asking
+//! `GET /props` for the context window) are kept apart: answered by
+//! [`FakeModelServer::route`] or 404, listed in [`FakeModelServer::lookups`]. Each connection serves one request and
 //! then closes (`Connection: close`).
 //!
 //! ```ignore
@@ -193,6 +195,10 @@ impl Reply {
 #[derive(Default)]
 struct Shared {
     queue: Mutex<VecDeque<Reply>>,
+    /// Fixed replies by request path for requests other than `POST`.
+    routes: Mutex<Vec<(String, Reply)>>,
+    /// Requests other than `POST` (a client asking `GET /props` …).
+    lookups: Mutex<Vec<RecordedRequest>>,
     requests: Mutex<Vec<RecordedRequest>>,
     aborts: AtomicUsize,
     changed: Notify,
@@ -253,6 +259,20 @@ impl FakeModelServer {
     /// Queues the reply to the next unanswered request.
     pub fn enqueue(&self, reply: Reply) {
         lock(&self.shared.queue).push_back(reply);
+    }
+
+    /// Answers every request other than `POST` for `path` (the target
+    /// without its query) with `reply`, every time: `GET /props` and the
+    /// like. Such requests leave the queue alone; one without a route is
+    /// answered 404.
+    pub fn route(&self, path: &str, reply: Reply) {
+        lock(&self.shared.routes).push((path.to_string(), reply));
+    }
+
+    /// Requests other than `POST` so far, in arrival order (they are not
+    /// among [`Self::requests`]).
+    pub fn lookups(&self) -> Vec<RecordedRequest> {
+        lock(&self.shared.lookups).clone()
     }
 
     pub fn enqueue_all(&self, replies: impl IntoIterator<Item = Reply>) {
@@ -366,6 +386,21 @@ async fn serve(mut socket: TcpStream, shared: Arc<Shared>) {
     let Some(request) = read_request(&mut socket).await else {
         return;
     };
+    if request.method != "POST" {
+        let target = request.path.split('?').next().unwrap_or_default();
+        let reply = lock(&shared.routes)
+            .iter()
+            .find(|(path, _)| path == target)
+            .map(|(_, reply)| reply.clone())
+            .unwrap_or_else(|| Reply::json(404, &serde_json::json!({"error": "not found"})));
+        lock(&shared.lookups).push(request);
+        shared.changed.notify_waiters();
+        if write_reply(&mut socket, &reply).await.is_err() {
+            shared.aborts.fetch_add(1, Ordering::SeqCst);
+            shared.changed.notify_waiters();
+        }
+        return;
+    }
     let reply = lock(&shared.queue).pop_front();
     lock(&shared.requests).push(request);
     shared.changed.notify_waiters();

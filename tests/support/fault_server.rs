@@ -158,8 +158,9 @@ impl FaultServer {
     }
 }
 
-/// Reads one request head and its `Content-Length` body.
-async fn read_request(socket: &mut TcpStream) -> Option<Vec<u8>> {
+/// Reads one request head and its `Content-Length` body; `Some(None)`
+/// for a request other than `POST` (a context window lookup).
+async fn read_request(socket: &mut TcpStream) -> Option<Option<Vec<u8>>> {
     let mut buf = Vec::new();
     let mut tmp = [0u8; 8192];
     let head_end = loop {
@@ -173,6 +174,9 @@ async fn read_request(socket: &mut TcpStream) -> Option<Vec<u8>> {
         buf.extend_from_slice(&tmp[..n]);
     };
     let head = String::from_utf8_lossy(&buf[..head_end]).to_ascii_lowercase();
+    if !head.starts_with("post ") {
+        return Some(None);
+    }
     let length = head
         .lines()
         .filter_map(|l| l.strip_prefix("content-length:"))
@@ -187,11 +191,20 @@ async fn read_request(socket: &mut TcpStream) -> Option<Vec<u8>> {
         body.extend_from_slice(&tmp[..n]);
     }
     body.truncate(length);
-    Some(body)
+    Some(Some(body))
 }
 
 async fn serve(mut socket: TcpStream, shared: Arc<Shared>, fault: Fault) {
-    let Some(body) = read_request(&mut socket).await else {
+    let Some(request) = read_request(&mut socket).await else {
+        return;
+    };
+    // Only model requests misbehave; a lookup is told there is nothing.
+    let Some(body) = request else {
+        let _ = write(
+            &mut socket,
+            b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
+        )
+        .await;
         return;
     };
     lock(&shared.requests).push(serde_json::from_slice(&body).unwrap_or(Value::Null));

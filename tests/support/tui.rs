@@ -179,7 +179,7 @@ impl Session {
                 offline_demo: false,
                 state: ExecutionState::new(self.mode, false),
                 resumed: false,
-                context_window: self.context_window,
+                context_window: Some(self.context_window).filter(|&w| w > 0),
                 sandbox_notice: self.sandbox_notice.map(String::from),
             },
         );

@@ -1,7 +1,7 @@
 //! What the runtime's events do to the model: the transcript's cells, the
 //! approval queue, the status line's state.
 
-use crate::runtime::protocol::{Event, HistoryItem, TurnEnd};
+use crate::runtime::protocol::{Event, HistoryItem, TurnEnd, retry_line};
 use crate::tui::cells::{Cell, ToolStatus, input_summary};
 use crate::tui::model::Model;
 use crate::tui::picker::Picker;
@@ -20,7 +20,8 @@ pub(super) fn on_event(model: &mut Model, event: Event) {
             sandbox_notice,
             ..
         } => {
-            model.context_window = context_window;
+            // 0: unknown (the status line says so).
+            model.context_window = context_window.unwrap_or(0);
             if let Some(notice) = &sandbox_notice {
                 push_notice(model, notice);
             }
@@ -195,7 +196,16 @@ pub(super) fn on_event(model: &mut Model, event: Event) {
             model.model_label = label;
             // The context use shown so far was measured against the old
             // window; the next request's usage replaces the count.
-            model.context_window = context_window;
+            model.context_window = context_window.unwrap_or(0);
+        }
+        Event::ContextWindowFound {
+            model: label,
+            context_window,
+            ..
+        } => {
+            if label == model.model_label {
+                model.context_window = context_window;
+            }
         }
         Event::ProjectRules { rules } => {
             let selected = model.picker.as_ref().map_or(0, |p| p.selected);
@@ -205,6 +215,12 @@ pub(super) fn on_event(model: &mut Model, event: Event) {
         }
         Event::BackgroundProcesses { count, .. } => model.background = count,
         Event::Notice { message } => push_notice(model, &message),
+        Event::Retrying {
+            attempt,
+            max_attempts,
+            delay_ms,
+            reason,
+        } => push_notice(model, &retry_line(attempt, max_attempts, delay_ms, &reason)),
         Event::Error { message } => model.cells.push(Cell::Error { text: message }),
         Event::TurnFinished { end, .. } => {
             finish_streaming(model);

@@ -134,8 +134,8 @@ fn joined_width(parts: &[&str]) -> usize {
 }
 
 /// How full the context is, long ("ctx 12% (24k/200k)") and short
-/// ("ctx 12%"); only the token count when the window is unknown, nothing
-/// before the first request.
+/// ("ctx 12%"); the token count over "?" when the window is unknown
+/// ("ctx 24k/?"), nothing before the first request.
 pub fn context_use(model: &Model) -> (String, String) {
     let used = model.context_tokens;
     if used == 0 {
@@ -143,7 +143,7 @@ pub fn context_use(model: &Model) -> (String, String) {
     }
     let window = model.context_window;
     if window == 0 {
-        let only = format!("ctx {}", tokens(used));
+        let only = format!("ctx {}/?", tokens(used));
         return (only.clone(), only);
     }
     let percent = context_percent(used, window);

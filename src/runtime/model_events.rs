@@ -1,0 +1,122 @@
+//! What the runtime tells front ends about the model's connection: each
+//! retry as it happens, and a context window the server reported for a
+//! model the config does not describe.
+//!
+//! The window lookup runs beside the session from its start (and after a
+//! `/model` switch); no request waits for it except the one case where the
+//! answer matters: a conversation already past [`UNKNOWN_WINDOW_ASSUMED`]'s
+//! compaction threshold, which waits at most the lookup's own bound
+//! ([`crate::model::context_window::LOOKUP_TIMEOUT`]) before deciding.
+
+use std::sync::Arc;
+
+use tokio::sync::watch;
+use tokio_util::sync::CancellationToken;
+
+use super::core::{SessionCore, lock};
+use super::protocol::Event;
+use crate::model::RetryObserver;
+use crate::model::select::SelectedModel;
+
+/// The window compaction assumes while none is known: small enough for
+/// the local servers that do not say theirs (a llama.cpp slot of 32k is
+/// common), at the cost of an early summary on a larger one.
+pub const UNKNOWN_WINDOW_ASSUMED: u64 = 32_768;
+
+/// The window compaction works with.
+pub fn window_for_compaction(model: &SelectedModel) -> u64 {
+    model.context_window.unwrap_or(UNKNOWN_WINDOW_ASSUMED)
+}
+
+/// Emits `Event::Retrying` for every retry of a request.
+pub fn retry_observer(core: &SessionCore) -> RetryObserver {
+    let events = core.events.clone();
+    Arc::new(move |notice| {
+        let _ = events.send(Event::Retrying {
+            attempt: notice.attempt,
+            max_attempts: notice.max_attempts,
+            delay_ms: u64::try_from(notice.delay.as_millis()).unwrap_or(u64::MAX),
+            reason: notice.reason,
+        });
+    })
+}
+
+/// A window lookup under way.
+pub struct WindowLookupTask {
+    /// `true` while it runs.
+    running: watch::Receiver<bool>,
+    cancel: CancellationToken,
+}
+
+/// Starts asking the server for the current model's window, if the config
+/// does not give it; a lookup still running for an earlier model is
+/// cancelled. The task ends when the lookup's bound has passed or when
+/// [`stop_window_lookup`] cancels it; its answer applies only if the
+/// model is still the one it was asked for.
+pub fn start_window_lookup(core: &Arc<SessionCore>) {
+    stop_window_lookup(core);
+    let model = core.model();
+    let Some(lookup) = model.window_lookup.clone() else {
+        return;
+    };
+    if model.context_window.is_some() {
+        return;
+    }
+    let (running, watcher) = watch::channel(true);
+    let cancel = CancellationToken::new();
+    *lock(&core.window_lookup) = Some(WindowLookupTask {
+        running: watcher,
+        cancel: cancel.clone(),
+    });
+    let core = Arc::downgrade(core);
+    tokio::spawn(async move {
+        let found = tokio::select! {
+            _ = cancel.cancelled() => None,
+            found = lookup.run() => found,
+        };
+        if let (Some(found), Some(core)) = (found, core.upgrade()) {
+            let label = {
+                let mut current = lock(&core.model);
+                let same = current
+                    .window_lookup
+                    .as_ref()
+                    .is_some_and(|l| Arc::ptr_eq(l, &lookup));
+                if !same {
+                    return;
+                }
+                current.context_window = Some(found.tokens);
+                format!("{}/{}", current.provider_id, current.model_id)
+            };
+            core.emit(Event::ContextWindowFound {
+                model: label,
+                context_window: found.tokens,
+                source: found.source.to_string(),
+            });
+        }
+        let _ = running.send(false);
+    });
+}
+
+/// Waits (cancellably) for a lookup under way, so that compaction decides
+/// with the server's answer; returns at once when none runs.
+pub async fn wait_for_window(core: &SessionCore, cancel: &CancellationToken) {
+    let watcher = lock(&core.window_lookup)
+        .as_ref()
+        .map(|task| task.running.clone());
+    let Some(mut watcher) = watcher else {
+        return;
+    };
+    tokio::select! {
+        _ = cancel.cancelled() => {}
+        // An error means the task is gone: nothing more to wait for.
+        _ = watcher.wait_for(|running| !running) => {}
+    }
+}
+
+/// Cancels the lookup under way, if any (the session ends, the model
+/// changes).
+pub fn stop_window_lookup(core: &SessionCore) {
+    if let Some(task) = lock(&core.window_lookup).take() {
+        task.cancel.cancel();
+    }
+}
