@@ -22,12 +22,8 @@ use zcode::model::select::switch_model;
 use zcode::permission::mode::{ExecutionState, Mode};
 use zcode::permission::rules::{Rule, RuleKind};
 use zcode::runtime::injection::wrap;
-use zcode::runtime::protocol::{
-    Event, HistoryItem, Op, PermissionRequest, RequestKind, SavedRule,
-};
-use zcode::runtime::transcript::{
-    assistant_entry, history_items, tool_result_entry, user_entry,
-};
+use zcode::runtime::protocol::{Event, HistoryItem, Op, PermissionRequest, RequestKind, SavedRule};
+use zcode::runtime::transcript::{assistant_entry, history_items, tool_result_entry, user_entry};
 use zcode::store::{EntryRecord, TodoItem, TodoPriority, TodoStatus, entry_kind};
 use zcode::tui::cells::Cell;
 use zcode::tui::focus::focus;
@@ -199,7 +195,10 @@ fn ux11_a_resumed_session_welcomes_below_its_history() {
     let shown = screen_of(&m);
     let answer = shown.find("Fixed: the fixture").expect("the answer shows");
     let welcome = shown.find(WELCOME).expect("the welcome shows");
-    assert!(answer < welcome, "the welcome comes after the history:\n{shown}");
+    assert!(
+        answer < welcome,
+        "the welcome comes after the history:\n{shown}"
+    );
     snapshot("welcome_resumed_session", shown);
 }
 
@@ -569,7 +568,8 @@ async fn ux11_an_added_rule_is_saved_and_the_list_comes_back() {
     );
     assert_eq!(h.project_rules(RuleKind::Allow), vec![rule.clone()]);
     assert!(
-        h.log_text().contains("saved the project rule allow Bash(npm test:*)"),
+        h.log_text()
+            .contains("saved the project rule allow Bash(npm test:*)"),
         "{}",
         h.log_text()
     );
@@ -698,7 +698,10 @@ fn ux11_the_footer_says_what_enter_and_esc_do_in_the_other_field() {
     update(&mut m, key(KeyCode::Char('o')));
     let footer = hints(focus(&m), &m);
     assert!(footer.contains(&("enter", "use this answer")), "{footer:?}");
-    assert!(footer.contains(&("esc", "back to the options")), "{footer:?}");
+    assert!(
+        footer.contains(&("esc", "back to the options")),
+        "{footer:?}"
+    );
     assert!(!footer.iter().any(|(k, _)| *k == "1-9"), "{footer:?}");
     let shown = screen_of(&m);
     let last = shown.lines().last().unwrap_or_default();
@@ -714,7 +717,10 @@ fn ux11_the_footer_says_what_enter_and_esc_do_in_the_feedback_field() {
         footer.contains(&("enter", "deny with this feedback")),
         "{footer:?}"
     );
-    assert!(footer.contains(&("esc", "back to the options")), "{footer:?}");
+    assert!(
+        footer.contains(&("esc", "back to the options")),
+        "{footer:?}"
+    );
     assert!(!footer.iter().any(|(k, _)| *k == "1-9"), "{footer:?}");
     let shown = screen_of(&m);
     let last = shown.lines().last().unwrap_or_default();
@@ -727,7 +733,10 @@ fn ux11_the_footer_says_what_enter_and_esc_do_in_the_feedback_field() {
         footer.contains(&("enter", "send the feedback")),
         "{footer:?}"
     );
-    assert!(footer.contains(&("esc", "back to the options")), "{footer:?}");
+    assert!(
+        footer.contains(&("esc", "back to the options")),
+        "{footer:?}"
+    );
 }
 
 // ---- 8. /model errors point to `zcode models` ------------------------------

@@ -495,6 +495,9 @@ mod tests {
     #[test]
     fn empty_catalog() {
         let e = resolve_model_reference(&Catalog::default(), "x", None).unwrap_err();
-        assert_eq!(e.to_string(), "unknown model 'x'; no model is available; `zcode models` shows the catalog");
+        assert_eq!(
+            e.to_string(),
+            "unknown model 'x'; no model is available; `zcode models` shows the catalog"
+        );
     }
 }

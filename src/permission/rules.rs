@@ -294,7 +294,14 @@ mod tests {
             Rule::parse("  Bash ( git status:* ) "),
             Ok(Rule::with_content("Bash", "git status:*"))
         );
-        for bad in ["", "(x)", "Bash(npm test", "Bash()", "My Tool(x)", "Bash)x("] {
+        for bad in [
+            "",
+            "(x)",
+            "Bash(npm test",
+            "Bash()",
+            "My Tool(x)",
+            "Bash)x(",
+        ] {
             let e = Rule::parse(bad).expect_err(bad);
             assert_eq!(e.text, bad.trim(), "{e}");
         }

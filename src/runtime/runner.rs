@@ -174,14 +174,14 @@ fn remove_project_rule(core: &SessionCore, kind: RuleKind, rule: &Rule) {
 /// GRANT-4: saved like an "always allow" answer; checks read the rules
 /// from the store, so the next one already goes by it.
 fn add_project_rule(core: &SessionCore, kind: RuleKind, rule: Rule) {
-    let added = lock(&core.store).add_project_rules(
-        &core.project_id,
-        kind,
-        std::slice::from_ref(&rule),
-    );
+    let added =
+        lock(&core.store).add_project_rules(&core.project_id, kind, std::slice::from_ref(&rule));
     match added {
         Ok(0) => core.emit(Event::Notice {
-            message: format!("the project rule {} {rule} was already saved", kind.as_str()),
+            message: format!(
+                "the project rule {} {rule} was already saved",
+                kind.as_str()
+            ),
         }),
         Ok(_) => core.emit(Event::Notice {
             message: format!("saved the project rule {} {rule}", kind.as_str()),

@@ -185,7 +185,8 @@ fn rule_to_add(arg: &str) -> Result<(RuleKind, Rule), String> {
             "/permissions {verb}: give a rule after it, e.g. {ADD_RULE_EXAMPLE}"
         ));
     }
-    let rule = Rule::parse(rest).map_err(|e| format!("/permissions {verb}: {e}; e.g. {ADD_RULE_EXAMPLE}"))?;
+    let rule = Rule::parse(rest)
+        .map_err(|e| format!("/permissions {verb}: {e}; e.g. {ADD_RULE_EXAMPLE}"))?;
     Ok((kind, rule))
 }
 
