@@ -101,7 +101,7 @@ fn errors_are_one_clear_line() {
         assert!(
             text.ends_with(
                 "available: alpha/big-1, alpha/Think-2, alpha/common, beta/common, \
-                 beta/org/model-x; ListModels shows every model"
+                 beta/org/model-x; `zcode models` lists every model"
             ),
             "{text}"
         );

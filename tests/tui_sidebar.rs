@@ -368,7 +368,13 @@ fn tui4_a_long_line_wraps_in_the_composer_with_the_cursor_at_its_end() {
 fn tui4_composer_height_is_capped_and_the_cursor_row_stays_visible() {
     let mut m = session(40, 24, Mode::Build);
     let text: Vec<String> = (1..=12).map(|i| format!("line {i}")).collect();
-    update(&mut m, Msg::Paste(text.join("\n")));
+    // Typed, not pasted: a paste of more than ten lines is a chip.
+    for (i, line) in text.iter().enumerate() {
+        if i > 0 {
+            update(&mut m, key_mod(KeyCode::Enter, KeyModifiers::SHIFT));
+        }
+        type_text(&mut m, line);
+    }
     let mut terminal = render(&m, 40, 24);
     let shown = terminal.backend().to_string();
     assert!(shown.contains("line 12"), "{shown}");

@@ -470,8 +470,10 @@ fn grant4_permissions_picker_lists_and_deletes() {
     assert_eq!(picker.kind, PickerKind::Permissions);
     assert_eq!(picker.items.len(), 3);
     update(&mut m, key(KeyCode::Down));
-    // Enter does nothing here; `d` and Delete remove the highlighted rule.
+    // Enter does nothing here; `d` and Delete, pressed twice, remove the
+    // highlighted rule.
     assert!(update(&mut m, key(KeyCode::Enter)).is_empty());
+    assert!(update(&mut m, key(KeyCode::Char('d'))).is_empty());
     assert_eq!(
         update(&mut m, key(KeyCode::Char('d'))),
         vec![Cmd::Send(Op::RemoveProjectRule {
@@ -487,6 +489,7 @@ fn grant4_permissions_picker_lists_and_deletes() {
     let picker = m.picker.as_ref().expect("still open");
     assert_eq!(picker.items.len(), 2);
     assert_eq!(picker.selected, 1);
+    assert!(update(&mut m, key(KeyCode::Delete)).is_empty());
     assert_eq!(
         update(&mut m, key(KeyCode::Delete)),
         vec![Cmd::Send(Op::RemoveProjectRule {
@@ -591,7 +594,7 @@ fn run5_history_event_replays_cells() {
         m.cells,
         vec![
             Cell::Notice {
-                text: "older history was summarised".into()
+                text: "earlier conversation compacted".into()
             },
             Cell::User {
                 text: "list files".into()
@@ -610,6 +613,7 @@ fn run5_history_event_replays_cells() {
                 text: "Two entries.".into(),
                 streaming: false
             },
+            Cell::Welcome,
         ]
     );
 }
@@ -735,7 +739,7 @@ async fn model3_switch_takes_effect_on_the_next_request() {
         .await;
     assert!(message.contains("unknown model 'nope'"), "{message}");
     assert!(message.contains("fake/other-model"), "{message}");
-    assert!(message.contains("ListModels"), "{message}");
+    assert!(message.contains("`zcode models`"), "{message}");
     assert_eq!(model_changes(&h), 0);
 
     h.send(Op::SetModel {
@@ -877,7 +881,7 @@ async fn tui4_show_todos_lists_marks_and_progress() {
         .await;
     assert_eq!(
         list,
-        "todos (1/3 completed)\n[x] read the spec\n[~] write code\n[ ] test it"
+        "todos (1/3 completed)\n✓ read the spec\n▶ write code\n☐ test it"
     );
     h.shutdown().await;
 }
@@ -951,18 +955,20 @@ async fn run5_resume_replays_the_conversation() {
             text: "The file does not exist.".into()
         }
     );
-    // The transcript shows them after the notices (offline demo, resumed).
+    // The transcript shows them after the notices (offline demo, resumed),
+    // then the welcome.
     let cells = &model.cells;
-    assert!(matches!(&cells[cells.len() - 4], Cell::Notice { text } if text == "resumed session"));
-    assert!(matches!(&cells[cells.len() - 3], Cell::User { text } if text == "read missing.txt"));
+    assert!(matches!(&cells[cells.len() - 5], Cell::Notice { text } if text == "resumed session"));
+    assert!(matches!(&cells[cells.len() - 4], Cell::User { text } if text == "read missing.txt"));
     assert!(matches!(
-        &cells[cells.len() - 2],
+        &cells[cells.len() - 3],
         Cell::Tool {
             status: ToolStatus::Failed,
             ..
         }
     ));
-    assert!(matches!(&cells[cells.len() - 1], Cell::Assistant { .. }));
+    assert!(matches!(&cells[cells.len() - 2], Cell::Assistant { .. }));
+    assert!(matches!(&cells[cells.len() - 1], Cell::Welcome));
     let _ = handle.ops.send(Op::Shutdown);
     let _ = handle.task.await;
 }

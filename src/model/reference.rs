@@ -14,7 +14,8 @@
 //! Matching ignores ASCII case (an exact match wins over a case-insensitive
 //! one). Disabled models never match silently: a reference that can only
 //! mean a disabled model is an error saying why it is disabled. Every error
-//! lists up to 40 enabled models and points to ListModels.
+//! lists up to 40 enabled models and points to `zcode models`, which lists
+//! them all.
 
 use std::fmt;
 
@@ -71,13 +72,13 @@ impl Available {
 impl fmt::Display for Available {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.ids.is_empty() {
-            return f.write_str("no model is available");
+            return f.write_str("no model is available; `zcode models` shows the catalog");
         }
         write!(f, "available: {}", self.ids.join(", "))?;
         if self.more > 0 {
             write!(f, " and {} more", self.more)?;
         }
-        f.write_str("; ListModels shows every model")
+        f.write_str("; `zcode models` lists every model")
     }
 }
 
@@ -368,7 +369,7 @@ mod tests {
         }
         let text = err("shared", None).to_string();
         assert!(text.contains("alpha/shared, beta/shared"), "{text}");
-        assert!(text.contains("ListModels"), "{text}");
+        assert!(text.contains("`zcode models`"), "{text}");
     }
 
     #[test]
@@ -405,7 +406,7 @@ mod tests {
             !text.contains("alpha/old"),
             "disabled ones are not offered: {text}"
         );
-        assert!(text.contains("ListModels"), "{text}");
+        assert!(text.contains("`zcode models`"), "{text}");
     }
 
     #[test]
@@ -494,6 +495,9 @@ mod tests {
     #[test]
     fn empty_catalog() {
         let e = resolve_model_reference(&Catalog::default(), "x", None).unwrap_err();
-        assert_eq!(e.to_string(), "unknown model 'x'; no model is available");
+        assert_eq!(
+            e.to_string(),
+            "unknown model 'x'; no model is available; `zcode models` shows the catalog"
+        );
     }
 }

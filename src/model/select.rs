@@ -161,7 +161,7 @@ pub fn switch_model(
     let catalog = config.catalog(&env);
     if catalog.providers.is_empty() {
         return Err(ProviderError::Config(format!(
-            "no model provider is configured; {HOW_TO_CONFIGURE}"
+            "no model provider is configured; {HOW_TO_CONFIGURE}; then `zcode models` lists the models"
         )));
     }
     let resolved = resolve_model_reference(&catalog, reference, Some(current_provider))

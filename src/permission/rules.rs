@@ -40,6 +40,50 @@ impl fmt::Display for Rule {
     }
 }
 
+impl Rule {
+    /// Reads a rule as [`Rule`]'s `Display` writes it: `Tool`, or
+    /// `Tool(content)` (`Bash(npm test:*)`, `Read(.env)`,
+    /// `WebFetch(domain:docs.rs)`). The content runs from the first `(` to
+    /// the last `)`, so it may hold parentheses itself.
+    pub fn parse(text: &str) -> Result<Rule, RuleParseError> {
+        let text = text.trim();
+        let error = |reason| RuleParseError {
+            text: text.to_string(),
+            reason,
+        };
+        let (tool, content) = match text.find('(') {
+            None => (text, None),
+            Some(open) => match text[open + 1..].strip_suffix(')') {
+                Some(inner) => (text[..open].trim_end(), Some(inner.trim())),
+                None => return Err(error("the content must end with ')'")),
+            },
+        };
+        if tool.is_empty() {
+            return Err(error("it starts with a tool name, such as Bash or Read"));
+        }
+        if tool.contains(|c: char| c.is_whitespace() || c == '(' || c == ')') {
+            return Err(error(
+                "a tool name has no spaces or parentheses; the content goes in parentheses",
+            ));
+        }
+        match content {
+            Some("") => Err(error(
+                "the parentheses are empty: leave them out to match every call of the tool",
+            )),
+            Some(content) => Ok(Rule::with_content(tool, content)),
+            None => Ok(Rule::tool(tool)),
+        }
+    }
+}
+
+/// Text that [`Rule::parse`] does not read as a rule.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("'{text}' is not a rule: {reason}")]
+pub struct RuleParseError {
+    pub text: String,
+    pub reason: &'static str,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum RuleKind {
@@ -235,6 +279,33 @@ pub fn rule_of_kind_matches(
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn grant4_a_rule_reads_back_as_it_is_written() {
+        for rule in [
+            Rule::tool("WebFetch"),
+            Rule::with_content("Bash", "npm test:*"),
+            Rule::with_content("Read", ".env"),
+            Rule::with_content("Bash", "echo (a):*"),
+        ] {
+            assert_eq!(Rule::parse(&rule.to_string()), Ok(rule));
+        }
+        assert_eq!(
+            Rule::parse("  Bash ( git status:* ) "),
+            Ok(Rule::with_content("Bash", "git status:*"))
+        );
+        for bad in [
+            "",
+            "(x)",
+            "Bash(npm test",
+            "Bash()",
+            "My Tool(x)",
+            "Bash)x(",
+        ] {
+            let e = Rule::parse(bad).expect_err(bad);
+            assert_eq!(e.text, bad.trim(), "{e}");
+        }
+    }
 
     #[test]
     fn rule4_prefix_has_word_boundary() {

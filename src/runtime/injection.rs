@@ -82,6 +82,12 @@ pub fn wrap(text: &str) -> String {
     format!("<system-reminder>\n{}\n</system-reminder>", text.trim_end())
 }
 
+/// Whether `text` is one block [`wrap`] made: the runtime's, never typed.
+pub fn is_wrapped(text: &str) -> bool {
+    let text = text.trim();
+    text.starts_with("<system-reminder>") && text.ends_with("</system-reminder>")
+}
+
 /// Adds one injected message: persisted, then appended to the history.
 pub fn inject(core: &SessionCore, entry_kind: &str, kind: &str, text: &str) {
     let content = wrap(text);

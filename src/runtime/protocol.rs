@@ -38,6 +38,9 @@ pub enum Op {
     /// `/permissions` delete: removes a saved project rule (GRANT-4); the
     /// next permission check already goes without it.
     RemoveProjectRule { kind: RuleKind, rule: Rule },
+    /// `/permissions allow|ask|deny RULE`: saves a project rule (GRANT-4),
+    /// answered like a removal: a notice, then the new list.
+    AddProjectRule { kind: RuleKind, rule: Rule },
     /// `/todos`: answered by a `Notice` listing the session's todo list.
     ShowTodos,
     /// End the runtime task.

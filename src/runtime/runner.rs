@@ -82,6 +82,7 @@ pub async fn run(core: Arc<SessionCore>, mut ops: UnboundedReceiver<Op>) {
                             Op::SetModel { reference } => core.switch_model(&reference),
                             Op::ListProjectRules => send_project_rules(&core),
                             Op::RemoveProjectRule { kind, rule } => remove_project_rule(&core, kind, &rule),
+                            Op::AddProjectRule { kind, rule } => add_project_rule(&core, kind, rule),
                             Op::ShowTodos => show_todos(&core),
                         }
                     }
@@ -175,6 +176,28 @@ fn remove_project_rule(core: &SessionCore, kind: RuleKind, rule: &Rule) {
     send_project_rules(core);
 }
 
+/// GRANT-4: saved like an "always allow" answer; checks read the rules
+/// from the store, so the next one already goes by it.
+fn add_project_rule(core: &SessionCore, kind: RuleKind, rule: Rule) {
+    let added =
+        lock(&core.store).add_project_rules(&core.project_id, kind, std::slice::from_ref(&rule));
+    match added {
+        Ok(0) => core.emit(Event::Notice {
+            message: format!(
+                "the project rule {} {rule} was already saved",
+                kind.as_str()
+            ),
+        }),
+        Ok(_) => core.emit(Event::Notice {
+            message: format!("saved the project rule {} {rule}", kind.as_str()),
+        }),
+        Err(e) => core.emit(Event::Error {
+            message: format!("could not save the project rule: {e}"),
+        }),
+    }
+    send_project_rules(core);
+}
+
 /// `/todos`: the list with status marks and completed/total.
 fn show_todos(core: &SessionCore) {
     let todos = lock(&core.store).todos(&core.session_id);
@@ -189,12 +212,7 @@ fn show_todos(core: &SessionCore) {
                 .count();
             let mut message = format!("todos ({done}/{} completed)", items.len());
             for item in &items {
-                let mark = match item.status {
-                    TodoStatus::Completed => "[x]",
-                    TodoStatus::InProgress => "[~]",
-                    TodoStatus::Pending => "[ ]",
-                };
-                message.push_str(&format!("\n{mark} {}", item.content));
+                message.push_str(&format!("\n{} {}", item.status.mark(), item.content));
             }
             core.emit(Event::Notice { message });
         }

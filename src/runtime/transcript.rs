@@ -101,17 +101,23 @@ pub fn messages_from_entries(entries: &[EntryRecord]) -> Vec<Message> {
     repair_tool_pairing(messages)
 }
 
-/// The conversation as a UI replays it on resume: user and assistant
-/// messages, tool calls with their results, and where history was
-/// summarised. Injected reminders are left out: the user never typed them.
+/// The conversation as a UI replays it on resume: what the user typed,
+/// what the model answered, tool calls with their results, and where
+/// history was summarised. What the runtime added for the model alone is
+/// left out: reminders and notifications (their own entry kinds, such as
+/// the note that an answer was interrupted) and a user entry that holds
+/// only an injected block.
 pub fn history_items(entries: &[EntryRecord]) -> Vec<HistoryItem> {
     let mut items = Vec::new();
     for entry in entries {
         let p = &entry.payload;
         match entry.kind.as_str() {
-            entry_kind::USER_MESSAGE => items.push(HistoryItem::User {
-                text: text_field(p, "text"),
-            }),
+            entry_kind::USER_MESSAGE => {
+                let text = text_field(p, "text");
+                if !super::injection::is_wrapped(&text) {
+                    items.push(HistoryItem::User { text });
+                }
+            }
             entry_kind::ASSISTANT_MESSAGE => {
                 let text = text_field(p, "text");
                 if !text.trim().is_empty() {

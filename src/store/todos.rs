@@ -22,6 +22,16 @@ impl TodoStatus {
         }
     }
 
+    /// The mark a list of todos shows for this status, wherever it shows
+    /// (the TUI's sidebar, `/todos`), so they read alike.
+    pub fn mark(self) -> &'static str {
+        match self {
+            TodoStatus::Pending => "☐",
+            TodoStatus::InProgress => "▶",
+            TodoStatus::Completed => "✓",
+        }
+    }
+
     pub fn parse(s: &str) -> Option<Self> {
         match s {
             "pending" => Some(TodoStatus::Pending),

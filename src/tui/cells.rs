@@ -47,6 +47,9 @@ pub enum Cell {
     Error {
         text: String,
     },
+    /// The line every start shows, naming `/help`: the screen's only, never
+    /// part of the conversation (exports and the exit text leave it out).
+    Welcome,
 }
 
 #[derive(Debug, Clone, Default)]

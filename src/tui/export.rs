@@ -70,7 +70,8 @@ pub fn transcript_markdown(cells: &[Cell], header: &ExportHeader<'_>) -> String 
     if !header.model.is_empty() {
         out.push_str(&format!("- model: `{}`\n", header.model));
     }
-    for cell in cells {
+    // The welcome is the screen's, not the conversation's.
+    for cell in cells.iter().filter(|c| !matches!(c, Cell::Welcome)) {
         out.push('\n');
         match cell {
             Cell::User { text } => {
@@ -109,6 +110,7 @@ pub fn transcript_markdown(cells: &[Cell], header: &ExportHeader<'_>) -> String 
             }
             Cell::Notice { text } => push_quoted(&mut out, text),
             Cell::Error { text } => push_quoted(&mut out, &format!("error: {text}")),
+            Cell::Welcome => {}
         }
     }
     out

@@ -1,5 +1,6 @@
 //! Key bindings: which key means what, and the footer hints that say so.
 
+use crate::runtime::protocol::RequestKind;
 use crate::tui::focus::Focus;
 use crate::tui::model::Model;
 use crate::tui::screen::sidebar_available;
@@ -164,8 +165,14 @@ pub fn list_key(key: KeyEvent) -> ListKey {
 /// The footer: the keys that work in the layer that has the focus.
 pub fn hints(focus: Focus, model: &Model) -> Vec<(&'static str, &'static str)> {
     let list = match focus {
-        Focus::Question | Focus::Feedback(_) | Focus::Approval(_) => request_hints(),
-        Focus::Picker => picker_hints(model.picker.as_ref().is_some_and(|p| p.deletable())),
+        Focus::Question if other_field_open(model) => field_hints("use this answer", false),
+        Focus::Feedback(RequestKind::Plan) => field_hints("send the feedback", true),
+        Focus::Feedback(_) => field_hints("deny with this feedback", true),
+        Focus::Question | Focus::Approval(_) => request_hints(),
+        Focus::Picker => match model.picker.as_ref() {
+            Some(p) if p.armed.is_some() => vec![("d", "again to remove"), ("esc", "keep it")],
+            p => picker_hints(p.is_some_and(|p| p.deletable())),
+        },
         Focus::SlashPopup => popup_hints(),
         Focus::Composer => composer_hints(model.busy, model.composer.is_empty(), model.quit_armed),
     };
@@ -180,6 +187,27 @@ fn request_hints() -> Vec<(&'static str, &'static str)> {
         ("enter", "confirm"),
         ("esc", "deny"),
     ]
+}
+
+/// Whether the question panel's Other field takes the typing.
+fn other_field_open(model: &Model) -> bool {
+    model
+        .panel()
+        .and_then(|p| p.question.as_ref())
+        .is_some_and(|q| q.editing().is_some())
+}
+
+/// The footer while a text field of a request (the Other answer, the
+/// feedback) takes the typing: what Enter does there, and that Esc goes
+/// back to the options rather than denying. The feedback takes several
+/// lines; the Other answer is one.
+fn field_hints(enter: &'static str, multi_line: bool) -> Vec<(&'static str, &'static str)> {
+    let mut hints = vec![("enter", enter)];
+    if multi_line {
+        hints.push(("shift+enter", "newline"));
+    }
+    hints.push(("esc", "back to the options"));
+    hints
 }
 
 /// The footer while the composer has the keys.

@@ -40,6 +40,9 @@ pub struct Picker {
     pub title: String,
     pub items: Vec<PickerItem>,
     pub selected: usize,
+    /// The row `d` was pressed on once: a second press removes it, any
+    /// other key takes the first back.
+    pub armed: Option<usize>,
 }
 
 impl Picker {
@@ -51,6 +54,7 @@ impl Picker {
             title: title.to_string(),
             items,
             selected,
+            armed: None,
         }
     }
 
@@ -128,7 +132,9 @@ impl Picker {
             PickerKind::Model => {
                 "no model provider is configured (the offline demo is in use); see `zcode models`"
             }
-            PickerKind::Permissions => "no saved project rules",
+            PickerKind::Permissions => {
+                "no saved project rules; /permissions allow|ask|deny RULE adds one"
+            }
             PickerKind::Sessions => "no sessions in this project yet",
         }
     }

@@ -30,6 +30,10 @@ pub fn exit_text(model: &Model, max_rows: usize) -> String {
     let mut rows = 0usize;
     let mut first_shown = cells.len();
     for i in (0..cells.len()).rev() {
+        // The welcome is the screen's, not the conversation's.
+        if matches!(cells[i], Cell::Welcome) {
+            continue;
+        }
         let lines = match model.transcript_layout.lines(i, &model.cells) {
             Some(lines) if model.transcript_layout.is_for(width, model.monochrome) => {
                 lines.to_vec()
@@ -49,9 +53,13 @@ pub fn exit_text(model: &Model, max_rows: usize) -> String {
     }
     blocks.reverse();
     let mut out = String::new();
-    if first_shown > 0 {
+    let earlier = cells[..first_shown]
+        .iter()
+        .filter(|c| !matches!(c, Cell::Welcome))
+        .count();
+    if earlier > 0 {
         out.push_str(&styled(
-            &format!("… {first_shown} earlier entries are in the session; /export writes them all"),
+            &format!("… {earlier} earlier entries are in the session; /export writes them all"),
             Style::default().add_modifier(Modifier::DIM),
             model.monochrome,
         ));

@@ -56,8 +56,8 @@ pub const COMMANDS: [CommandInfo; 12] = [
     CommandInfo {
         command: SlashCommand::Permissions,
         name: "permissions",
-        arg: None,
-        description: "List and remove this project's saved rules",
+        arg: Some("[allow|ask|deny RULE]"),
+        description: "List, add or remove this project's saved rules",
     },
     CommandInfo {
         command: SlashCommand::Todos,

@@ -107,6 +107,11 @@ impl Theme {
         self.fg(Color::Red)
     }
 
+    /// A large paste in the composer, shown as its label.
+    pub fn paste_chip(&self) -> Style {
+        self.fg(Color::Magenta).add_modifier(Modifier::BOLD)
+    }
+
     /// The bullet in front of a reply.
     pub fn bullet(&self) -> Style {
         self.fg(Color::White)
@@ -252,6 +257,7 @@ mod tests {
             t.list_marker(),
             t.chip(),
             t.chip_active(),
+            t.paste_chip(),
             t.diff_add(),
             t.diff_remove(),
             t.diff_hunk(),

@@ -28,6 +28,23 @@ pub fn banner_lines(workspace: &str, theme: &Theme, width: usize) -> Vec<Line<'s
     out
 }
 
+/// What [`Cell::Welcome`] says.
+pub const WELCOME: &str = "zcode · /help lists commands and keys · shift+tab changes the mode";
+
+/// The welcome's rows: the name in the accent colour, the rest dim.
+fn welcome_lines(theme: &Theme, width: usize, out: &mut Vec<Line<'static>>) {
+    for (i, row) in wrap(WELCOME, width).into_iter().enumerate() {
+        let line = match row.strip_prefix("zcode") {
+            Some(rest) if i == 0 => Line::from(vec![
+                Span::styled("zcode", theme.accent()),
+                Span::styled(rest.to_string(), theme.dim()),
+            ]),
+            _ => Line::from(Span::styled(row, theme.dim())),
+        };
+        out.push(line);
+    }
+}
+
 /// The inputs queued behind the running turn, below the cells.
 pub fn queued_lines(queued: &[String], theme: &Theme, width: usize) -> Vec<Line<'static>> {
     let mut out = Vec::new();
@@ -140,6 +157,7 @@ pub fn cell_lines(cell: &Cell, theme: &Theme, width: usize, out: &mut Vec<Line<'
             theme.error(),
             width,
         ),
+        Cell::Welcome => welcome_lines(theme, width, out),
     }
 }
 

@@ -22,6 +22,11 @@ pub(super) fn on_event(model: &mut Model, event: Event) {
         } => {
             // 0: unknown (the status line says so).
             model.context_window = context_window.unwrap_or(0);
+            // A resumed session welcomes below its history (`History`),
+            // where the user looks.
+            if !resumed {
+                model.cells.push(Cell::Welcome);
+            }
             if let Some(notice) = &sandbox_notice {
                 push_notice(model, notice);
             }
@@ -186,7 +191,10 @@ pub(super) fn on_event(model: &mut Model, event: Event) {
             &format!("older history was summarised ({kept_messages} messages kept)"),
         ),
         Event::SessionModeChanged { state } => model.state = state,
-        Event::History { items } => replay_history(model, items),
+        Event::History { items } => {
+            replay_history(model, items);
+            model.cells.push(Cell::Welcome);
+        }
         Event::ModelChanged {
             model: label,
             context_window,
@@ -282,7 +290,7 @@ fn replay_history(model: &mut Model, items: Vec<HistoryItem>) {
                 expanded: model.tools_expanded,
             },
             HistoryItem::Summary => Cell::Notice {
-                text: "older history was summarised".into(),
+                text: "earlier conversation compacted".into(),
             },
         };
         model.cells.push(cell);

@@ -220,9 +220,9 @@ fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Cmd> {
 }
 
 /// Bracketed paste goes where typing would: the question panel's Other
-/// field, the feedback field, or the composer (also under a picker or the
-/// slash popup, as typing there does). The options of a request take no
-/// text.
+/// field, the feedback field (both as plain text), or the composer, where
+/// a large paste is a chip (also under a picker or the slash popup, as
+/// typing there does). The options of a request take no text.
 fn on_paste(model: &mut Model, text: &str) {
     // Terminals send CR for line breaks inside a paste.
     let text = text.replace("\r\n", "\n").replace('\r', "\n");
@@ -241,7 +241,8 @@ fn on_paste(model: &mut Model, text: &str) {
         }
         Focus::Approval(_) => {}
         Focus::Picker | Focus::SlashPopup | Focus::Composer => {
-            model.composer.insert_str(&text);
+            // A large paste shows as a chip (TUI-4).
+            model.composer.paste(&text);
             model.history_pos = None;
             model.quit_armed = false;
             model.dirty = true;

@@ -1,6 +1,6 @@
 //! Keys while a picker is open: ↑/↓ (Ctrl+P/N) move, Enter chooses, Esc
 //! closes; the permissions picker also removes the highlighted rule with
-//! `d`/Delete (GRANT-4). The picker takes every key.
+//! `d`/Delete pressed twice (GRANT-4). The picker takes every key.
 
 use crate::runtime::protocol::Op;
 use crate::runtime::session::SessionStart;
@@ -18,14 +18,25 @@ pub(super) fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Cmd> {
     };
     model.dirty = true;
     let last = picker.items.len().saturating_sub(1);
-    match list_key(key) {
+    let list_key = list_key(key);
+    // A removal waits for a second `d` on the same row; any other key
+    // takes the first press back.
+    let armed = picker.armed.take();
+    match list_key {
         ListKey::Up => picker.selected = picker.selected.saturating_sub(1),
         ListKey::Down => picker.selected = (picker.selected + 1).min(last),
+        // Esc first takes back a pending removal, then closes.
+        ListKey::Close if armed.is_some() => {}
         ListKey::Close => model.picker = None,
         ListKey::Interrupt => {
             model.picker = None;
             if model.busy {
                 return vec![Cmd::Send(Op::Interrupt)];
+            }
+        }
+        ListKey::Delete if picker.deletable() && armed != Some(picker.selected) => {
+            if picker.selected_item().is_some() {
+                picker.armed = Some(picker.selected);
             }
         }
         ListKey::Delete if picker.deletable() => {

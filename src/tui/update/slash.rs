@@ -1,6 +1,7 @@
 //! Running slash commands (TUI-4) and the keys of their completion popup.
 
 use crate::permission::mode::{ModeChoice, parse_mode_choice};
+use crate::permission::rules::{Rule, RuleKind};
 use crate::runtime::protocol::Op;
 use crate::runtime::session::SessionStart;
 use crate::tui::cells::Cell;
@@ -45,11 +46,19 @@ pub(super) fn on_popup_key(model: &mut Model, key: KeyEvent) -> Option<Vec<Cmd>>
 pub(super) fn submit(model: &mut Model) -> Option<Vec<Cmd>> {
     match parse(model.composer.text()) {
         Parsed::Text => None,
-        Parsed::Escaped(text) => {
-            model.composer.set(&text);
+        Parsed::Escaped(_) => {
+            // Chips stand for their pastes in what is sent.
+            let full = model.composer.take();
+            model.composer.set(full.strip_prefix('/').unwrap_or(&full));
             None
         }
         Parsed::Command { info, arg } => {
+            // A chip in the argument stands for its paste; a command that
+            // takes none says what it got as shown.
+            let arg = match arg {
+                Some(arg) if info.arg.is_some() => Some(model.composer.expand(&arg)),
+                arg => arg,
+            };
             let line = model.composer.take();
             Some(execute(model, line.trim_end(), info, arg))
         }
@@ -120,7 +129,13 @@ fn execute(model: &mut Model, line: &str, info: CommandInfo, arg: Option<String>
             None => vec![Cmd::ListModels],
             Some(reference) => vec![Cmd::Send(Op::SetModel { reference })],
         },
-        SlashCommand::Permissions => vec![Cmd::Send(Op::ListProjectRules)],
+        SlashCommand::Permissions => match arg {
+            None => vec![Cmd::Send(Op::ListProjectRules)],
+            Some(arg) => match rule_to_add(&arg) {
+                Ok((kind, rule)) => vec![Cmd::Send(Op::AddProjectRule { kind, rule })],
+                Err(e) => error(model, e),
+            },
+        },
         SlashCommand::Todos => vec![Cmd::Send(Op::ShowTodos)],
         SlashCommand::New | SlashCommand::Resume if model.busy => error(
             model,
@@ -143,6 +158,36 @@ fn execute(model: &mut Model, line: &str, info: CommandInfo, arg: Option<String>
         }
         SlashCommand::Quit => vec![Cmd::Quit],
     }
+}
+
+/// How `/permissions` adds a rule, as its errors show it.
+const ADD_RULE_EXAMPLE: &str = "/permissions add Bash(npm test:*)";
+
+/// `/permissions allow|ask|deny RULE` (`add` is `allow`): the kind and the
+/// rule, read with the rule syntax of the config and `zcode permission`.
+fn rule_to_add(arg: &str) -> Result<(RuleKind, Rule), String> {
+    let (verb, rest) = match arg.split_once(char::is_whitespace) {
+        Some((verb, rest)) => (verb, rest.trim()),
+        None => (arg, ""),
+    };
+    let kind = if verb.eq_ignore_ascii_case("add") {
+        RuleKind::Allow
+    } else {
+        RuleKind::parse(verb).ok_or_else(|| {
+            format!(
+                "/permissions {verb}: start with allow, ask or deny (add is allow), then the rule, \
+                 e.g. {ADD_RULE_EXAMPLE}; d in the list removes a rule"
+            )
+        })?
+    };
+    if rest.is_empty() {
+        return Err(format!(
+            "/permissions {verb}: give a rule after it, e.g. {ADD_RULE_EXAMPLE}"
+        ));
+    }
+    let rule = Rule::parse(rest)
+        .map_err(|e| format!("/permissions {verb}: {e}; e.g. {ADD_RULE_EXAMPLE}"))?;
+    Ok((kind, rule))
 }
 
 /// `/copy [n]`: the last answer, or its n-th code block (from 1).

@@ -1,9 +1,9 @@
 //! The composer: a multi-line input with a prompt, drawn from the rows
 //! `layout::composer` computes, so the view stays a pure function of the
-//! model.
+//! model. Chips (large pastes) stand out from the typed text.
 
 use crate::tui::focus::Focus;
-use crate::tui::layout::composer::{PROMPT_WIDTH, window};
+use crate::tui::layout::composer::{PROMPT_WIDTH, Row, window};
 use crate::tui::model::Model;
 use crate::tui::theme::Theme;
 use ratatui::Frame;
@@ -53,16 +53,36 @@ pub fn render(model: &Model, focus: Focus, theme: &Theme, frame: &mut Frame, are
             } else {
                 "  "
             };
-            let text: String = model.composer.lines()[row.line]
-                .chars()
-                .skip(row.start)
-                .take(row.end - row.start)
-                .collect();
-            Line::from(vec![Span::styled(lead, theme.accent()), Span::raw(text)])
+            let mut spans = vec![Span::styled(lead, theme.accent())];
+            spans.extend(row_spans(model, row, theme));
+            Line::from(spans)
         })
         .collect();
     frame.render_widget(Paragraph::new(lines), inner);
     set_cursor(waiting, frame, inner, (cursor_row, cursor_col));
+}
+
+/// The text of one row, the chips (large pastes) in their own style.
+fn row_spans(model: &Model, row: &Row, theme: &Theme) -> Vec<Span<'static>> {
+    let line: Vec<char> = model.composer.lines()[row.line].chars().collect();
+    let piece = |from: usize, to: usize| -> String { line[from..to].iter().collect() };
+    let mut out = Vec::new();
+    let mut at = row.start;
+    for (start, end) in model.composer.chip_spans(row.line) {
+        let (start, end) = (start.max(at), end.min(row.end));
+        if start >= end {
+            continue;
+        }
+        if at < start {
+            out.push(Span::raw(piece(at, start)));
+        }
+        out.push(Span::styled(piece(start, end), theme.paste_chip()));
+        at = end;
+    }
+    if at < row.end {
+        out.push(Span::raw(piece(at, row.end)));
+    }
+    out
 }
 
 /// Shows the terminal cursor at (row, column) of the text, unless a

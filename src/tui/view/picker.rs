@@ -59,6 +59,9 @@ fn rows<'a>(picker: &'a Picker, theme: &Theme, width: usize, room: usize) -> Vec
             if item.current {
                 parts.push(("  (current)".to_string(), theme.accent()));
             }
+            if picker.armed == Some(start + offset) {
+                parts.push(("  d again removes it".to_string(), theme.warning()));
+            }
             list_row(parts, width, selected, theme)
         })
         .collect()

@@ -50,13 +50,14 @@ fn lines(todos: &[TodoItem], theme: &Theme, width: usize) -> Vec<Line<'static>> 
         Line::default(),
     ];
     for item in todos {
-        let (mark, mark_style, text_style) = marks(item.status, theme);
+        let (mark_style, text_style) = marks(item.status, theme);
+        let mark = format!("{} ", item.status.mark());
         for (i, row) in wrap(&item.content, width.saturating_sub(2))
             .into_iter()
             .enumerate()
         {
             let lead = if i == 0 {
-                Span::styled(mark, mark_style)
+                Span::styled(mark.clone(), mark_style)
             } else {
                 Span::raw("  ")
             };
@@ -66,18 +67,17 @@ fn lines(todos: &[TodoItem], theme: &Theme, width: usize) -> Vec<Line<'static>> 
     out
 }
 
-/// The mark and styles of a status: the item in progress stands out, done
-/// items step back.
-fn marks(status: TodoStatus, theme: &Theme) -> (&'static str, Style, Style) {
+/// The styles of a status's mark and text (the mark is
+/// [`TodoStatus::mark`]): the item in progress stands out, done items step
+/// back.
+fn marks(status: TodoStatus, theme: &Theme) -> (Style, Style) {
     match status {
-        TodoStatus::Pending => ("☐ ", theme.dim(), Style::default()),
+        TodoStatus::Pending => (theme.dim(), Style::default()),
         TodoStatus::InProgress => (
-            "▶ ",
             theme.warning().add_modifier(Modifier::BOLD),
             theme.warning().add_modifier(Modifier::BOLD),
         ),
         TodoStatus::Completed => (
-            "✓ ",
             theme.success(),
             theme.dim().add_modifier(Modifier::CROSSED_OUT),
         ),
