@@ -719,8 +719,8 @@ fn model1_env_openai_key_only_uses_defaults() {
     assert!(!p.api_key_optional);
     assert_eq!(p.models.len(), 1);
     assert_eq!(p.models[0].id, "gpt-4.1");
-    // Not known here: the server is asked (not a guessed 128k).
-    assert_eq!(p.models[0].context_window, None);
+    // OpenAI's own API lists no windows: its models' smallest is taken.
+    assert_eq!(p.models[0].context_window, Some(128_000));
     assert_eq!(
         p.chat_completions_url(),
         "https://api.openai.com/v1/chat/completions"

@@ -251,6 +251,13 @@ async fn ux11_allow_edits_for_the_session_runs_the_call_and_switches_to_edit_mod
     let stored = h.store().get_session(&h.session_id).unwrap().unwrap();
     assert_eq!(stored.execution.mode, Mode::Edit);
     assert!(h.project_rules(RuleKind::Allow).is_empty());
+    // "For the rest of this session": the project's next session does not
+    // start in edit mode.
+    let last = h.store().project_last_mode(&h.project_id).unwrap();
+    assert!(
+        last.is_none_or(|s| s.mode != Mode::Edit),
+        "edit mode became the project's default: {last:?}"
+    );
     h.shutdown().await;
 }
 

@@ -614,11 +614,11 @@ proptest::proptest! {
             at = next;
             proptest::prop_assert!(doc.finished_rows().starts_with(&shown));
             shown = doc.finished_rows().to_vec();
-            let _ = doc.open_rows();
+            let _ = doc.open_rows(true);
         }
         // Streamed or whole, the same rows.
         let mut streamed = doc.finished_rows().to_vec();
-        streamed.extend(doc.open_rows());
+        streamed.extend(doc.open_rows(false));
         proptest::prop_assert_eq!(streamed, render_markdown(&text, width, &theme));
     }
 }
@@ -663,7 +663,7 @@ fn stream(
             "finished rows changed after {piece:?}"
         );
         shown = doc.finished_rows().to_vec();
-        check(doc.text(), doc.finished_rows(), &doc.open_rows());
+        check(doc.text(), doc.finished_rows(), &doc.open_rows(true));
     }
     doc
 }
@@ -908,7 +908,7 @@ fn ux11_a_growing_code_line_wraps_while_it_streams() {
     let mut doc = MarkdownDoc::new(20, &Theme::colored());
     doc.push("```\nabcdefghijklmnopqrstuvwxyz0123");
     assert_eq!(
-        rows_of(&doc.open_rows()),
+        rows_of(&doc.open_rows(true)),
         ["  abcdefghijklmnopqr", "↪ stuvwxyz0123"]
     );
 }
@@ -948,7 +948,7 @@ fn ux11_a_loose_list_of_ten_items_lines_up_while_streaming() {
     let pieces = support_word_pieces(&text);
     let doc = stream(&pieces, 40, &Theme::colored(), |_, _, _| {});
     let mut rows = rows_of(doc.finished_rows());
-    rows.extend(rows_of(&doc.open_rows()));
+    rows.extend(rows_of(&doc.open_rows(false)));
     assert_eq!(rows[0], " 1. item 1");
     assert_eq!(rows[16], " 9. item 9");
     assert_eq!(rows[18], "10. item 10");
@@ -1119,4 +1119,30 @@ proptest::proptest! {
             proptest::prop_assert!(line.width() <= usize::from(width), "{:?} in {:?}", line, text);
         }
     }
+}
+
+/// A reply that ends on what looks like a bare marker is shown once the
+/// stream is over: `42.` is an answer, not a list waiting for its text.
+#[test]
+fn ux11_a_finished_reply_ending_in_a_bare_marker_is_shown() {
+    for (answer, shown) in [("42.", "42"), ("2)", "2"), ("See:\n\n>", "See:")] {
+        let mut doc = MarkdownDoc::new(40, &Theme::monochrome());
+        doc.push(answer);
+        let whole = rows_of(&render_markdown(answer, 40, &Theme::monochrome()));
+        assert!(
+            whole.iter().any(|r| r.contains(shown)),
+            "{answer:?}: {whole:?}"
+        );
+        let mut ended = rows_of(doc.finished_rows());
+        ended.extend(rows_of(&doc.open_rows(false)));
+        assert_eq!(ended, whole, "{answer:?}");
+    }
+    // While it streams, the bare `42.` may still become a list item.
+    let mut doc = MarkdownDoc::new(40, &Theme::monochrome());
+    doc.push("42.");
+    assert!(
+        rows_of(&doc.open_rows(true))
+            .iter()
+            .all(|r| !r.contains("42"))
+    );
 }

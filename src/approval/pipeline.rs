@@ -575,7 +575,9 @@ fn apply_reply(
         PermissionReply::AllowEditsForSession => {
             // The user allowed this call whatever happens to the mode; a
             // mode change that could not be saved is reported.
-            if let Err(e) = core.change_mode(ModeChoice::Mode(Mode::Edit)) {
+            // For this session: the project's next session starts in the
+            // mode it would have.
+            if let Err(e) = core.change_mode_for_session(ModeChoice::Mode(Mode::Edit)) {
                 core.emit(Event::Error {
                     message: e.to_string(),
                 });

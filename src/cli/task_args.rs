@@ -32,8 +32,14 @@ pub fn task_arg(cli: &Cli) -> Result<TaskArg, UsageError> {
                 n => format!("{n} times"),
             };
             let joined: Vec<&str> = many.iter().map(|t| t.as_str()).collect();
+            // The hint keeps the way zcode was started: headless or the UI.
+            let command = if cli.print || cli.prompt.is_some() {
+                "zcode -p"
+            } else {
+                "zcode"
+            };
             Err(UsageError::new(format!(
-                "the task was given {times} ({}); quote a task of several words as one argument: zcode -p {:?}",
+                "the task was given {times} ({}); quote a task of several words as one argument: {command} {:?}",
                 quoted_list(&joined),
                 joined.join(" ")
             )))
@@ -142,5 +148,17 @@ mod tests {
         assert!(check_resume(&cli).is_err());
         assert!(check_resume(&parse(&["-p", "x", "--resume", "sess_1"])).is_ok());
         assert!(check_resume(&parse(&["-p", "x", "--resume"])).is_ok());
+    }
+
+    #[test]
+    fn ux11_the_twice_hint_keeps_headless_or_the_ui() {
+        let ui = task_arg(&parse(&["fix", "the bug"]))
+            .unwrap_err()
+            .to_string();
+        assert!(ui.contains(": zcode \"fix the bug\""), "{ui}");
+        let headless = task_arg(&parse(&["-p", "fix", "the bug"]))
+            .unwrap_err()
+            .to_string();
+        assert!(headless.contains("zcode -p \"fix the bug\""), "{headless}");
     }
 }

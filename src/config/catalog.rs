@@ -191,6 +191,9 @@ pub const ANTHROPIC_DEFAULT_MODEL: &str = "claude-sonnet-4-5";
 /// The window of every current Claude model on Anthropic's own API; a
 /// server behind `ANTHROPIC_BASE_URL` is asked instead.
 pub const ANTHROPIC_DEFAULT_CONTEXT_WINDOW: u64 = 200_000;
+/// OpenAI's own API (no `OPENAI_BASE_URL`): the smallest window of its
+/// current chat models.
+pub const OPENAI_DEFAULT_CONTEXT_WINDOW: u64 = 128_000;
 
 /// Providers implied by the environment (MODEL-1 shortcuts).
 ///
@@ -214,6 +217,11 @@ pub fn env_providers(env: impl Fn(&str) -> Option<String>) -> Vec<Provider> {
     let openai_key = get("OPENAI_API_KEY");
     let openai_base = get("OPENAI_BASE_URL");
     if openai_key.is_some() || openai_base.is_some() {
+        // OpenAI's own API says nothing of windows; its current models
+        // take at least 128k. Another server is asked (`context_window`).
+        let window = openai_base
+            .is_none()
+            .then_some(OPENAI_DEFAULT_CONTEXT_WINDOW);
         out.push(env_provider(
             "openai",
             "OpenAI",
@@ -222,7 +230,7 @@ pub fn env_providers(env: impl Fn(&str) -> Option<String>) -> Vec<Provider> {
             "OPENAI_API_KEY",
             openai_key.is_none(),
             get("OPENAI_MODEL").unwrap_or_else(|| OPENAI_DEFAULT_MODEL.to_string()),
-            None,
+            window,
         ));
     }
 

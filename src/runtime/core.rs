@@ -156,6 +156,16 @@ impl SessionCore {
         })
     }
 
+    /// A mode change for this session only (not the project's last mode).
+    pub fn change_mode_for_session(
+        &self,
+        choice: ModeChoice,
+    ) -> Result<ModeChange, ModeChangeError> {
+        self.apply_mode_change(|execution, store, entry_id| {
+            execution.choose_for_session(store, choice, entry_id)
+        })
+    }
+
     /// Turns plan off, back to the mode underneath (EXEC-3, PLAN-7).
     pub fn exit_plan(&self) -> Result<ModeChange, ModeChangeError> {
         self.apply_mode_change(|execution, store, entry_id| execution.exit_plan(store, entry_id))

@@ -69,6 +69,19 @@ impl SessionExecution {
         self.commit(store, next, entry_id, true)
     }
 
+    /// A mode for this session only ("allow edits for the rest of this
+    /// session"): persisted with the session, not recorded as the
+    /// project's last mode, so the next session starts as before.
+    pub fn choose_for_session(
+        &mut self,
+        store: &mut Store,
+        choice: ModeChoice,
+        entry_id: &str,
+    ) -> Result<ModeChange, ModeChangeError> {
+        let next = self.state.apply(choice);
+        self.commit(store, next, entry_id, false)
+    }
+
     /// Leaves plan and returns to the mode underneath (EXEC-3).
     pub fn exit_plan(
         &mut self,

@@ -6,6 +6,7 @@
 //! and a draw per frame, not per delta, and keys stay live under any stream.
 
 use super::clipboard;
+use super::focus::{Focus, focus};
 use super::launcher::Launcher;
 use super::model::Model;
 use super::msg::{Cmd, Msg};
@@ -56,6 +57,7 @@ pub async fn run(handle: RuntimeHandle, launcher: Box<dyn Launcher>) -> anyhow::
     model.monochrome = no_color();
     model.now = Some(Instant::now());
     let cwd = std::env::current_dir().unwrap_or_default();
+    let mouse_capture = super::terminal::mouse_capture();
     model.git_branch = crate::git_info::current_branch(&cwd);
     let mut runtime = handle;
     // Made after the first frame, once the keyboard query is done.
@@ -121,7 +123,13 @@ pub async fn run(handle: RuntimeHandle, launcher: Box<dyn Launcher>) -> anyhow::
                 Poll::Pending => break,
             }
         }
-        for msg in coalesce(term_events, term_msg).into_iter().rev() {
+        // With mouse capture the wheel comes as mouse events: arrows are
+        // always keys then.
+        let wheel_arrows = !mouse_capture && focus(&model) == Focus::Composer;
+        for msg in coalesce(term_events, wheel_arrows, term_msg)
+            .into_iter()
+            .rev()
+        {
             msgs.push_front(msg);
         }
         while let Ok(ev) = runtime.events.try_recv() {

@@ -29,6 +29,8 @@ pub fn exit_text(model: &Model, max_rows: usize) -> String {
     let mut blocks: Vec<Vec<Line<'static>>> = Vec::new();
     let mut rows = 0usize;
     let mut first_shown = cells.len();
+    // Rows of the first shown cell left out (when it alone is too long).
+    let mut cut_rows = 0usize;
     for i in (0..cells.len()).rev() {
         // The welcome is the screen's, not the conversation's.
         if matches!(cells[i], Cell::Welcome) {
@@ -44,7 +46,14 @@ pub fn exit_text(model: &Model, max_rows: usize) -> String {
                 out
             }
         };
-        if rows + lines.len() + 1 > max_rows && !blocks.is_empty() {
+        if rows + lines.len() + 1 > max_rows {
+            if blocks.is_empty() {
+                // The newest cell alone is over the budget: its tail.
+                let tail = lines.len().saturating_sub(max_rows.saturating_sub(1));
+                blocks.push(lines[tail..].to_vec());
+                first_shown = i;
+                cut_rows = tail;
+            }
             break;
         }
         rows += lines.len() + 1;
@@ -64,6 +73,14 @@ pub fn exit_text(model: &Model, max_rows: usize) -> String {
             model.monochrome,
         ));
         out.push_str("\n\n");
+    }
+    if cut_rows > 0 {
+        out.push_str(&styled(
+            &format!("… the first {cut_rows} rows of this entry are in the session"),
+            Style::default().add_modifier(Modifier::DIM),
+            model.monochrome,
+        ));
+        out.push('\n');
     }
     for (n, block) in blocks.iter().enumerate() {
         if n > 0 {
@@ -229,6 +246,30 @@ mod tests {
             "{text}"
         );
         assert!(text.lines().count() <= 100 + 4, "{}", text.lines().count());
+    }
+
+    #[test]
+    fn ux11_one_huge_last_entry_leaves_only_its_tail() {
+        let reply: String = (0..5000).map(|i| format!("line {i}\n\n")).collect();
+        let model = model_with(vec![
+            Cell::User {
+                text: "dump".into(),
+            },
+            Cell::Assistant {
+                text: reply,
+                streaming: false,
+            },
+        ]);
+        let text = exit_text(&model, 200);
+        assert!(
+            text.contains("line 4999") && !text.contains("line 10\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("rows of this entry are in the session"),
+            "{text}"
+        );
+        assert!(text.lines().count() <= 200 + 6, "{}", text.lines().count());
     }
 
     #[test]

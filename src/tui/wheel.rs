@@ -34,8 +34,18 @@ fn arrow(event: &Event) -> Option<i16> {
 }
 
 /// The messages for a batch of terminal events read together, wheel runs
-/// turned into scrolls; `translate` maps every other event.
-pub fn coalesce(events: Vec<Event>, translate: impl Fn(Event) -> Option<Msg>) -> Vec<Msg> {
+/// turned into scrolls; `translate` maps every other event. Only while the
+/// composer has the keys (`scrolls`): on a panel or a list, arrows move the
+/// selection, and a burst of them typed ahead (↓ ↓ Enter over a slow link)
+/// must land there as typed, not scroll the transcript behind it.
+pub fn coalesce(
+    events: Vec<Event>,
+    scrolls: bool,
+    translate: impl Fn(Event) -> Option<Msg>,
+) -> Vec<Msg> {
+    if !scrolls {
+        return events.into_iter().filter_map(translate).collect();
+    }
     let mut out = Vec::with_capacity(events.len());
     let mut events = events.into_iter().peekable();
     while let Some(event) = events.next() {
@@ -86,7 +96,7 @@ mod tests {
             key(KeyCode::Down),
             key(KeyCode::Up),
         ];
-        let msgs = coalesce(batch, keys_only);
+        let msgs = coalesce(batch, true, keys_only);
         assert_eq!(
             msgs,
             vec![
@@ -99,9 +109,17 @@ mod tests {
     }
 
     #[test]
+    fn ux11_arrows_typed_ahead_on_a_panel_stay_keys() {
+        let down = || key(KeyCode::Down);
+        let msgs = coalesce(vec![down(), down(), key(KeyCode::Enter)], false, keys_only);
+        assert_eq!(msgs.len(), 3);
+        assert!(msgs.iter().all(|m| matches!(m, Msg::Key(_))), "{msgs:?}");
+    }
+
+    #[test]
     fn ux11_arrows_with_modifiers_are_never_a_wheel() {
         let shift_up = Event::Key(KeyEvent::new(KeyCode::Up, KeyModifiers::SHIFT));
-        let msgs = coalesce(vec![shift_up.clone(), shift_up], keys_only);
+        let msgs = coalesce(vec![shift_up.clone(), shift_up], true, keys_only);
         assert!(msgs.iter().all(|m| matches!(m, Msg::Key(_))), "{msgs:?}");
     }
 }

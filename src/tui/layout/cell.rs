@@ -177,7 +177,7 @@ pub fn reply_row(i: usize, row: Line<'static>, theme: &Theme) -> Line<'static> {
 /// The rows after a reply's finished ones: its open block and, while it
 /// streams, the cursor after the text.
 pub fn reply_open_rows(doc: &MarkdownDoc, streaming: bool) -> Vec<Line<'static>> {
-    let mut rows = doc.open_rows();
+    let mut rows = doc.open_rows(streaming);
     if streaming {
         const CURSOR: &str = "▌";
         let width = usize::from(doc.width());

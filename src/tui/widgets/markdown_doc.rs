@@ -18,7 +18,7 @@ pub fn render_markdown(text: &str, width: u16, theme: &Theme) -> Vec<Line<'stati
     let mut doc = MarkdownDoc::new(width, theme);
     doc.push(text);
     let mut lines = doc.finished_rows().to_vec();
-    lines.extend(doc.open_rows());
+    lines.extend(doc.open_rows(false));
     lines
 }
 
@@ -182,8 +182,10 @@ impl MarkdownDoc {
     }
 
     /// The rows of the open run (the blank row before it included), as the
-    /// text stands: rendered again whenever asked.
-    pub fn open_rows(&self) -> Vec<Line<'static>> {
+    /// text stands: rendered again whenever asked. While `streaming`, a last
+    /// line of bare markers waits for its text; once the reply has ended it
+    /// is the text (an answer may well be `42.`).
+    pub fn open_rows(&self, streaming: bool) -> Vec<Line<'static>> {
         let partial = &self.text[self.scanned..];
         let rows = match &self.code {
             // A closing fence still without its newline closes.
@@ -202,7 +204,7 @@ impl MarkdownDoc {
                 rows
             }
             None => {
-                let end = if held_back(partial) {
+                let end = if streaming && held_back(partial) {
                     self.scanned
                 } else {
                     self.text.len()
@@ -280,7 +282,7 @@ mod tests {
             );
             shown = finished.to_vec();
             let mut all = finished.to_vec();
-            all.extend(doc.open_rows());
+            all.extend(doc.open_rows(true));
             // Mid-line, a growing code line may show a space or two that
             // CommonMark would not count yet; compare where lines end.
             if !text[..at].ends_with('\n') && at < text.len() {
@@ -338,7 +340,7 @@ mod tests {
         assert_eq!(text_of(doc.finished_rows()), ["para one"]);
         doc.push("\n");
         assert_eq!(text_of(doc.finished_rows()), ["para one", "", "para two"]);
-        assert_eq!(text_of(&doc.open_rows()), ["", "three"]);
+        assert_eq!(text_of(&doc.open_rows(true)), ["", "three"]);
     }
 
     #[test]
@@ -346,12 +348,12 @@ mod tests {
         let mut doc = MarkdownDoc::new(40, &Theme::monochrome());
         doc.push("```sh\nls -l\ngit st");
         assert_eq!(
-            text_of(&doc.open_rows()),
+            text_of(&doc.open_rows(true)),
             ["```sh", "  ls -l", "  git st", "```"]
         );
         doc.push("atus\n```");
         assert_eq!(
-            text_of(&doc.open_rows()),
+            text_of(&doc.open_rows(true)),
             ["```sh", "  ls -l", "  git status", "```"]
         );
     }
@@ -377,14 +379,17 @@ mod tests {
     fn ux11_a_line_of_markers_only_waits_for_its_text() {
         let mut doc = MarkdownDoc::new(40, &Theme::colored());
         doc.push("- one\n- two\n  -");
-        assert_eq!(text_of(&doc.open_rows()), ["• one", "• two"]);
+        assert_eq!(text_of(&doc.open_rows(true)), ["• one", "• two"]);
         doc.push(" nested");
-        assert_eq!(text_of(&doc.open_rows()), ["• one", "• two", "  • nested"]);
+        assert_eq!(
+            text_of(&doc.open_rows(true)),
+            ["• one", "• two", "  • nested"]
+        );
         let mut doc = MarkdownDoc::new(40, &Theme::colored());
         doc.push("| a | b |\n|--");
-        assert_eq!(text_of(&doc.open_rows()), ["| a | b |"]);
+        assert_eq!(text_of(&doc.open_rows(true)), ["| a | b |"]);
         doc.push("-|---|\n");
-        assert_eq!(text_of(&doc.open_rows()), ["a │ b", "──┼──"]);
+        assert_eq!(text_of(&doc.open_rows(true)), ["a │ b", "──┼──"]);
     }
 
     #[test]
