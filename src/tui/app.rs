@@ -213,10 +213,12 @@ fn copy_to_clipboard(text: &str) -> std::io::Result<()> {
     let mut out = std::io::stdout().lock();
     out.write_all(sequence.as_bytes())?;
     out.flush()?;
+    drop(out);
     if clipboard::in_tmux() {
-        let text = text.to_string();
-        // tmux may take a moment; the UI does not wait for it.
-        tokio::task::spawn_blocking(move || clipboard::tmux_load_buffer(&text));
+        // Quick, and bounded at 2 s should tmux not answer; a failure is
+        // reported, as the terminal's clipboard may still have the text.
+        clipboard::tmux_load_buffer(text)
+            .map_err(|e| std::io::Error::other(format!("inside tmux, {e}")))?;
     }
     Ok(())
 }

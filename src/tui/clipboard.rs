@@ -51,10 +51,12 @@ pub fn in_tmux() -> bool {
 }
 
 /// Hands `text` to tmux's buffer and, with `-w`, to the outer terminal's
-/// clipboard. Waits at most two seconds for tmux.
+/// clipboard. Gives tmux at most two seconds, writing from another thread
+/// so that a tmux that does not read cannot hold the caller past them.
 pub fn tmux_load_buffer(text: &str) -> std::io::Result<()> {
     use std::io::Write;
     use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
     let mut child = Command::new("tmux")
         .args(["load-buffer", "-w", "-"])
         .stdin(Stdio::piped())
@@ -62,23 +64,35 @@ pub fn tmux_load_buffer(text: &str) -> std::io::Result<()> {
         .stderr(Stdio::null())
         .spawn()?;
     if let Some(mut stdin) = child.stdin.take() {
-        stdin.write_all(text.as_bytes())?;
+        let bytes = text.as_bytes().to_vec();
+        // Ends when tmux has read it all or exits (the pipe breaks).
+        std::thread::spawn(move || {
+            let _ = stdin.write_all(&bytes);
+        });
     }
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
+    let deadline = Instant::now() + Duration::from_secs(2);
     loop {
-        if let Some(status) = child.try_wait()? {
-            return if status.success() {
-                Ok(())
-            } else {
-                Err(std::io::Error::other(format!("tmux load-buffer {status}")))
-            };
+        match child.try_wait() {
+            Ok(Some(status)) if status.success() => return Ok(()),
+            Ok(Some(status)) => {
+                return Err(std::io::Error::other(format!("tmux load-buffer {status}")));
+            }
+            Ok(None) if Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            Ok(None) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(std::io::Error::other(
+                    "tmux load-buffer did not answer within 2 s",
+                ));
+            }
+            Err(e) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(e);
+            }
         }
-        if std::time::Instant::now() >= deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            return Err(std::io::Error::other("tmux load-buffer did not answer"));
-        }
-        std::thread::sleep(std::time::Duration::from_millis(10));
     }
 }
 
