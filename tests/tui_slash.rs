@@ -542,6 +542,7 @@ fn started(label: &str) -> Msg {
         resumed: false,
         context_window: 0,
         sandbox_notice: None,
+        mode_source: Default::default(),
     })
 }
 
