@@ -1,6 +1,7 @@
 //! The TUI's units of work under load (TUI-2), each as a whole: a reply
 //! streamed delta by delta through `step`, a layout and a draw per frame, at
-//! 10, 60 and 200 KB (the cost per KB must stay flat); a 200 KB tool output;
+//! 10, 60 and 200 KB (the cost per KB must stay flat), also for a reply of
+//! tables; a 200 KB tool output;
 //! a 10,000-line diff; a 5,000-line paste; resuming 2,000 messages; and the
 //! idle tick of a 10,000-message transcript.
 
@@ -85,6 +86,46 @@ fn bench_streamed_reply(c: &mut Criterion) {
     group.finish();
 }
 
+/// A reply that is mostly pipe tables (each one block, laid out again
+/// while it grows), some cells wider than their column.
+fn table_reply(bytes: usize) -> String {
+    let mut out = String::with_capacity(bytes + 4096);
+    let mut n = 0;
+    while out.len() < bytes {
+        n += 1;
+        out.push_str(&format!(
+            "### Table {n}\n\n| file | status | lines | note |\n|:-----|:------:|------:|------|\n"
+        ));
+        for row in 0..12 {
+            out.push_str(&format!(
+                "| `src/module_{n}_{row}.rs` | **changed** | {} | the parser reads the \
+                 configuration before the defaults, so case {row} of table {n} keeps its \
+                 override |\n",
+                row * 37 + n
+            ));
+        }
+        out.push('\n');
+    }
+    out
+}
+
+fn bench_streamed_table_reply(c: &mut Criterion) {
+    let mut group = c.benchmark_group("streamed_reply_tables");
+    group.sample_size(10);
+    for kb in [10usize, 60, 200] {
+        let text = table_reply(kb * 1024);
+        let deltas = long_reply::word_deltas(&text);
+        let mut terminal = terminal();
+        group.throughput(Throughput::Bytes(text.len() as u64));
+        group.bench_with_input(
+            BenchmarkId::from_parameter(format!("{kb}KB")),
+            &kb,
+            |b, _| b.iter(|| stream_reply(&deltas, &text, &mut terminal)),
+        );
+    }
+    group.finish();
+}
+
 /// The worst case for the loop: a layout and a draw after every delta.
 fn bench_frame_per_delta(c: &mut Criterion) {
     let mut group = c.benchmark_group("streamed_reply_frame_per_delta");
@@ -143,6 +184,7 @@ fn tool_call(
             output,
             is_error: false,
             diff,
+            exit_code: None,
         }),
     );
 }
@@ -280,6 +322,7 @@ fn ctrl(c: char) -> crossterm::event::KeyEvent {
 criterion_group!(
     benches,
     bench_streamed_reply,
+    bench_streamed_table_reply,
     bench_frame_per_delta,
     bench_long_paths,
     bench_idle

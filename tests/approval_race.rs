@@ -29,6 +29,9 @@ fn request(id: &str, tool: &str) -> PermissionRequest {
         suggestions: vec![],
         always: AlwaysOption::Project,
         full_access_available: true,
+        description: None,
+        edit_mode_available: false,
+        allowed_prompts: Vec::new(),
         preview: None,
     }
 }

@@ -524,10 +524,19 @@ async fn head1_ctrl_c_interrupts_the_request_and_exits_130() {
             .await,
         "the request was not aborted"
     );
-    // The partial answer is kept in the transcript.
+    // The partial answer is kept in the transcript, with the note that
+    // tells a resumed session's model it was cut.
     let entries = h.entries(&h.sessions()[0].id);
     let kinds: Vec<&str> = entries.iter().map(|e| e.kind.as_str()).collect();
-    assert_eq!(kinds, ["user_message", "assistant_message"], "{run}");
+    assert_eq!(
+        kinds,
+        ["user_message", "assistant_message", "notification"],
+        "{run}"
+    );
+    assert_eq!(
+        entries[2].payload["text"],
+        zcode::runtime::turn::INTERRUPTED_NOTE
+    );
     assert_eq!(entries[1].payload["toolCalls"], json!([]));
     assert!(
         entries[1].payload["text"]

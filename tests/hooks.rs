@@ -86,6 +86,9 @@ fn request() -> PermissionRequest {
         suggestions: vec![Rule::with_content("Bash", "rm:*")],
         always: AlwaysOption::Project,
         full_access_available: true,
+        description: None,
+        edit_mode_available: false,
+        allowed_prompts: Vec::new(),
         preview: None,
     }
 }

@@ -266,6 +266,67 @@ fn plan7_write_plan_file_is_atomic_and_creates_the_directory() {
     write_plan_file(tmp.path(), "s/1", "# Plan v2").unwrap();
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "# Plan v2");
     assert_eq!(dir_names(path.parent().unwrap()), vec!["plan-s-1.md"]);
+    assert_eq!(
+        dir_names(&tmp.path().join(".zcode")),
+        vec![".gitignore", "plans"]
+    );
+}
+
+/// `git` in `dir` with a fixed identity and no user or system config.
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = std::process::Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .output()
+        .expect("git runs");
+    assert!(out.status.success(), "git {args:?}: {out:?}");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn ux11_plan_files_never_show_in_git_status() {
+    let tmp = tempfile::tempdir().unwrap();
+    git(tmp.path(), &["init", "-q"]);
+    assert_eq!(git(tmp.path(), &["status", "--porcelain"]), "");
+    write_plan_file(tmp.path(), "sess_1", "# Plan\n").unwrap();
+    assert_eq!(
+        git(
+            tmp.path(),
+            &[
+                "status",
+                "--porcelain",
+                "--untracked-files=all",
+                "--ignored=no"
+            ]
+        ),
+        ""
+    );
+    assert_eq!(
+        std::fs::read_to_string(tmp.path().join(".zcode/.gitignore")).unwrap(),
+        "*\n"
+    );
+    // The next plan goes into the same directory, still ignored.
+    write_plan_file(tmp.path(), "sess_2", "# Other\n").unwrap();
+    assert_eq!(git(tmp.path(), &["status", "--porcelain"]), "");
+}
+
+#[test]
+fn ux11_an_existing_zcode_dir_and_gitignore_are_left_as_they_are() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::create_dir(tmp.path().join(".zcode")).unwrap();
+    std::fs::write(tmp.path().join(".zcode/.gitignore"), "!plans/\n").unwrap();
+    write_plan_file(tmp.path(), "s", "plan").unwrap();
+    assert_eq!(
+        std::fs::read_to_string(tmp.path().join(".zcode/.gitignore")).unwrap(),
+        "!plans/\n"
+    );
+    // A `.zcode/` the user made without one gets none: it is theirs.
+    let other = tempfile::tempdir().unwrap();
+    std::fs::create_dir(other.path().join(".zcode")).unwrap();
+    write_plan_file(other.path(), "s", "plan").unwrap();
+    assert!(!other.path().join(".zcode/.gitignore").exists());
 }
 
 #[test]

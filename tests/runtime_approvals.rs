@@ -205,12 +205,10 @@ async fn appr7_deny_with_feedback_reaches_the_model() {
     let text = &results[0].content;
     assert_eq!(results[0].call_id, "call_1");
     assert!(text.contains("The tool was NOT executed"), "{text}");
+    // The feedback says what to do instead: no "stop and wait" beside it.
+    assert!(!text.contains("wait for the user's instructions"), "{text}");
     assert!(
-        text.contains("Stop what you are doing and wait for the user's instructions"),
-        "{text}"
-    );
-    assert!(
-        text.ends_with("The user's feedback: use the Write tool instead"),
+        text.ends_with("follow it:\n\nuse the Write tool instead"),
         "{text}"
     );
     h.shutdown().await;

@@ -14,6 +14,7 @@ use support::fake_model_server::Reply;
 use support::runtime_harness::{Dialect, Harness, Setup, process_alive, read_pid_file, wait_gone};
 use zcode::permission::mode::{Mode, ModeChoice};
 use zcode::runtime::protocol::{Event, Op, PermissionReply, ResolvedBy, TurnEnd};
+use zcode::runtime::turn::INTERRUPTED_NOTE;
 use zcode::store::{InputStatus, entry_kind};
 
 fn turn_started_texts(h: &Harness) -> Vec<(u64, String)> {
@@ -188,7 +189,8 @@ async fn run2_interrupt_while_streaming(dialect: Dialect) {
         (TurnEnd::Completed, Some("fresh answer".into()))
     );
     assert_eq!(h.server.request_count(), 2);
-    assert_eq!(h.user_texts(1), ["first", "again"]);
+    // The model reads that its answer was cut, before the new message.
+    assert_eq!(h.user_texts(1), ["first", INTERRUPTED_NOTE, "again"]);
     assert_eq!(h.assistant_texts(1), ["partial answer "]);
     assert_eq!(
         turn_started_texts(&h),
@@ -290,7 +292,10 @@ async fn run2_interrupt_while_a_tool_runs_kills_it() {
     assert_eq!(results.len(), 1, "{results:?}");
     assert_eq!(results[0].call_id, "call_1");
     assert_eq!(results[0].content, output);
-    assert_eq!(h.user_texts(1), ["wait a long time", "again"]);
+    assert_eq!(
+        h.user_texts(1),
+        ["wait a long time", INTERRUPTED_NOTE, "again"]
+    );
     h.shutdown().await;
 }
 
@@ -560,9 +565,14 @@ async fn run2_shutdown_while_an_approval_waits_ends_cleanly() {
     h.stop().await;
     assert!(t0.elapsed() < Duration::from_secs(1), "{:?}", t0.elapsed());
     assert!(!h.exists("a.txt"));
-    // The call is closed in the transcript.
+    // The call is closed in the transcript, and the cut is noted for the
+    // model of a resumed session.
     let entries = h.entries();
-    let last = entries.last().unwrap();
-    assert_eq!(last.kind, entry_kind::TOOL_RESULT, "{entries:#?}");
-    assert_eq!(last.payload["isError"], true);
+    let [.., result, note] = entries.as_slice() else {
+        panic!("{entries:#?}");
+    };
+    assert_eq!(result.kind, entry_kind::TOOL_RESULT, "{entries:#?}");
+    assert_eq!(result.payload["isError"], true);
+    assert_eq!(note.kind, entry_kind::NOTIFICATION, "{entries:#?}");
+    assert_eq!(note.payload["text"], INTERRUPTED_NOTE);
 }

@@ -80,7 +80,7 @@ async fn tool6_redirect_pipeline_refuses_a_host_the_rules_do_not_allow() {
     assert!(
         results[0].content.contains(&format!(
             "The redirect was not followed: fetching from 127.0.0.2 is not allowed without the \
-             user's permission (This tool needs approval). To fetch it, call WebFetch again with \
+             user's permission (fetches a page from 127.0.0.2). To fetch it, call WebFetch again with \
              the url {}/plain",
             b.base
         )),

@@ -80,8 +80,8 @@ async fn tool6_redirect_to_a_host_not_allowed_is_refused_before_it_is_requested(
         out.content,
         format!(
             "{a}/away redirects to {b}/plain?k=secret. The redirect was not followed: fetching \
-             from 127.0.0.2 is not allowed without the user's permission (This tool needs \
-             approval). To fetch it, call WebFetch again with the url {b}/plain?k=secret; the \
+             from 127.0.0.2 is not allowed without the user's permission (fetches a page \
+             from 127.0.0.2). To fetch it, call WebFetch again with the url {b}/plain?k=secret; the \
              user will be asked to allow 127.0.0.2.",
             a = a.base,
             b = b.base
@@ -124,7 +124,7 @@ async fn tool6_redirect_ask_rule_stops_the_hop() {
     assert!(out.is_error, "{}", out.content);
     assert!(
         out.content
-            .contains("(Project rule WebFetch(domain:127.0.0.2) asks)"),
+            .contains("(matches the project rule WebFetch(domain:127.0.0.2), which asks first)"),
         "{}",
         out.content
     );

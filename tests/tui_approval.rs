@@ -36,6 +36,9 @@ fn request(tool: &str, input: serde_json::Value, suggestions: Vec<Rule>) -> Perm
         suggestions,
         always: AlwaysOption::Project,
         full_access_available: true,
+        description: None,
+        edit_mode_available: false,
+        allowed_prompts: Vec::new(),
         preview: None,
     }
 }

@@ -103,6 +103,7 @@ fn with_conversation(mut m: Model) -> Model {
             output: "Todo list updated: 3 items.".into(),
             is_error: false,
             diff: None,
+            exit_code: None,
         },
     );
     usage(&mut m, 24_300);

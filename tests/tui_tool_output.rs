@@ -44,6 +44,7 @@ fn finish(m: &mut Model, id: &str, name: &str, output: &str, diff: Option<&str>)
             output: output.into(),
             is_error: false,
             diff: diff.map(str::to_string),
+            exit_code: None,
         },
     );
 }
@@ -113,6 +114,9 @@ fn tui2_ctrl_o_works_while_an_approval_waits() {
                 suggestions: Vec::new(),
                 always: zcode::runtime::protocol::AlwaysOption::Project,
                 full_access_available: false,
+                description: None,
+                edit_mode_available: false,
+                allowed_prompts: Vec::new(),
                 preview: None,
             },
         },

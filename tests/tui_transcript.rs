@@ -293,6 +293,7 @@ fn step(m: &mut Model, rng: &mut Rng, n: usize) {
                 output: format!("line {n}\nmore"),
                 is_error: rng.below(2) == 0,
                 diff: None,
+                exit_code: None,
             },
         ),
         7 => event(

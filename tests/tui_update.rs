@@ -29,6 +29,9 @@ fn bash_request(id: &str, always: AlwaysOption, full: bool) -> PermissionRequest
         }],
         always,
         full_access_available: full,
+        description: None,
+        edit_mode_available: false,
+        allowed_prompts: Vec::new(),
         preview: None,
     }
 }
@@ -321,6 +324,7 @@ fn tool_cells_follow_started_finished_and_denied() {
             output: "ok\nmore".into(),
             is_error: false,
             diff: None,
+            exit_code: None,
         }),
     );
     update(
@@ -331,6 +335,7 @@ fn tool_cells_follow_started_finished_and_denied() {
             output: "boom".into(),
             is_error: true,
             diff: None,
+            exit_code: None,
         }),
     );
     update(
@@ -716,6 +721,7 @@ fn tui2_a_turn_end_marks_only_the_tools_it_cuts_off() {
             output: "a".into(),
             is_error: false,
             diff: None,
+            exit_code: None,
         }),
     );
     for i in 0..20 {

@@ -103,6 +103,7 @@ fn with_tools(width: u16) -> Model {
             output: "     1\t//! zcode\n     2\tpub mod cli;".into(),
             is_error: false,
             diff: None,
+            exit_code: None,
         },
     );
     event(
@@ -113,6 +114,7 @@ fn with_tools(width: u16) -> Model {
             output: "error[E0425]: cannot find value `x` in this scope".into(),
             is_error: true,
             diff: None,
+            exit_code: None,
         },
     );
     event(

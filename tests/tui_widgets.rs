@@ -622,3 +622,501 @@ proptest::proptest! {
         proptest::prop_assert_eq!(streamed, render_markdown(&text, width, &theme));
     }
 }
+
+// ---- honest cells: tables, long code lines, lists, previews ----------------
+
+fn rows_of(lines: &[Line<'_>]) -> Vec<String> {
+    lines
+        .iter()
+        .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect())
+        .collect()
+}
+
+/// The display columns where `c` appears in `row`.
+fn columns_of(row: &str, c: char) -> Vec<usize> {
+    use unicode_width::UnicodeWidthChar;
+    let mut at = 0;
+    let mut out = Vec::new();
+    for ch in row.chars() {
+        if ch == c {
+            out.push(at);
+        }
+        at += ch.width().unwrap_or(0);
+    }
+    out
+}
+
+/// A document streamed in `pieces`: after each, the finished rows must
+/// start with the ones before, and `check` sees finished and open rows.
+fn stream(
+    pieces: &[&str],
+    width: u16,
+    theme: &Theme,
+    mut check: impl FnMut(&str, &[Line<'static>], &[Line<'static>]),
+) -> MarkdownDoc {
+    let mut doc = MarkdownDoc::new(width, theme);
+    let mut shown: Vec<Line<'static>> = Vec::new();
+    for piece in pieces {
+        doc.push(piece);
+        assert!(
+            doc.finished_rows().starts_with(&shown),
+            "finished rows changed after {piece:?}"
+        );
+        shown = doc.finished_rows().to_vec();
+        check(doc.text(), doc.finished_rows(), &doc.open_rows());
+    }
+    doc
+}
+
+const TABLE: &str =
+    "| Tool | Risk | Notes |\n|:-----|:----:|------:|\n| Read | low | 1 |\n| Bash | high | 22 |\n";
+
+#[test]
+fn ux11_a_table_is_laid_out_in_aligned_columns() {
+    let rows = rows_of(&render_markdown(TABLE, 40, &Theme::colored()));
+    assert_eq!(
+        rows,
+        [
+            "Tool │ Risk │ Notes",
+            "─────┼──────┼──────",
+            "Read │ low  │     1",
+            "Bash │ high │    22",
+        ]
+    );
+}
+
+#[test]
+fn ux11_table_alignment_is_honoured_in_every_row() {
+    let text = "| left | centre | right |\n|---|:---:|---:|\n| a | b | c |\n";
+    let rows = rows_of(&render_markdown(text, 40, &Theme::colored()));
+    assert_eq!(rows[2], "a    │   b    │     c");
+    let text = "| l | c | r |\n|:--|:-:|--:|\n| long | longer | longest |\n";
+    let rows = rows_of(&render_markdown(text, 40, &Theme::colored()));
+    assert_eq!(rows[0], "l    │   c    │       r");
+}
+
+#[test]
+fn ux11_table_cells_wrap_within_their_column() {
+    let text = "| key | description |\n|---|---|\n\
+        | a | a long description that needs several lines to fit |\n| b | short |\n";
+    let lines = render_markdown(text, 30, &Theme::colored());
+    let rows = rows_of(&lines);
+    assert_eq!(
+        rows,
+        [
+            "key │ description",
+            "────┼─────────────────────────",
+            "a   │ a long description that",
+            "    │ needs several lines to",
+            "    │ fit",
+            "────┼─────────────────────────",
+            "b   │ short",
+        ]
+    );
+    for line in &lines {
+        assert!(line.width() <= 30, "{line:?}");
+    }
+}
+
+#[test]
+fn ux11_table_header_is_bold_and_cells_keep_inline_styles() {
+    let theme = Theme::colored();
+    let text = "| Name | Use |\n|---|---|\n| `jq` | **fast** *json* |\n";
+    let lines = render_markdown(text, 40, &theme);
+    let span = |row: usize, content: &str| {
+        lines[row]
+            .spans
+            .iter()
+            .find(|s| s.content.contains(content))
+            .unwrap_or_else(|| panic!("no {content:?} in {:?}", lines[row]))
+            .clone()
+    };
+    assert!(span(0, "Name").style.add_modifier.contains(Modifier::BOLD));
+    assert!(span(0, "Use").style.add_modifier.contains(Modifier::BOLD));
+    assert_eq!(span(2, "jq").style.fg, theme.code().fg);
+    assert!(span(2, "fast").style.add_modifier.contains(Modifier::BOLD));
+    assert!(
+        span(2, "json")
+            .style
+            .add_modifier
+            .contains(Modifier::ITALIC)
+    );
+    assert!(!span(2, "json").style.add_modifier.contains(Modifier::BOLD));
+}
+
+#[test]
+fn ux11_table_columns_measure_wide_characters() {
+    let text = "| 名前 | x |\n|---|---|\n| 日本語 | y |\n| ab | 😀z |\n";
+    let rows = rows_of(&render_markdown(text, 40, &Theme::colored()));
+    assert_eq!(rows.len(), 4, "{rows:?}");
+    for row in [&rows[0], &rows[2], &rows[3]] {
+        assert_eq!(columns_of(row, '│'), [7], "{rows:?}");
+    }
+    assert_eq!(columns_of(&rows[1], '┼'), [7], "{rows:?}");
+}
+
+#[test]
+fn ux11_a_narrow_table_becomes_one_record_per_row() {
+    let text =
+        "| name | kind | size |\n|---|---|---|\n| main.rs | file | 12 KB |\n| src | dir | - |\n";
+    let lines = render_markdown(text, 14, &Theme::colored());
+    assert_eq!(
+        rows_of(&lines),
+        [
+            "name: main.rs",
+            "kind: file",
+            "size: 12 KB",
+            "──────────────",
+            "name: src",
+            "kind: dir",
+            "size: -",
+        ]
+    );
+    assert!(
+        lines[0].spans[0]
+            .style
+            .add_modifier
+            .contains(Modifier::BOLD)
+    );
+    // Wide enough for the columns: a grid again.
+    let rows = rows_of(&render_markdown(text, 30, &Theme::colored()));
+    assert_eq!(rows[2], "main.rs │ file │ 12 KB");
+}
+
+#[test]
+fn ux11_a_monochrome_table_is_set_apart_without_colour() {
+    let lines = render_markdown(TABLE, 40, &Theme::monochrome());
+    for span in lines.iter().flat_map(|l| &l.spans) {
+        assert_eq!((span.style.fg, span.style.bg), (None, None), "{span:?}");
+    }
+    assert_eq!(rows_of(&lines)[1], "─────┼──────┼──────");
+    let head = &lines[0].spans[0];
+    assert!(head.style.add_modifier.contains(Modifier::BOLD), "{head:?}");
+}
+
+#[test]
+fn ux11_a_table_in_a_list_item_keeps_the_item_indent() {
+    let text = "- options:\n\n  | a | b |\n  |---|---|\n  | 1 | 2 |\n";
+    let rows = rows_of(&render_markdown(text, 40, &Theme::colored()));
+    assert_eq!(rows, ["• options:", "", "  a │ b", "  ──┼──", "  1 │ 2"]);
+}
+
+#[test]
+fn ux11_a_streaming_table_is_a_table_and_is_kept_once_finished() {
+    let text = format!("Before.\n\n{TABLE}\nAfter the table, more words.\n");
+    let pieces = support_word_pieces(&text);
+    let mut finished_table: Option<Vec<Line<'static>>> = None;
+    stream(&pieces, 40, &Theme::colored(), |text, finished, open| {
+        let all: Vec<String> = rows_of(finished).into_iter().chain(rows_of(open)).collect();
+        // Once the delimiter row is whole, the table shows as one.
+        if text.contains("|------:|\n") {
+            assert!(all.contains(&"─────┼──────┼──────".to_string()), "{all:?}");
+            assert!(!all.iter().any(|r| r.starts_with('|')), "{all:?}");
+        }
+        if rows_of(finished).iter().any(|r| r.contains('┼')) {
+            match &finished_table {
+                Some(rows) => assert!(finished.starts_with(rows)),
+                None => finished_table = Some(finished.to_vec()),
+            }
+        }
+    });
+    let table = finished_table.expect("the table was finished");
+    assert_eq!(
+        rows_of(&table).last().map(String::as_str),
+        Some("Bash │ high │    22")
+    );
+}
+
+/// `text` as a streaming server sends it: words with the blanks after them.
+fn support_word_pieces(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut in_space = false;
+    for (i, c) in text.char_indices() {
+        let space = c.is_whitespace();
+        if in_space && !space {
+            out.push(&text[start..i]);
+            start = i;
+        }
+        in_space = space;
+    }
+    out.push(&text[start..]);
+    out
+}
+
+#[test]
+fn snapshot_markdown_table() {
+    let text = "| Tool | Risk | What it does |\n|:-----|:----:|-------------:|\n\
+        | `Read` | low | reads a file, **never** writes |\n\
+        | 日本語 | high | runs a command that can change files |\n\n\
+        | name | kind | size |\n|---|---|---|\n| main.rs | file | 12 KB |\n| src | dir | - |\n";
+    let lines = render_markdown(text, 36, &Theme::colored());
+    snapshot("markdown_table", format!("{:?}", buffer_of(lines, 36)));
+    let lines = render_markdown(text, 16, &Theme::monochrome());
+    snapshot(
+        "markdown_table_narrow_monochrome",
+        format!("{:?}", buffer_of(lines, 16)),
+    );
+}
+
+#[test]
+fn ux11_long_code_lines_wrap_with_a_marker() {
+    let code = "let total = items.iter().map(|i| i.price).sum::<u64>();";
+    let text = format!("```\n{code}\n```\n");
+    let lines = render_markdown(&text, 24, &Theme::colored());
+    let rows = rows_of(&lines);
+    assert_eq!(
+        rows,
+        [
+            "  let total = items.iter",
+            "↪ ().map(|i| i.price).su",
+            "↪ m::<u64>();",
+        ]
+    );
+    let joined: String = rows
+        .iter()
+        .map(|r| &r[r.char_indices().nth(2).map_or(0, |(i, _)| i)..])
+        .collect();
+    assert_eq!(joined, code);
+    // Monochrome: between its fences, wrapped the same way.
+    let rows = rows_of(&render_markdown(&text, 24, &Theme::monochrome()));
+    assert_eq!(rows.len(), 5, "{rows:?}");
+    assert_eq!(rows[2], "↪ ().map(|i| i.price).su");
+}
+
+#[test]
+fn ux11_wrapped_code_keeps_its_highlighting() {
+    let text = "```rust\nlet s = \"a string literal long enough to wrap\";\n```\n";
+    let lines = render_markdown(text, 24, &Theme::colored());
+    assert!(lines.len() >= 2, "{lines:?}");
+    let last_of_first = lines[0].spans.last().expect("spans");
+    let first_code_of_second = &lines[1].spans[1];
+    assert!(
+        matches!(last_of_first.style.fg, Some(Color::Rgb(..))),
+        "{lines:?}"
+    );
+    // The string goes on in the next row, in the string's colour.
+    assert_eq!(
+        first_code_of_second.style.fg, last_of_first.style.fg,
+        "{lines:?}"
+    );
+    assert_eq!(lines[1].spans[0].content, "↪ ");
+}
+
+#[test]
+fn ux11_a_growing_code_line_wraps_while_it_streams() {
+    let mut doc = MarkdownDoc::new(20, &Theme::colored());
+    doc.push("```\nabcdefghijklmnopqrstuvwxyz0123");
+    assert_eq!(
+        rows_of(&doc.open_rows()),
+        ["  abcdefghijklmnopqr", "↪ stuvwxyz0123"]
+    );
+}
+
+#[test]
+fn ux11_code_in_a_list_item_wraps_inside_its_indent() {
+    let text =
+        "1. run:\n\n   ```sh\n   cargo test --workspace --all-features -- --nocapture\n   ```\n";
+    let lines = render_markdown(text, 30, &Theme::monochrome());
+    let rows = rows_of(&lines);
+    assert!(rows.iter().any(|r| r.starts_with("   ↪ ")), "{rows:?}");
+    for line in &lines {
+        assert!(line.width() <= 30, "{line:?}");
+    }
+}
+
+#[test]
+fn ux11_item_numbers_of_ten_and_more_line_up() {
+    let text: String = (1..=11).map(|n| format!("{n}. item {n}\n")).collect();
+    let rows = rows_of(&render_markdown(&text, 40, &Theme::colored()));
+    assert_eq!(rows[0], " 1. item 1");
+    assert_eq!(rows[8], " 9. item 9");
+    assert_eq!(rows[9], "10. item 10");
+    // A wrapped item hangs under its text, past the widest number.
+    let text = format!("{text}12. a last item long enough to wrap here\n");
+    let rows = rows_of(&render_markdown(&text, 24, &Theme::colored()));
+    assert_eq!(
+        rows[11..],
+        ["12. a last item long", "    enough to wrap here"]
+    );
+}
+
+#[test]
+fn ux11_a_loose_list_of_ten_items_lines_up_while_streaming() {
+    let text: String = (1..=10).map(|n| format!("{n}. item {n}\n\n")).collect();
+    let text = format!("{text}After.\n");
+    let pieces = support_word_pieces(&text);
+    let doc = stream(&pieces, 40, &Theme::colored(), |_, _, _| {});
+    let mut rows = rows_of(doc.finished_rows());
+    rows.extend(rows_of(&doc.open_rows()));
+    assert_eq!(rows[0], " 1. item 1");
+    assert_eq!(rows[16], " 9. item 9");
+    assert_eq!(rows[18], "10. item 10");
+}
+
+#[test]
+fn ux11_list_items_keep_their_hanging_indent_while_streaming() {
+    // As models stream it: the next item's marker comes before its text.
+    let pieces = [
+        "- the first item is long enough to wrap",
+        "\n",
+        "-",
+        " the second item wraps too, past its marker",
+        "\n",
+        "  -",
+        " nested",
+        "\n",
+        "1",
+        ".",
+        " numbered item long enough to wrap as well",
+        "\n",
+    ];
+    let text: String = pieces.concat();
+    stream(&pieces, 30, &Theme::colored(), |text, finished, open| {
+        let rows: Vec<String> = rows_of(finished).into_iter().chain(rows_of(open)).collect();
+        for row in &rows {
+            // No marker on a row of its own, its text pushed below it.
+            let bare = row.trim();
+            assert!(
+                !matches!(bare, "•" | "1."),
+                "a bare marker at {text:?}: {rows:?}"
+            );
+            // Continuation rows hang under the text.
+            if !row.trim_start().starts_with(['•', '1']) && !row.is_empty() {
+                assert!(row.starts_with("  "), "at {text:?}: {rows:?}");
+            }
+        }
+    });
+    let rows = rows_of(&render_markdown(&text, 30, &Theme::colored()));
+    assert_eq!(
+        rows[..5],
+        [
+            "• the first item is long",
+            "  enough to wrap",
+            "• the second item wraps too,",
+            "  past its marker",
+            "  • nested",
+        ]
+    );
+}
+
+#[test]
+fn ux11_a_heading_in_a_list_item_starts_on_its_marker_row() {
+    let rows = rows_of(&render_markdown(
+        "- # Setup\n- next\n",
+        30,
+        &Theme::colored(),
+    ));
+    assert_eq!(rows, ["• Setup", "", "• next"]);
+}
+
+#[test]
+fn ux11_a_task_item_wraps_under_its_text() {
+    let text = "- [ ] a task item that is long enough to wrap\n";
+    let rows = rows_of(&render_markdown(text, 30, &Theme::colored()));
+    assert_eq!(
+        rows,
+        ["• [ ] a task item that is long", "      enough to wrap"]
+    );
+}
+
+fn with_preview_text(preview: &str) -> Question {
+    let mut q = single();
+    q.options[0].preview = Some(preview.into());
+    q
+}
+
+#[test]
+fn ux11_question_preview_is_shown_preformatted_line_by_line() {
+    let preview = "def __init__(self):\n    return **x**\n\n- not a list\n\tindented";
+    let panel = QuestionPanel::new(vec![with_preview_text(preview)]);
+    let theme = Theme::colored();
+    let lines = panel.lines(40, &theme);
+    let rows = rows_of(&lines);
+    let body: Vec<&String> = rows.iter().filter(|r| r.starts_with("│ ")).collect();
+    assert_eq!(
+        body,
+        [
+            "│ def __init__(self):                  │",
+            "│     return **x**                     │",
+            "│                                      │",
+            "│ - not a list                         │",
+            "│     indented                         │",
+        ]
+    );
+    for line in lines.iter().filter(|l| l.to_string().starts_with("│ ")) {
+        for span in &line.spans[1..line.spans.len() - 1] {
+            assert!(
+                !span.style.add_modifier.contains(Modifier::BOLD),
+                "{line:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn ux11_long_preview_lines_wrap_with_the_code_marker() {
+    let preview = "┌────────────────────────────────────────────┐\nshort";
+    let panel = QuestionPanel::new(vec![with_preview_text(preview)]);
+    let rows = rows_of(&panel.lines(30, &Theme::colored()));
+    let body: Vec<&String> = rows.iter().filter(|r| r.starts_with("│ ")).collect();
+    assert_eq!(
+        body,
+        [
+            "│ ┌───────────────────────── │",
+            "│ ↪ ───────────────────┐     │",
+            "│ short                      │",
+        ]
+    );
+}
+
+#[test]
+fn snapshot_question_panel_preview_mockup() {
+    let preview = "┌──────────┐\n│ __main__ │  <- the **entry**\n└──────────┘\n\tsrc/main.rs";
+    let panel = QuestionPanel::new(vec![with_preview_text(preview)]);
+    snapshot(
+        "question_panel_preview_mockup",
+        format!("{:?}", panel_buffer(&panel, &Theme::colored())),
+    );
+}
+
+/// Pieces of tables and code, wide characters and long words: nothing
+/// that nests, so every row fits the width.
+const TABLE_PIECES: &[&str] = &[
+    "\n",
+    "\n\n",
+    "| a | b |\n",
+    "|---|:-:|\n",
+    "|--:|:--|---|\n",
+    "| ",
+    " |",
+    "| 日本語 | 😀 |\n",
+    "word ",
+    "a_much_longer_word_than_most_columns ",
+    "**bold** ",
+    "`code` ",
+    "```rust\n",
+    "```\n",
+    "let x = \"string\"; ",
+];
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn ux11_tables_and_code_always_fit_the_width(
+        picks in proptest::collection::vec(0..TABLE_PIECES.len(), 0..60),
+        width in 8u16..60,
+        color in proptest::bool::ANY,
+    ) {
+        let text: String = picks.iter().map(|&i| TABLE_PIECES[i]).collect();
+        let theme = if color { Theme::colored() } else { Theme::monochrome() };
+        for line in render_markdown(&text, width, &theme) {
+            // A monochrome fence row shows its info string whole.
+            if line.to_string().starts_with("```") {
+                continue;
+            }
+            proptest::prop_assert!(line.width() <= usize::from(width), "{:?} in {:?}", line, text);
+        }
+    }
+}

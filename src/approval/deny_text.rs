@@ -13,17 +13,17 @@ Nobody can approve tool calls in this run: do not retry it; continue without it 
     )
 }
 
-/// The user said no (APPR-7): stop and wait, plus their feedback.
+/// The user said no (APPR-7). Without feedback: stop and wait. With it:
+/// the user said what to do instead, which the model follows (telling it
+/// to stop and wait as well would contradict the feedback).
 pub fn user_denied(tool: &str, feedback: Option<&str>) -> String {
-    let mut text = format!(
-        "The user denied permission to use {tool}. The tool was NOT executed. \
-Stop what you are doing and wait for the user's instructions."
-    );
-    if let Some(feedback) = feedback.map(str::trim).filter(|f| !f.is_empty()) {
-        text.push_str("\n\nThe user's feedback: ");
-        text.push_str(feedback);
+    let denied = format!("The user denied permission to use {tool}. The tool was NOT executed.");
+    match feedback.map(str::trim).filter(|f| !f.is_empty()) {
+        Some(feedback) => {
+            format!("{denied} The user said what to do instead; follow it:\n\n{feedback}")
+        }
+        None => format!("{denied} Stop what you are doing and wait for the user's instructions."),
     }
-    text
 }
 
 #[cfg(test)]
@@ -31,12 +31,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn appr7_user_deny_says_not_executed_stop_and_wait_then_feedback() {
-        let t = user_denied("Bash", Some("use cargo nextest instead"));
+    fn ux11_user_deny_with_feedback_says_follow_it_and_without_says_stop_and_wait() {
+        let t = user_denied("Bash", Some(" use cargo nextest instead "));
         assert!(t.contains("was NOT executed"));
-        assert!(t.contains("wait for the user's instructions"));
-        assert!(t.ends_with("The user's feedback: use cargo nextest instead"));
-        assert!(!user_denied("Bash", Some("  ")).contains("feedback"));
+        assert!(!t.contains("wait for the user's instructions"), "{t}");
+        assert!(
+            t.ends_with("follow it:\n\nuse cargo nextest instead"),
+            "{t}"
+        );
+        for none in [None, Some("  ")] {
+            let t = user_denied("Bash", none);
+            assert!(t.ends_with("Stop what you are doing and wait for the user's instructions."));
+            assert!(!t.contains("follow"), "{t}");
+        }
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! One tool call from the model's request to its result (APPR-1): parse and
 //! validate → PreToolUse hooks → permission decision and overlays → on ask,
-//! the broker/hook race → the handler → PostToolUse hooks.
+//! the tool's precheck (a call that can only fail is not put to the user),
+//! then the broker/hook race → the handler → PostToolUse hooks.
 
 use super::deny_text;
 use super::tool_guard;
@@ -11,6 +12,7 @@ use crate::hooks::{HookError, PermissionHookDecision, ToolResponse};
 use crate::model::ToolCall;
 use crate::permission::capability::{AllowAlways, SideEffectScope};
 use crate::permission::check::{Behavior, HookPermission, rule_id};
+use crate::permission::mode::{Mode, ModeChoice};
 use crate::permission::rules::{Rule, RuleKind, RuleSet};
 use crate::permission::service::Evaluation;
 use crate::runtime::core::{SessionCore, lock};
@@ -65,6 +67,9 @@ enum Approval {
         reason: String,
         text: String,
     },
+    /// The call would fail if it ran (its precheck said why), so nobody
+    /// was asked to approve it.
+    Fails(String),
 }
 
 pub async fn execute_call(
@@ -151,7 +156,11 @@ pub async fn execute_call(
                 reason,
             }
         }
-        Behavior::Ask => ask(core, &tool, call, input.clone(), &eval, cancel).await,
+        // A call that can only fail is not put to the user.
+        Behavior::Ask => match precheck(core, tool.as_ref(), &input, cancel) {
+            Err(msg) => Approval::Fails(msg),
+            Ok(()) => ask(core, &tool, call, input.clone(), &eval, cancel).await,
+        },
     };
     match approval {
         Approval::Denied {
@@ -175,12 +184,15 @@ pub async fn execute_call(
             text,
         } => deny(core, call, &input, &rule_id, &reason, text),
         Approval::PlanFeedback(feedback) => {
+            // The plan was sent back: not a success, though the model
+            // reads PLAN-8's text as a plain result.
             core.emit(Event::ToolCallFinished {
                 call_id: call.id.clone(),
                 tool: call.name.clone(),
                 output: plan_mode::PLAN_NOT_APPROVED.to_string(),
-                is_error: false,
+                is_error: true,
                 diff: None,
+                exit_code: None,
             });
             CallOutcome {
                 content: plan_mode::PLAN_NOT_APPROVED.to_string(),
@@ -189,6 +201,7 @@ pub async fn execute_call(
                 follow_up: Some(feedback),
             }
         }
+        Approval::Fails(msg) => finish_error(core, call, msg),
         Approval::Run(_) if cancel.is_cancelled() => {
             finish_error(core, call, INTERRUPTED_TEXT.to_string())
         }
@@ -197,6 +210,16 @@ pub async fn execute_call(
         // approved commands run.
         Approval::Run(input) => run_tool(core, &tool, call, input, eval.sandbox, cancel).await,
     }
+}
+
+/// The tool's own checks of whether the call could succeed now.
+fn precheck(
+    core: &SessionCore,
+    tool: &dyn Tool,
+    input: &Value,
+    cancel: &CancellationToken,
+) -> Result<(), String> {
+    tool_guard::precheck(tool, input, &core.tool_context(cancel))
 }
 
 fn parse_arguments(arguments: &str) -> Result<Value, String> {
@@ -258,6 +281,12 @@ fn permission_request(
         input: input.clone(),
         rule_id: eval.decision.rule_id.to_string(),
         reason: eval.decision.reason.to_string(),
+        description: input
+            .get("description")
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|d| !d.is_empty())
+            .map(str::to_string),
         suggestions: eval.suggestions.clone(),
         // Questions and plans are answered, not granted.
         always: match eval.capability.allow_always_option() {
@@ -271,8 +300,32 @@ fn permission_request(
         // FULL-1: the store supports it, no sub-agents exist, and the tool
         // declares no askOptions policy.
         full_access_available: kind == RequestKind::Tool && eval.capability.allow_always.is_none(),
+        edit_mode_available: kind == RequestKind::Tool && edit_mode_would_allow(core, eval),
+        allowed_prompts: match kind {
+            RequestKind::Plan => plan_mode::ExitPlanInput::parse(input.clone())
+                .map(|plan| plan.allowed_prompts().to_vec())
+                .unwrap_or_default(),
+            _ => Vec::new(),
+        },
         preview: tool_guard::preview(tool.as_ref(), input, &core.tool_context(cancel)),
     }
+}
+
+/// Whether switching to edit mode would have allowed this call without a
+/// question: a Write/Edit inside the workspace, asked only by the build
+/// rules (not by a protected path, a project rule, a hook or a tool that
+/// always asks), in build mode.
+fn edit_mode_would_allow(core: &SessionCore, eval: &Evaluation) -> bool {
+    let state = core.state();
+    eval.capability.permission_name == "edit"
+        && eval.target.inside_workspace
+        && eval.target.protected.is_none()
+        && state.mode == Mode::Build
+        && !state.plan_enabled
+        && matches!(
+            eval.decision.rule_id,
+            rule_id::NEEDS_APPROVAL | rule_id::RISK_HIGH | rule_id::RISK_CRITICAL
+        )
 }
 
 async fn ask(
@@ -335,6 +388,9 @@ async fn ask(
                 Recheck::Run(v) => Approval::Run(v),
                 Recheck::Denied(a) => a,
                 Recheck::AskAgain(v, eval) => {
+                    if let Err(msg) = precheck(core, tool.as_ref(), &v, cancel) {
+                        return Approval::Fails(msg);
+                    }
                     // APPR-8: asked again with the same request id, of the
                     // user only, about the input that would now run.
                     let request =
@@ -454,6 +510,7 @@ fn reply_fits(request: &PermissionRequest, reply: &PermissionReply) -> bool {
             request.always == AlwaysOption::Session
         }
         (RequestKind::Tool, PermissionReply::FullAccess) => request.full_access_available,
+        (RequestKind::Tool, PermissionReply::AllowEditsForSession) => request.edit_mode_available,
         (RequestKind::Tool, _) => false,
     }
 }
@@ -513,6 +570,16 @@ fn apply_reply(
         }
         PermissionReply::AlwaysAllowSession => {
             lock(&core.permissions).grant_session(&call.name);
+            Approval::Run(input)
+        }
+        PermissionReply::AllowEditsForSession => {
+            // The user allowed this call whatever happens to the mode; a
+            // mode change that could not be saved is reported.
+            if let Err(e) = core.change_mode(ModeChoice::Mode(Mode::Edit)) {
+                core.emit(Event::Error {
+                    message: e.to_string(),
+                });
+            }
             Approval::Run(input)
         }
         PermissionReply::FullAccess => {
@@ -643,8 +710,9 @@ async fn run_tool(
         call_id: call.id.clone(),
         tool: call.name.clone(),
         output: output.content.clone(),
-        is_error: output.is_error,
+        is_error: output.failed(),
         diff: output.diff.clone(),
+        exit_code: output.exit_code,
     });
     if core.hooks.has_hooks(HookEvent::PostToolUse, &call.name) {
         let response = ToolResponse {
@@ -703,7 +771,7 @@ fn after_run(core: &SessionCore, call: &ToolCall, input: &Value) {
     match call.name.as_str() {
         // PLAN-1/PLAN-3: entering takes effect at once, without approval.
         plan_mode::ENTER_NAME if !core.state().plan_enabled => {
-            if let Err(e) = core.change_mode(crate::permission::mode::ModeChoice::Plan) {
+            if let Err(e) = core.change_mode(ModeChoice::Plan) {
                 core.emit(Event::Error {
                     message: e.to_string(),
                 });
@@ -763,6 +831,7 @@ fn finish_error(core: &SessionCore, call: &ToolCall, msg: String) -> CallOutcome
         output: msg.clone(),
         is_error: true,
         diff: None,
+        exit_code: None,
     });
     CallOutcome::error(msg)
 }

@@ -25,6 +25,12 @@ pub fn validate(tool: &dyn Tool, input: Value) -> Result<Value, String> {
         .unwrap_or_else(|_| Err(internal_error(tool.name())))
 }
 
+/// `tool.precheck`, a panic being a failed check.
+pub fn precheck(tool: &dyn Tool, input: &Value, ctx: &ToolContext) -> Result<(), String> {
+    catch_unwind(AssertUnwindSafe(|| tool.precheck(input, ctx)))
+        .unwrap_or_else(|_| Err(internal_error(tool.name())))
+}
+
 /// `tool.preview`, a panic being no preview.
 pub fn preview(tool: &dyn Tool, input: &Value, ctx: &ToolContext) -> Option<String> {
     catch_unwind(AssertUnwindSafe(|| tool.preview(input, ctx))).unwrap_or(None)
@@ -82,6 +88,9 @@ mod tests {
         fn preview(&self, _: &Value, _: &ToolContext) -> Option<String> {
             panic!("preview broke")
         }
+        fn precheck(&self, _: &Value, _: &ToolContext) -> Result<(), String> {
+            panic!("precheck broke")
+        }
         fn run<'a>(&'a self, input: Value, _: &'a ToolContext) -> BoxFuture<'a, ToolOutput> {
             Box::pin(async move {
                 if input["hang"] == true {
@@ -102,6 +111,10 @@ mod tests {
         let err = validate(&Broken, json!({})).unwrap_err();
         assert_eq!(err, internal_error("Broken"));
         assert_eq!(preview(&Broken, &json!({}), &ctx()), None);
+        assert_eq!(
+            precheck(&Broken, &json!({}), &ctx()),
+            Err(internal_error("Broken"))
+        );
         let out = run(&Broken, json!({}), &ctx()).await;
         assert!(out.is_error);
         assert_eq!(out.content, internal_error("Broken"));

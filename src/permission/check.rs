@@ -1,6 +1,7 @@
 //! The decision function (PERM-1..11): a pure, synchronous function of its
 //! inputs. First match wins, in the order of the spec.
 
+use super::ask_reason;
 use super::bash::{self, BashAnalysis};
 use super::capability::{Capability, RiskLevel, SideEffectScope, effective_capability};
 use super::mode::{ExecutionState, Mode};
@@ -227,7 +228,7 @@ pub fn check_permission(ctx: &CheckContext<'_>) -> Decision {
         }
         return Decision::ask(
             rule_id::USER_INTERACTION,
-            "This tool needs the user's answer",
+            ask_reason::user_interaction(ctx.tool_name),
         );
     }
 
@@ -245,10 +246,7 @@ pub fn check_permission(ctx: &CheckContext<'_>) -> Decision {
         if session_rule_matches(ctx) {
             return Decision::allow(rule_id::SESSION_ALLOW, "Allowed for this session");
         }
-        return Decision::ask(
-            rule_id::ALWAYS_ASK,
-            "This tool always asks for confirmation",
-        );
+        return Decision::ask(rule_id::ALWAYS_ASK, ask_reason::ALWAYS_ASK);
     }
 
     // PERM-4
@@ -271,7 +269,7 @@ pub fn check_permission(ctx: &CheckContext<'_>) -> Decision {
         return project_deny(rule);
     }
     if let Some(rule) = project_rule(ctx, RuleKind::Ask) {
-        return Decision::ask(rule_id::PROJECT_ASK, format!("Project rule {rule} asks"));
+        return Decision::ask(rule_id::PROJECT_ASK, ask_reason::project_ask(rule));
     }
 
     // PERM-8
@@ -335,25 +333,35 @@ pub fn check_permission(ctx: &CheckContext<'_>) -> Decision {
         );
     }
 
-    build_rules(&cap, ctx.settings)
+    build_rules(&cap, ctx)
 }
 
-/// PERM-11.
-fn build_rules(cap: &Capability, settings: &PermissionSettings) -> Decision {
+/// PERM-11. An ask says what the call does (`ask_reason::build_ask`); the
+/// rule id says which step decided.
+fn build_rules(cap: &Capability, ctx: &CheckContext<'_>) -> Decision {
+    let what = || {
+        ask_reason::build_ask(
+            ctx.tool_name,
+            cap,
+            ctx.input,
+            ctx.target.inside_workspace,
+            ctx.bash,
+        )
+    };
     if cap.read_only && !cap.destructive && !cap.needs_approval {
         return Decision::allow(rule_id::READ_ONLY, "Read-only tool");
     }
     if cap.risk_level == RiskLevel::Critical {
-        return Decision::ask(rule_id::RISK_CRITICAL, "Critical-risk tool needs approval");
+        return Decision::ask(rule_id::RISK_CRITICAL, what());
     }
-    if cap.risk_level == RiskLevel::High && !settings.auto_approve_high_risk {
-        return Decision::ask(rule_id::RISK_HIGH, "High-risk tool needs approval");
+    if cap.risk_level == RiskLevel::High && !ctx.settings.auto_approve_high_risk {
+        return Decision::ask(rule_id::RISK_HIGH, what());
     }
     if cap.side_effect_scope == SideEffectScope::Session && cap.risk_level == RiskLevel::Low {
         return Decision::allow(rule_id::SESSION_SCOPE, "Low-risk change to session state");
     }
     if cap.needs_approval || cap.destructive || cap.side_effect_scope != SideEffectScope::None {
-        return Decision::ask(rule_id::NEEDS_APPROVAL, "This tool needs approval");
+        return Decision::ask(rule_id::NEEDS_APPROVAL, what());
     }
     Decision::allow(rule_id::BUILD_DEFAULT, "No side effects")
 }
@@ -376,7 +384,7 @@ fn hook_deny(message: &str) -> Decision {
 }
 
 fn hook_ask() -> Decision {
-    Decision::ask(rule_id::HOOK_ASK, "A PreToolUse hook asks for confirmation")
+    Decision::ask(rule_id::HOOK_ASK, ask_reason::HOOK_ASK)
 }
 
 /// PERM-13: the hook overlay, then the memory-file overlay.

@@ -1,5 +1,6 @@
 //! The permission engine: pure decisions over tools, modes and rules.
 
+pub mod ask_reason;
 pub mod bash;
 pub mod capability;
 pub mod check;

@@ -14,6 +14,7 @@ pub mod session;
 pub mod tool_pairing;
 pub mod transcript;
 pub mod turn;
+pub mod zcode_dir;
 
 use self::core::SessionCore;
 use crate::approval::{ApprovalBroker, ChannelBroker};

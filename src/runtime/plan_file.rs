@@ -25,16 +25,19 @@ pub fn plan_file_path(workspace: &Path, session_id: &str) -> PathBuf {
         })
         .collect();
     workspace
-        .join(".zcode")
+        .join(super::zcode_dir::DIR_NAME)
         .join("plans")
         .join(format!("plan-{id}.md"))
 }
 
 /// Writes the approved plan to [`plan_file_path`]: the directory is
-/// created, then the file is written to a temporary file in the same
-/// directory and renamed into place, so a reader never sees half a plan.
+/// created (a new `.zcode/` with its `.gitignore`, see `zcode_dir`), then
+/// the file is written to a temporary file in the same directory and
+/// renamed into place, so a reader never sees half a plan.
 pub fn write_plan_file(workspace: &Path, session_id: &str, plan: &str) -> std::io::Result<PathBuf> {
     let path = plan_file_path(workspace, session_id);
+    // `.zcode/` first, so a new one gets its `.gitignore`.
+    super::zcode_dir::ensure(workspace)?;
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)?;
     }

@@ -6,6 +6,7 @@ use crate::model::Usage;
 use crate::permission::mode::{ExecutionState, ModeChoice, ModeSource};
 use crate::permission::rules::{Rule, RuleKind};
 use crate::store::TodoItem;
+use crate::tools::plan_mode::AllowedPrompt;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -57,6 +58,10 @@ pub enum PermissionReply {
     AlwaysAllowSession,
     /// Switch the session to yolo (FULL-1..3), then allow this call.
     FullAccess,
+    /// Write/Edit: allow this call and switch the session to edit mode, so
+    /// edits inside the workspace are no longer asked about. Nothing is
+    /// saved as a rule; offered where `edit_mode_available` says.
+    AllowEditsForSession,
     /// The user's answers to an AskUserQuestion request (ASK-3): keyed by
     /// question text; `{}` means nothing was answered.
     Answers {
@@ -111,11 +116,26 @@ pub struct PermissionRequest {
     pub tool: String,
     pub input: Value,
     pub rule_id: String,
+    /// Why the user is asked, in plain words, as a phrase whose subject is
+    /// the call: "runs a command that can change files".
     pub reason: String,
+    /// The model's own description of the call (Bash's `description`),
+    /// trimmed; `None` when it gave none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
     /// What "Always allow" saves (SUG-1, SUG-2).
     pub suggestions: Vec<Rule>,
     pub always: AlwaysOption,
     pub full_access_available: bool,
+    /// A Write/Edit inside the workspace that edit mode would allow:
+    /// "Allow edits for the rest of this session" is offered
+    /// (`PermissionReply::AllowEditsForSession`).
+    #[serde(default)]
+    pub edit_mode_available: bool,
+    /// ExitPlanMode: the kinds of commands the plan says it will need
+    /// (PLAN-6). Shown with the plan; approving it grants none of them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub allowed_prompts: Vec<AllowedPrompt>,
     /// What will run, for the panel: Edit's diff, for instance.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preview: Option<String>,
@@ -146,6 +166,13 @@ pub enum TurnEnd {
     Failed,
     /// The tool-call round limit was reached.
     RoundLimit,
+}
+
+/// A queued input handed back unsent: `id` is its `InputQueued` id.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReturnedInput {
+    pub id: String,
+    pub text: String,
 }
 
 /// A tool call the runtime refused, as reported by `-p --output-format json`.
@@ -218,6 +245,12 @@ pub enum Event {
         id: String,
         text: String,
     },
+    /// The user interrupted the turn: the inputs queued behind it (RUN-3)
+    /// were not sent and are cancelled in the store; a front end gives them
+    /// back to the user (its composer), oldest first.
+    InputsReturned {
+        inputs: Vec<ReturnedInput>,
+    },
     AssistantDelta {
         text: String,
     },
@@ -241,6 +274,9 @@ pub enum Event {
         request_id: String,
         by: ResolvedBy,
     },
+    /// `is_error`: the call failed, which includes a command that exited
+    /// with a non-zero code and a plan the user sent back; what the model
+    /// reads is `output` either way.
     ToolCallFinished {
         call_id: String,
         tool: String,
@@ -248,9 +284,21 @@ pub enum Event {
         is_error: bool,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         diff: Option<String>,
+        /// A command's exit code (Bash), as the shell reports it in `$?`
+        /// (128 + N when killed by signal N); `None` when it was stopped
+        /// (timed out, interrupted) or the tool runs no command.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        exit_code: Option<i32>,
     },
     ToolCallDenied {
         denial: Denial,
+    },
+    /// The user answered the plan of call `call_id` with changes (PLAN-8):
+    /// `text` is now a user message of this turn, after the tool results;
+    /// a front end shows it as the user's message.
+    PlanFeedback {
+        call_id: String,
+        text: String,
     },
     /// Older history was summarised (RUN-4).
     ContextCompacted {

@@ -2,7 +2,7 @@
 //! that arrive meanwhile (RUN-3) and starts them in order.
 
 use super::core::{SessionCore, lock};
-use super::protocol::{Event, Op, SavedRule, TurnEnd};
+use super::protocol::{Event, Op, ReturnedInput, SavedRule, TurnEnd};
 use super::turn::run_turn;
 use crate::permission::rules::{Rule, RuleKind};
 use crate::store::{InputStatus, StoreError, TodoStatus};
@@ -65,6 +65,10 @@ pub async fn run(core: Arc<SessionCore>, mut ops: UnboundedReceiver<Op>) {
                             Op::Interrupt => {
                                 if let Some(t) = &turn {
                                     t.cancel.cancel();
+                                    // What was typed behind the turn is the
+                                    // user's again; inputs sent from now on
+                                    // run as usual.
+                                    return_queued_inputs(&core);
                                 }
                             }
                             Op::PermissionReply { request_id, reply } => {
@@ -233,6 +237,26 @@ fn queue_input(core: &SessionCore, text: String) {
         Ok(_) => core.emit(Event::InputQueued { id, text }),
         Err(e) => core.emit(Event::Error {
             message: format!("could not queue the input: {e}"),
+        }),
+    }
+}
+
+/// Cancels the queued inputs and hands them back to the front end.
+fn return_queued_inputs(core: &SessionCore) {
+    let cancelled = lock(&core.store).cancel_queued_inputs(&core.session_id);
+    match cancelled {
+        Ok(inputs) if inputs.is_empty() => {}
+        Ok(inputs) => core.emit(Event::InputsReturned {
+            inputs: inputs
+                .into_iter()
+                .map(|q| ReturnedInput {
+                    id: q.id,
+                    text: q.text,
+                })
+                .collect(),
+        }),
+        Err(e) => core.emit(Event::Error {
+            message: format!("could not take back the queued inputs: {e}"),
         }),
     }
 }

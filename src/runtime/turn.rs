@@ -7,11 +7,13 @@ use super::core::{SaveFailed, SessionCore, lock};
 use super::injection;
 use super::prompts::system_prompt;
 use super::protocol::{Event, TurnEnd};
-use super::transcript::{assistant_entry, tool_result_entry, user_entry};
+use super::transcript::{assistant_entry, new_entry_id, tool_result_entry, user_entry};
 use crate::approval::pipeline::{CallOutcome, execute_call};
 use crate::model::accumulate::ReplyBuilder;
 use crate::model::{AssistantReply, FinishReason, Message, ModelRequest, StreamEvent};
+use crate::store::{NewEntry, entry_kind};
 use futures_util::StreamExt;
+use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 /// A turn that keeps calling tools this many times is stopped: a model in a
@@ -19,6 +21,14 @@ use tokio_util::sync::CancellationToken;
 pub const MAX_ROUNDS: usize = 200;
 
 const INTERRUPTED_RESULT: &str = "Interrupted by the user. The tool call did not complete.";
+
+/// What the model reads after a turn the user interrupted, as a user
+/// message right after the cut answer (and the results of its calls), so
+/// that it knows the answer is incomplete and why.
+pub const INTERRUPTED_NOTE: &str =
+    "[The user interrupted your previous answer; it was cut off here and is incomplete.]";
+/// The `kind` of [`INTERRUPTED_NOTE`]'s entry.
+pub const INTERRUPTED_NOTE_KIND: &str = "interrupted";
 const SKIPPED_RESULT: &str = "Not executed: the turn was stopped before this call.";
 
 enum StreamResult {
@@ -87,8 +97,7 @@ pub async fn run_turn(
                 if record_assistant(core, &partial, false).is_err() {
                     return failed(core);
                 }
-                core.finish_turn(TurnEnd::Interrupted, None);
-                return TurnEnd::Interrupted;
+                return interrupted(core);
             }
             StreamResult::Failed { message, partial } => {
                 // The turn fails either way; a partial that cannot be saved
@@ -125,6 +134,9 @@ pub async fn run_turn(
             return TurnEnd::Completed;
         }
         if let Some(end) = run_tool_calls(core, &reply, &cancel).await {
+            if end == TurnEnd::Interrupted {
+                return interrupted(core);
+            }
             let answer = (end == TurnEnd::Stopped && !last_text.is_empty()).then_some(last_text);
             core.finish_turn(end, answer);
             return end;
@@ -138,6 +150,24 @@ pub async fn run_turn(
         Some(last_text).filter(|t| !t.is_empty()),
     );
     TurnEnd::RoundLimit
+}
+
+/// Ends the turn as interrupted, after noting the cut for the model.
+fn interrupted(core: &SessionCore) -> TurnEnd {
+    // Kept as a notification: the model reads it, the user never typed it.
+    let entry = NewEntry::new(
+        new_entry_id(),
+        entry_kind::NOTIFICATION,
+        json!({ "kind": INTERRUPTED_NOTE_KIND, "text": INTERRUPTED_NOTE }),
+    );
+    if core.persist(entry).is_err() {
+        return failed(core);
+    }
+    lock(&core.history).push(Message::User {
+        content: INTERRUPTED_NOTE.to_string(),
+    });
+    core.finish_turn(TurnEnd::Interrupted, None);
+    TurnEnd::Interrupted
 }
 
 /// Ends the turn as failed (the reason was already reported).
@@ -299,15 +329,19 @@ async fn run_tool_calls(
             is_error: outcome.is_error,
         });
         if let Some(text) = outcome.follow_up {
-            follow_ups.push(text);
+            follow_ups.push((call.id.clone(), text));
         }
     }
     // PLAN-8: feedback on a plan is a real user message of this turn, after
     // every tool result (both dialects need results right after the calls).
-    for text in follow_ups {
+    for (call_id, text) in follow_ups {
         if core.persist(user_entry(&text)).is_err() {
             return Some(TurnEnd::Failed);
         }
+        core.emit(Event::PlanFeedback {
+            call_id,
+            text: text.clone(),
+        });
         lock(&core.history).push(Message::User { content: text });
         lock(&core.reminders).on_real_user_message();
     }

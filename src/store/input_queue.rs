@@ -241,6 +241,29 @@ impl Store {
         })
     }
 
+    /// Cancels every input of a session still waiting, in one transaction,
+    /// and returns them in order (an interrupt hands them back unsent).
+    pub fn cancel_queued_inputs(
+        &mut self,
+        session_id: &str,
+    ) -> Result<Vec<QueuedInput>, StoreError> {
+        self.write_session(session_id, |tx, now| {
+            let raws = tx
+                .prepare_cached(&format!(
+                    "SELECT {COLUMNS} FROM input_queue
+                     WHERE session_id = ?1 AND status = 'queued' ORDER BY seq"
+                ))?
+                .query_map([session_id], RawInput::from_row)?
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            let mut cancelled = Vec::with_capacity(raws.len());
+            for raw in raws {
+                let current = raw.into_record()?;
+                cancelled.push(transition(tx, current, InputStatus::Cancelled, now)?);
+            }
+            Ok(cancelled)
+        })
+    }
+
     /// Atomically takes the first queued input of a session and marks it
     /// `started`.
     pub fn claim_next_input(

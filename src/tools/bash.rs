@@ -386,11 +386,14 @@ pub async fn run_command(command: &str, timeout: Duration, ctx: &ToolContext) ->
     }
     match (ending_label(&ending, timeout), status) {
         (Some(label), _) => ToolOutput::error(format!("{text}\n\n{label}")),
-        (None, Some(status)) => ToolOutput::ok(format!(
-            "{text}\n\n{}{}",
-            describe_status(status),
-            sandbox_note(ctx.sandbox.as_ref(), status)
-        )),
+        (None, Some(status)) => ToolOutput {
+            exit_code: exit_code(status),
+            ..ToolOutput::ok(format!(
+                "{text}\n\n{}{}",
+                describe_status(status),
+                sandbox_note(ctx.sandbox.as_ref(), status)
+            ))
+        },
         (None, None) => ToolOutput::error(text),
     }
 }
@@ -430,6 +433,14 @@ fn sandbox_note(policy: Option<&crate::sandbox::SandboxPolicy>, status: ExitStat
         },
         _ => String::new(),
     }
+}
+
+/// The exit code as the shell reports it in `$?`: 128 + N for a command
+/// killed by signal N.
+fn exit_code(status: ExitStatus) -> Option<i32> {
+    status
+        .code()
+        .or_else(|| status.signal().map(|signal| 128 + signal))
 }
 
 fn describe_status(status: ExitStatus) -> String {

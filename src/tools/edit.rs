@@ -100,6 +100,14 @@ impl Tool for EditTool {
         Some(diff::unified(&path, Some(&planned.old), &planned.new))
     }
 
+    /// An edit of a file not read in this session (or changed since), or
+    /// one that cannot apply (no such file, `old_string` not found).
+    fn precheck(&self, input: &Value, ctx: &ToolContext) -> Result<(), String> {
+        let input = EditInput::parse(input.clone())?;
+        let path = paths::resolve(&ctx.workspace, &input.file_path);
+        checked_plan(ctx, &path, &input).map(|_| ())
+    }
+
     fn run<'a>(&'a self, input: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolOutput> {
         Box::pin(async move {
             let input = match EditInput::parse(input) {
@@ -193,13 +201,19 @@ fn not_found(path: &Path, content: &str, old_string: &str) -> String {
     message
 }
 
-fn apply(ctx: &ToolContext, path: &Path, input: &EditInput) -> ToolOutput {
+/// The edit worked out, once the file was read in this session and has not
+/// changed since (TOOL-2's guard comes first: its advice is to read).
+fn checked_plan(ctx: &ToolContext, path: &Path, input: &EditInput) -> Result<Planned, String> {
     if path.exists() {
-        if let Err(why) = ctx.lock_files().check_overwrite(path) {
-            return ToolOutput::error(why.replace("then write", "then edit"));
-        }
+        ctx.lock_files()
+            .check_overwrite(path)
+            .map_err(|why| why.replace("then write", "then edit"))?;
     }
-    let planned = match plan(path, input) {
+    plan(path, input)
+}
+
+fn apply(ctx: &ToolContext, path: &Path, input: &EditInput) -> ToolOutput {
+    let planned = match checked_plan(ctx, path, input) {
         Ok(planned) => planned,
         Err(e) => return ToolOutput::error(e),
     };
@@ -220,5 +234,6 @@ fn apply(ctx: &ToolContext, path: &Path, input: &EditInput) -> ToolOutput {
         ),
         is_error: false,
         diff: Some(diff),
+        exit_code: None,
     }
 }

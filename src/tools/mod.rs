@@ -130,9 +130,19 @@ pub struct ToolOutput {
     pub is_error: bool,
     /// A unified diff of what an Edit/Write changed, for display.
     pub diff: Option<String>,
+    /// The exit code of the command the tool ran (Bash), when it exited by
+    /// itself. Non-zero makes the call a failure for the front end, while
+    /// the model reads the output as it is.
+    pub exit_code: Option<i32>,
 }
 
 impl ToolOutput {
+    /// Failed as the front end shows it: an error, or a command that
+    /// exited with a non-zero code.
+    pub fn failed(&self) -> bool {
+        self.is_error || self.exit_code.is_some_and(|code| code != 0)
+    }
+
     pub fn ok(content: impl Into<String>) -> Self {
         Self {
             content: content.into(),
@@ -144,7 +154,7 @@ impl ToolOutput {
         Self {
             content: content.into(),
             is_error: true,
-            diff: None,
+            ..Default::default()
         }
     }
 }
@@ -163,6 +173,13 @@ pub trait Tool: Send + Sync {
     /// What the approval panel shows before the call runs (e.g. Edit's diff).
     fn preview(&self, _input: &Value, _ctx: &ToolContext) -> Option<String> {
         None
+    }
+    /// Why the call would fail if it ran now (Edit of a file not read in
+    /// this session, say), checked before the user is asked to approve it:
+    /// approving a call that can only fail wastes the user's answer. The
+    /// error goes to the model as the tool's result; `run` checks again.
+    fn precheck(&self, _input: &Value, _ctx: &ToolContext) -> Result<(), String> {
+        Ok(())
     }
     fn run<'a>(&'a self, input: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolOutput>;
 }

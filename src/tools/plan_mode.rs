@@ -12,7 +12,7 @@ use super::input::kind;
 use super::{Tool, ToolContext, ToolOutput, declared_capability};
 use crate::permission::capability::Capability;
 use futures_util::future::BoxFuture;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 pub const ENTER_NAME: &str = "EnterPlanMode";
@@ -109,7 +109,7 @@ impl Tool for EnterPlanModeTool {
 // ExitPlanMode
 
 /// One entry of `allowedPrompts`: a kind of command the plan will need.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AllowedPrompt {
     pub tool: String,
     pub prompt: String,

@@ -75,6 +75,11 @@ impl Tool for WriteTool {
         Some(diff::unified(&path, old.as_deref(), &input.content))
     }
 
+    fn precheck(&self, input: &Value, ctx: &ToolContext) -> Result<(), String> {
+        let input = WriteInput::parse(input.clone())?;
+        refusal(ctx, &paths::resolve(&ctx.workspace, &input.file_path))
+    }
+
     fn run<'a>(&'a self, input: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolOutput> {
         Box::pin(async move {
             let input = match WriteInput::parse(input) {
@@ -88,20 +93,27 @@ impl Tool for WriteTool {
     }
 }
 
-fn write_file(ctx: &ToolContext, path: &Path, content: &str) -> ToolOutput {
+/// Why `path` may not be written now: not a regular file, or an existing
+/// file not read in this session (or changed since, TOOL-2).
+fn refusal(ctx: &ToolContext, path: &Path) -> Result<(), String> {
     let shown = path.display();
     if path.is_dir() {
-        return ToolOutput::error(format!("{shown} is a directory; Write needs a file path."));
+        return Err(format!("{shown} is a directory; Write needs a file path."));
     }
     if let Some(what) = std::fs::metadata(path)
         .ok()
         .and_then(|meta| special_kind(&meta.file_type()))
     {
-        return ToolOutput::error(format!(
+        return Err(format!(
             "{shown} is {what}, not a regular file; Write works on regular files only."
         ));
     }
-    if let Err(why) = ctx.lock_files().check_overwrite(path) {
+    ctx.lock_files().check_overwrite(path)
+}
+
+fn write_file(ctx: &ToolContext, path: &Path, content: &str) -> ToolOutput {
+    let shown = path.display();
+    if let Err(why) = refusal(ctx, path) {
         return ToolOutput::error(why);
     }
     let old = match read_regular(path) {
@@ -133,6 +145,7 @@ fn write_file(ctx: &ToolContext, path: &Path, content: &str) -> ToolOutput {
         content: text,
         is_error: false,
         diff: (!diff.is_empty()).then_some(diff),
+        exit_code: None,
     }
 }
 

@@ -105,6 +105,9 @@ pub fn bash_request(id: &str) -> PermissionRequest {
         }],
         always: AlwaysOption::Project,
         full_access_available: true,
+        description: None,
+        edit_mode_available: false,
+        allowed_prompts: Vec::new(),
         preview: None,
     }
 }

@@ -62,6 +62,20 @@ pub(super) fn on_event(model: &mut Model, event: Event) {
             model.cells.push(Cell::User { text });
         }
         Event::InputQueued { text, .. } => model.queued.push(text),
+        Event::InputsReturned { inputs } => {
+            // Not sent: back into the composer, ahead of what is there.
+            for input in &inputs {
+                if let Some(i) = model.queued.iter().position(|q| *q == input.text) {
+                    model.queued.remove(i);
+                }
+            }
+            let mut texts: Vec<String> = inputs.into_iter().map(|i| i.text).collect();
+            if !model.composer.is_empty() {
+                texts.push(model.composer.text().to_string());
+            }
+            model.composer.set(&texts.join("\n"));
+        }
+        Event::PlanFeedback { text, .. } => model.cells.push(Cell::User { text }),
         Event::AssistantDelta { text } => match model.cells.last_mut() {
             Some(Cell::Assistant {
                 text: current,

@@ -1,15 +1,18 @@
 //! Markdown to styled lines (TUI-2, PLAN-10): headings, wrapped
-//! paragraphs, emphasis, inline code, lists, block quotes, links, rules and
-//! fenced code blocks highlighted by [`super::highlight`].
+//! paragraphs, emphasis, inline code, lists, block quotes, links, rules,
+//! tables ([`super::markdown_table`]) and fenced code blocks highlighted by
+//! [`super::highlight`], whose long lines wrap after a marker.
 //!
 //! This module renders a run of whole blocks; [`super::markdown_doc`] cuts a
 //! document (whole, or still streaming) into such runs.
 
 use super::Theme;
 use super::highlight::highlight_code;
+use super::markdown_table::TableBuilder;
 use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
+use std::collections::VecDeque;
 
 /// One run of whole blocks rendered: the rows, and whether the last block
 /// wants a blank row before whatever follows it.
@@ -22,20 +25,66 @@ pub(crate) struct RenderedBlocks {
 /// columns. [`super::markdown_doc`] splits a document into such runs and
 /// joins them, so that a growing reply renders each block once.
 pub(crate) fn render_blocks(text: &str, width: u16, theme: &Theme) -> RenderedBlocks {
+    let options =
+        Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS | Options::ENABLE_TABLES;
+    let events: Vec<Event<'_>> = Parser::new_ext(text, options).collect();
     let mut renderer = Renderer::new(theme, usize::from(width).max(1));
-    let options = Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS;
-    for event in Parser::new_ext(text, options) {
+    renderer.number_widths = ordered_number_widths(&events);
+    for event in events {
         renderer.event(event);
     }
     renderer.finish()
 }
 
+/// For each ordered list, in the order they start, the width of its
+/// widest number: items 1 to 9 are padded to line up with 10 and more.
+fn ordered_number_widths(events: &[Event<'_>]) -> VecDeque<usize> {
+    let mut widths = VecDeque::new();
+    // Per open list: its slot in `widths` (ordered lists only), its first
+    // number and its item count so far.
+    let mut open: Vec<(Option<usize>, u64, u64)> = Vec::new();
+    for event in events {
+        match event {
+            Event::Start(Tag::List(start)) => {
+                let slot = start.map(|_| {
+                    widths.push_back(0);
+                    widths.len() - 1
+                });
+                open.push((slot, start.unwrap_or(0), 0));
+            }
+            Event::Start(Tag::Item) => {
+                if let Some(list) = open.last_mut() {
+                    list.2 += 1;
+                }
+            }
+            Event::End(TagEnd::List(_)) => {
+                if let Some((Some(slot), first, items)) = open.pop() {
+                    let last = first.saturating_add(items.saturating_sub(1));
+                    widths[slot] = last.to_string().len();
+                }
+            }
+            _ => {}
+        }
+    }
+    widths
+}
+
+/// The marker continuation rows of a wrapped code line start with, in
+/// place of the code's indent.
+pub(crate) const CODE_CONTINUATION: &str = "↪ ";
+/// The indent of code lines.
+const CODE_INDENT: &str = "  ";
+
 /// The rows of a fenced code block from its highlighted lines: indented two
 /// columns, between fence rows when there is no colour to set it apart,
-/// after `first`/`rest` (the quote bars and list indent it sits in).
+/// after `first`/`rest` (the quote bars and list indent it sits in). A line
+/// wider than `width` (prefixes and indent included) goes on in the next
+/// rows, which start with [`CODE_CONTINUATION`] instead of the indent; its
+/// highlighting goes on with it.
 pub(crate) fn code_block_rows(
     lang: &str,
     code: impl IntoIterator<Item = Line<'static>>,
+    width: usize,
     theme: &Theme,
     first: &[Span<'static>],
     rest: &[Span<'static>],
@@ -45,10 +94,18 @@ pub(crate) fn code_block_rows(
     if fence {
         lines.push(Line::from(format!("```{lang}")));
     }
+    let used = spans_width(first).max(spans_width(rest)) + str_width(CODE_INDENT);
+    let room = width.saturating_sub(used).max(1);
     for line in code {
-        let mut spans = vec![Span::raw("  ")];
-        spans.extend(line.spans);
-        lines.push(Line::from(spans));
+        for (i, piece) in split_line(line.spans, room, room).into_iter().enumerate() {
+            let mut spans = if i == 0 {
+                vec![Span::raw(CODE_INDENT)]
+            } else {
+                vec![Span::styled(CODE_CONTINUATION, theme.dim())]
+            };
+            spans.extend(piece);
+            lines.push(Line::from(spans));
+        }
     }
     if fence {
         lines.push(Line::from("```"));
@@ -68,8 +125,73 @@ pub(crate) fn code_block_rows(
         .collect()
 }
 
+/// Preformatted `spans` (a line of a preview) at most `room` columns wide:
+/// the line, and when it is wider, the rest in rows after
+/// [`CODE_CONTINUATION`], as code lines wrap.
+pub(crate) fn wrap_preformatted(
+    spans: Vec<Span<'static>>,
+    room: usize,
+    theme: &Theme,
+) -> Vec<Line<'static>> {
+    let rest_room = room.saturating_sub(str_width(CODE_CONTINUATION)).max(1);
+    split_line(spans, room, rest_room)
+        .into_iter()
+        .enumerate()
+        .map(|(i, piece)| {
+            let mut spans = Vec::with_capacity(piece.len() + 1);
+            if i > 0 {
+                spans.push(Span::styled(CODE_CONTINUATION, theme.dim()));
+            }
+            spans.extend(piece);
+            Line::from(spans)
+        })
+        .collect()
+}
+
+/// `spans` cut into pieces, the first at most `first_room` columns wide and
+/// the others `rest_room` (at least one character each), each keeping its
+/// styles; zero-width characters stay with the one before them.
+fn split_line(
+    spans: Vec<Span<'static>>,
+    first_room: usize,
+    rest_room: usize,
+) -> Vec<Vec<Span<'static>>> {
+    if spans_width(&spans) <= first_room {
+        return vec![spans];
+    }
+    let mut pieces = Vec::new();
+    let mut cur: Vec<Span<'static>> = Vec::new();
+    let mut used = 0;
+    let mut room = first_room;
+    for span in spans {
+        let mut text = String::new();
+        for c in span.content.chars() {
+            let w = str_width(c.encode_utf8(&mut [0; 4]));
+            if used > 0 && used + w > room {
+                if !text.is_empty() {
+                    cur.push(Span::styled(std::mem::take(&mut text), span.style));
+                }
+                pieces.push(std::mem::take(&mut cur));
+                used = 0;
+                room = rest_room;
+            }
+            text.push(c);
+            used += w;
+        }
+        if !text.is_empty() {
+            cur.push(Span::styled(text, span.style));
+        }
+    }
+    if !cur.is_empty() {
+        pieces.push(cur);
+    }
+    pieces
+}
+
 struct ListLevel {
     next: Option<u64>,
+    /// The marker's width with its space after: every item's text starts
+    /// this far in, whatever its number.
     indent: usize,
 }
 
@@ -85,6 +207,13 @@ struct Renderer<'t> {
     blank_pending: bool,
     code: Option<(String, String)>,
     links: Vec<(String, usize)>,
+    /// [`ordered_number_widths`] of the text, used up list by list.
+    number_widths: VecDeque<usize>,
+    /// The table being read; its cells collect in `inline`.
+    table: Option<TableBuilder>,
+    /// Extra indent of the next flushed text's following rows (after a
+    /// task list box).
+    hang: usize,
 }
 
 impl<'t> Renderer<'t> {
@@ -101,6 +230,9 @@ impl<'t> Renderer<'t> {
             blank_pending: false,
             code: None,
             links: Vec::new(),
+            number_widths: VecDeque::new(),
+            table: None,
+            hang: 0,
         }
     }
 
@@ -160,6 +292,8 @@ impl<'t> Renderer<'t> {
             }
             Event::InlineMath(t) | Event::DisplayMath(t) => self.text(&t),
             Event::SoftBreak => self.text(" "),
+            // A cell is one line: a break in it (`<br>`) is a space.
+            Event::HardBreak if self.table.is_some() => self.text(" "),
             Event::HardBreak => {
                 self.flush_inline();
             }
@@ -178,6 +312,8 @@ impl<'t> Renderer<'t> {
                 let mark = if done { "[x] " } else { "[ ] " };
                 let style = self.theme.list_marker();
                 self.inline.push(Span::styled(mark, style));
+                // The item's text wraps under itself, not under the box.
+                self.hang = str_width(mark);
             }
             Event::FootnoteReference(t) => self.text(&format!("[^{t}]")),
         }
@@ -189,7 +325,10 @@ impl<'t> Renderer<'t> {
             Tag::Paragraph if self.inline.is_empty() => {}
             Tag::Paragraph => self.flush_inline(),
             Tag::Heading { level, .. } => {
-                self.flush_inline();
+                // A heading in a list item starts on its marker's row.
+                if !self.inline.is_empty() {
+                    self.flush_inline();
+                }
                 self.push_style(self.theme.heading());
                 if !self.theme.has_color() {
                     let hashes = "#".repeat(heading_depth(level));
@@ -213,7 +352,11 @@ impl<'t> Renderer<'t> {
             Tag::List(start) => {
                 self.flush_inline();
                 let indent = match start {
-                    Some(n) => format!("{n}. ").chars().count(),
+                    Some(n) => {
+                        let digits = n.to_string().len();
+                        let widest = self.number_widths.pop_front().unwrap_or(digits);
+                        widest.max(digits) + 2
+                    }
                     None => 2,
                 };
                 self.lists.push(ListLevel {
@@ -228,14 +371,29 @@ impl<'t> Renderer<'t> {
                         next: Some(n),
                         indent,
                     }) => {
-                        let m = format!("{n}. ");
+                        let m = format!("{n:>width$}. ", width = indent.saturating_sub(2));
                         *n += 1;
-                        format!("{m:<width$}", width = *indent)
+                        m
                     }
                     _ => "• ".to_string(),
                 };
                 self.marker = Some(Span::styled(marker, self.theme.list_marker()));
             }
+            Tag::Table(alignments) => {
+                self.flush_inline();
+                self.table = Some(TableBuilder::new(alignments));
+            }
+            Tag::TableHead => {
+                if let Some(table) = self.table.as_mut() {
+                    table.start_head();
+                }
+            }
+            Tag::TableRow => {
+                if let Some(table) = self.table.as_mut() {
+                    table.start_row();
+                }
+            }
+            Tag::TableCell => self.inline.clear(),
             Tag::Emphasis => self.push_style(self.theme.emphasis()),
             Tag::Strong => self.push_style(self.theme.strong()),
             Tag::Strikethrough => self.push_style(self.theme.strikethrough()),
@@ -280,6 +438,23 @@ impl<'t> Renderer<'t> {
             TagEnd::Item => {
                 self.flush_inline();
                 self.marker = None;
+            }
+            TagEnd::TableCell => {
+                let cell = std::mem::take(&mut self.inline);
+                if let Some(table) = self.table.as_mut() {
+                    table.push_cell(cell);
+                }
+            }
+            TagEnd::TableHead => {
+                if let Some(table) = self.table.as_mut() {
+                    table.end_head();
+                }
+            }
+            TagEnd::Table => {
+                if let Some(table) = self.table.take() {
+                    self.emit_table(table);
+                }
+                self.blank_pending = true;
             }
             TagEnd::Emphasis | TagEnd::Strong | TagEnd::Strikethrough => self.pop_style(),
             TagEnd::Link | TagEnd::Image => {
@@ -344,7 +519,11 @@ impl<'t> Renderer<'t> {
             return;
         }
         self.start_block();
-        let (first, rest) = self.take_prefixes();
+        let (first, mut rest) = self.take_prefixes();
+        let hang = std::mem::take(&mut self.hang);
+        if hang > 0 {
+            rest.push(Span::raw(" ".repeat(hang)));
+        }
         let spans = std::mem::take(&mut self.inline);
         let lines = wrap_spans(spans, self.width, first, rest);
         self.out.extend(lines);
@@ -358,8 +537,19 @@ impl<'t> Renderer<'t> {
         }
         self.start_block();
         let (first, rest) = self.take_prefixes();
-        let rows = code_block_rows(lang, code, self.theme, &first, &rest);
+        let rows = code_block_rows(lang, code, self.width, self.theme, &first, &rest);
         self.out.extend(rows);
+    }
+
+    fn emit_table(&mut self, table: TableBuilder) {
+        self.start_block();
+        let (first, rest) = self.take_prefixes();
+        let room = self.width.saturating_sub(spans_width(&rest)).max(1);
+        for (i, row) in table.render(room, self.theme).into_iter().enumerate() {
+            let mut spans = if i == 0 { first.clone() } else { rest.clone() };
+            spans.extend(row.spans);
+            self.out.push(merge_spans(Line::from(spans)));
+        }
     }
 }
 
@@ -379,7 +569,7 @@ pub(crate) fn str_width(s: &str) -> usize {
     Span::raw(s).width()
 }
 
-fn spans_width(spans: &[Span<'_>]) -> usize {
+pub(crate) fn spans_width(spans: &[Span<'_>]) -> usize {
     spans.iter().map(Span::width).sum()
 }
 

@@ -5,8 +5,9 @@
 //! A cut is made only where CommonMark itself ends every open block, so
 //! that rendering the pieces one by one gives what rendering the whole would:
 //! - at a line that starts in column 0 after a blank line (a paragraph, a
-//!   list or a quote cannot continue there; the one exception, a list item
-//!   after a blank line, makes a loose list, which renders like two lists);
+//!   list or a quote cannot continue there), unless it is a list item that
+//!   goes on a list: a loose list stays one block, so that its numbers are
+//!   padded to its widest one;
 //! - at a fence opening in column 0 (it interrupts a paragraph or a list);
 //! - at the first line after a fenced code block that opened in column 0.
 //!
@@ -29,6 +30,8 @@ pub struct BlockSplitter {
     after_top_fence: bool,
     /// Something other than blank lines came since the last cut.
     started: bool,
+    /// A list item came since the last cut: a list may still be open.
+    in_list: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -86,9 +89,17 @@ impl BlockSplitter {
         let column0 = !line.starts_with([' ', '\t']);
         let fence = fence_opening(line);
         let opens_top_fence = fence.is_some_and(|f| f.top_level);
+        let item = starts_list_item(line);
+        let goes_on_list = item && self.in_list;
         info.starts_block = self.started
-            && (self.after_top_fence || (column0 && self.after_blank) || opens_top_fence);
+            && (self.after_top_fence
+                || (column0 && self.after_blank && !goes_on_list)
+                || opens_top_fence);
         info.opens_top_fence = opens_top_fence;
+        if info.starts_block || opens_top_fence {
+            self.in_list = false;
+        }
+        self.in_list |= item && fence.is_none();
         self.fence = fence;
         if fence.is_none() {
             self.html_end = html_block_end(line);
@@ -124,6 +135,27 @@ pub fn fence_opening(line: &str) -> Option<Fence> {
         len,
         top_level: indent == 0,
     })
+}
+
+/// Whether `line` (after its indent) starts with a list marker: `-`, `+`
+/// or `*`, or up to nine digits and `.` or `)`, then a blank or the end.
+/// A rule such as `- - -` counts too; taking one for an item only saves a
+/// cut, which is always safe.
+fn starts_list_item(line: &str) -> bool {
+    let rest = line.trim_start_matches([' ', '\t']);
+    let after = if let Some(after) = rest.strip_prefix(['-', '+', '*']) {
+        after
+    } else {
+        let digits = rest.chars().take_while(char::is_ascii_digit).count();
+        if digits == 0 || digits > 9 {
+            return false;
+        }
+        match rest[digits..].strip_prefix(['.', ')']) {
+            Some(after) => after,
+            None => return false,
+        }
+    };
+    after.is_empty() || after.starts_with([' ', '\t'])
 }
 
 /// The info string of a fence opening line (its language and attributes).
@@ -237,6 +269,15 @@ mod tests {
         assert_eq!(cuts("<!--\n\nhidden\n-->\n\nshown"), [5]);
         assert_eq!(cuts("<pre>\n\nx\n</pre>\n\nafter"), [5]);
         assert_eq!(cuts("<!-- one line -->\n\nafter"), [2]);
+    }
+
+    #[test]
+    fn ux11_a_loose_list_stays_one_block() {
+        assert_eq!(cuts("1. one\n\n2. two\n\n10. ten\n\nafter"), [6]);
+        // A list after a paragraph is a block of its own.
+        assert_eq!(cuts("para\n\n- a\n\n- b\n\npara"), [2, 6]);
+        // A fence ends the list.
+        assert_eq!(cuts("- a\n```\nx\n```\n\n- b"), [1, 5]);
     }
 
     #[test]

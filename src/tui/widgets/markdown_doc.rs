@@ -82,7 +82,7 @@ impl OpenCode {
 
     /// The block's rows, with `partial` (a line still growing) as its last
     /// code line when it is not empty.
-    fn block_rows(&self, partial: &str, theme: &Theme) -> Vec<Line<'static>> {
+    fn block_rows(&self, partial: &str, width: u16, theme: &Theme) -> Vec<Line<'static>> {
         let mut rows = self.rows.clone();
         if !partial.is_empty() {
             let mut highlighter = self.highlighter.clone();
@@ -92,8 +92,36 @@ impl OpenCode {
                     .unwrap_or_else(|| highlighter.plain_line(partial)),
             );
         }
-        code_block_rows(&self.info, rows, theme, &[], &[])
+        code_block_rows(&self.info, rows, usize::from(width), theme, &[], &[])
     }
+}
+
+/// Whether a line still growing waits until it is longer before it is
+/// shown, because for a moment it would show a bare marker or change the
+/// rows above it:
+/// - one or two `-` or `=`: the start of a list item (`- `) as often as of
+///   a setext underline, which would make the text above a heading (and a
+///   list item's text jump off its marker's row);
+/// - a list marker, `#`s or `>`s with nothing after them yet;
+/// - a table's delimiter row being written (`|--`), which until it is whole
+///   turns the header row into a paragraph of pipes.
+///
+/// The line shows as soon as it goes on; only a reply that ends in such a
+/// line, without a newline, keeps it hidden.
+fn held_back(partial: &str) -> bool {
+    let marks = partial.trim();
+    let all = |c: u8| marks.bytes().all(|b| b == c);
+    let underline = (1..=2).contains(&marks.len()) && (all(b'-') || all(b'='));
+    let bullet = matches!(marks, "-" | "+" | "*");
+    let digits = marks.bytes().take_while(u8::is_ascii_digit).count();
+    let number = (1..=9).contains(&digits) && matches!(&marks[digits..], "." | ")");
+    let heading = (1..=6).contains(&marks.len()) && all(b'#');
+    let quote = !marks.is_empty() && marks.bytes().all(|b| matches!(b, b'>' | b' ' | b'\t'));
+    let delimiter = marks.starts_with('|')
+        && marks
+            .bytes()
+            .all(|b| matches!(b, b'|' | b':' | b'-' | b' ' | b'\t'));
+    underline || bullet || number || heading || quote || delimiter
 }
 
 impl MarkdownDoc {
@@ -160,12 +188,12 @@ impl MarkdownDoc {
         let rows = match &self.code {
             // A closing fence still without its newline closes.
             Some(code) if !code.closed && self.closes_open_fence(partial) => {
-                code.block_rows("", &self.theme)
+                code.block_rows("", self.width, &self.theme)
             }
-            Some(code) if !code.closed => code.block_rows(partial, &self.theme),
+            Some(code) if !code.closed => code.block_rows(partial, self.width, &self.theme),
             // After a closed fence a line still growing begins a block.
             Some(code) => {
-                let mut rows = code.block_rows("", &self.theme);
+                let mut rows = code.block_rows("", self.width, &self.theme);
                 let next = render_blocks(partial, self.width, &self.theme).lines;
                 if !next.is_empty() {
                     rows.push(Line::default());
@@ -173,7 +201,14 @@ impl MarkdownDoc {
                 }
                 rows
             }
-            None => render_blocks(&self.text[self.open_start..], self.width, &self.theme).lines,
+            None => {
+                let end = if held_back(partial) {
+                    self.scanned
+                } else {
+                    self.text.len()
+                };
+                render_blocks(&self.text[self.open_start..end], self.width, &self.theme).lines
+            }
         };
         let mut out = Vec::with_capacity(rows.len() + 1);
         if self.blank_after && !self.finished.is_empty() && !rows.is_empty() {
@@ -192,7 +227,7 @@ impl MarkdownDoc {
     /// Renders `text[open_start..end]`, a finished run, onto the rows.
     fn finish_run(&mut self, end: usize) {
         let (rows, blank_after) = match self.code.take() {
-            Some(code) => (code.block_rows("", &self.theme), true),
+            Some(code) => (code.block_rows("", self.width, &self.theme), true),
             None => {
                 let run = render_blocks(&self.text[self.open_start..end], self.width, &self.theme);
                 (run.lines, run.blank_after)
@@ -319,6 +354,37 @@ mod tests {
             text_of(&doc.open_rows()),
             ["```sh", "  ls -l", "  git status", "```"]
         );
+    }
+
+    /// Tables, long code lines and long lists, as they stream.
+    const TABLES: &str = "Compare:\n\n| tool | risk | what |\n|:--|:-:|--:|\n\
+        | Read | low | reads a file and never writes to it |\n| 日本語 | high | 😀 |\n\n\
+        - [ ] a task that is long enough to wrap the line\n\n\
+        1. one\n\n2. two\n\n3. three\n\n4. four\n\n5. five\n\n6. six\n\n7. seven\n\n\
+        8. eight\n\n9. nine\n\n10. ten, long enough to wrap at forty columns\n\n\
+        ```rust\nlet s = \"a string literal far too long for forty columns\";\n```\n\
+        > | a | b |\n> |---|---|\n> | 1 | 2 |\n\nDone.";
+
+    #[test]
+    fn ux11_streamed_tables_code_and_lists_match_the_whole_render() {
+        for theme in [Theme::colored(), Theme::monochrome()] {
+            check_streaming(TABLES, 1, &theme);
+            check_streaming(TABLES, 5, &theme);
+        }
+    }
+
+    #[test]
+    fn ux11_a_line_of_markers_only_waits_for_its_text() {
+        let mut doc = MarkdownDoc::new(40, &Theme::colored());
+        doc.push("- one\n- two\n  -");
+        assert_eq!(text_of(&doc.open_rows()), ["• one", "• two"]);
+        doc.push(" nested");
+        assert_eq!(text_of(&doc.open_rows()), ["• one", "• two", "  • nested"]);
+        let mut doc = MarkdownDoc::new(40, &Theme::colored());
+        doc.push("| a | b |\n|--");
+        assert_eq!(text_of(&doc.open_rows()), ["| a | b |"]);
+        doc.push("-|---|\n");
+        assert_eq!(text_of(&doc.open_rows()), ["a │ b", "──┼──"]);
     }
 
     #[test]

@@ -8,6 +8,7 @@ pub mod highlight;
 pub mod markdown;
 pub mod markdown_blocks;
 pub mod markdown_doc;
+mod markdown_table;
 pub mod question_panel;
 mod question_panel_view;
 

@@ -1,10 +1,10 @@
 //! Drawing the ASK-6 question panel: header chips, the question, its
 //! options (checkboxes for multi-select), the Other field, the preview of
-//! the highlighted option in a bordered box, and the confirmation page.
+//! the highlighted option in a bordered box (preformatted, line by line:
+//! previews are mockups and code, not prose), and the confirmation page.
 
 use super::Theme;
-use super::markdown::{str_width, wrap_spans};
-use super::markdown_doc::render_markdown;
+use super::markdown::{str_width, wrap_preformatted, wrap_spans};
 use super::question_panel::{AnswerState, Page, QuestionPanel, QuestionState};
 use crate::tools::ask_user_question::{HEADER_MAX_CHARS, OTHER_LABEL, Question};
 use ratatui::buffer::Buffer;
@@ -14,7 +14,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget};
 
 const CONFIRM_CHIP: &str = "Submit";
-/// Preview boxes are at most this many rows of Markdown tall.
+/// Preview boxes are at most this many rows tall.
 const PREVIEW_MAX_LINES: usize = 16;
 
 impl QuestionPanel {
@@ -269,7 +269,9 @@ fn tail(s: &str, room: usize) -> String {
     out.into_iter().rev().collect()
 }
 
-/// The preview Markdown in a bordered box `width` columns wide.
+/// The preview in a bordered box `width` columns wide, as written: line by
+/// line, tabs to four columns, lines wider than the box going on after a
+/// continuation mark.
 fn preview_box(preview: &str, width: usize, theme: &Theme) -> Vec<Line<'static>> {
     let inner = width.saturating_sub(4).max(1);
     let border = theme.faint();
@@ -280,7 +282,14 @@ fn preview_box(preview: &str, width: usize, theme: &Theme) -> Vec<Line<'static>>
         Span::styled(title, border.add_modifier(Modifier::BOLD)),
         Span::styled(format!("{}┐", "─".repeat(top_fill)), border),
     ])];
-    let mut body = render_markdown(preview, inner as u16, theme);
+    let mut body: Vec<Line<'static>> = preview
+        .lines()
+        .flat_map(|line| {
+            let line = line.strip_suffix('\r').unwrap_or(line);
+            let text = expand_tabs(line);
+            wrap_preformatted(vec![Span::styled(text, theme.code_block())], inner, theme)
+        })
+        .collect();
     if body.len() > PREVIEW_MAX_LINES {
         body.truncate(PREVIEW_MAX_LINES - 1);
         body.push(Line::from(Span::styled("…", theme.faint())));
@@ -304,7 +313,29 @@ fn preview_box(preview: &str, width: usize, theme: &Theme) -> Vec<Line<'static>>
     out
 }
 
-/// Spans cut to `room` columns (code lines are not wrapped).
+/// `line` with each tab replaced by the spaces up to the next multiple of
+/// four columns.
+fn expand_tabs(line: &str) -> String {
+    if !line.contains('\t') {
+        return line.to_string();
+    }
+    let mut out = String::with_capacity(line.len() + 8);
+    let mut column = 0;
+    for c in line.chars() {
+        if c == '\t' {
+            let n = 4 - column % 4;
+            out.extend(std::iter::repeat_n(' ', n));
+            column += n;
+        } else {
+            out.push(c);
+            column += str_width(c.encode_utf8(&mut [0; 4]));
+        }
+    }
+    out
+}
+
+/// Spans cut to `room` columns (a row wider than the box, which only a
+/// character wider than the whole box makes).
 fn clip(spans: Vec<Span<'static>>, room: usize) -> Vec<Span<'static>> {
     let mut out = Vec::new();
     let mut used = 0;
