@@ -323,6 +323,7 @@ fn listed_files(m: &mut Model, id: &str) {
             tool: "Bash".into(),
             output,
             is_error: false,
+            exit_code: Some(0),
             diff: None,
         },
     );

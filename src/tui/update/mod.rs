@@ -113,6 +113,11 @@ fn sync_approval_panel(model: &mut Model) {
 /// the scroll within it (TUI-2).
 fn sync_transcript(model: &mut Model) {
     let width = transcript_width(model);
+    if !model.transcript_layout.is_for(width, model.monochrome) {
+        // Every row moves with the width; the relayout runs from the bottom
+        // up, so the scroll stays counted from there.
+        model.scroll_anchor = None;
+    }
     let changed = model.cells.take_changes();
     model
         .transcript_layout
