@@ -10,8 +10,7 @@ use crossterm::event::KeyCode;
 use serde_json::json;
 use std::time::{Duration, Instant};
 use support::tui::{
-    Session, bash_request, ctrl, event, key, screen_of, session, snapshot, turn_started,
-    type_text,
+    Session, bash_request, ctrl, event, key, screen_of, session, snapshot, turn_started, type_text,
 };
 use zcode::permission::mode::{ExecutionState, Mode, ModeSource};
 use zcode::runtime::protocol::{Event, Op, PermissionReply, ResolvedBy, TurnEnd};
@@ -370,7 +369,11 @@ fn three_todos() -> Vec<TodoItem> {
             TodoStatus::InProgress,
             TodoPriority::Medium,
         ),
-        TodoItem::new("Update the README", TodoStatus::Pending, TodoPriority::Medium),
+        TodoItem::new(
+            "Update the README",
+            TodoStatus::Pending,
+            TodoPriority::Medium,
+        ),
     ]
 }
 
@@ -400,7 +403,11 @@ fn ux11_below_100_columns_the_status_line_shows_todo_progress() {
 #[test]
 fn ux11_ctrl_t_below_100_columns_opens_the_todos_as_an_overlay() {
     let mut m = with_todos(80, 20);
-    assert!(footer_row(&m).contains("ctrl+t todos"), "{}", footer_row(&m));
+    assert!(
+        footer_row(&m).contains("ctrl+t todos"),
+        "{}",
+        footer_row(&m)
+    );
     update(&mut m, ctrl('t'));
     assert_eq!(focus(&m), Focus::Todos);
     let shown = screen_of(&m);
@@ -533,7 +540,9 @@ fn ux11_shift_tab_leaves_one_line_even_once_the_runtime_confirms() {
     confirmed(&mut m, edit);
     assert_eq!(
         mode_lines(&m),
-        vec!["edit mode: Edit selected files or relevant workspace files automatically.".to_string()]
+        vec![
+            "edit mode: Edit selected files or relevant workspace files automatically.".to_string()
+        ]
     );
     snapshot("mode_change_line", screen_of(&m));
 }
@@ -546,7 +555,10 @@ fn ux11_two_quick_mode_changes_leave_two_lines_and_no_flicker() {
     let yolo = ExecutionState::new(Mode::Yolo, false);
     assert_eq!(m.state, yolo);
     confirmed(&mut m, ExecutionState::new(Mode::Edit, false));
-    assert_eq!(m.state, yolo, "the older confirmation does not undo the newer choice");
+    assert_eq!(
+        m.state, yolo,
+        "the older confirmation does not undo the newer choice"
+    );
     confirmed(&mut m, yolo);
     assert_eq!(m.state, yolo);
     assert_eq!(mode_lines(&m).len(), 2, "{:?}", mode_lines(&m));
@@ -585,4 +597,27 @@ fn ux11_a_mode_chosen_in_the_picker_leaves_a_line() {
     let shown = m.state;
     confirmed(&mut m, shown);
     assert_eq!(mode_lines(&m).len(), 1);
+}
+
+#[test]
+fn ux11_a_paste_under_the_todos_overlay_reaches_the_composer() {
+    let mut m = with_todos(80, 20);
+    update(&mut m, ctrl('t'));
+    update(&mut m, Msg::Paste("keep this".into()));
+    assert_eq!(m.composer.text(), "keep this");
+}
+
+#[test]
+fn ux11_an_emptied_todo_list_closes_its_overlay_for_good() {
+    let mut m = with_todos(80, 20);
+    update(&mut m, ctrl('t'));
+    event(&mut m, Event::TodosChanged { todos: Vec::new() });
+    assert_eq!(focus(&m), Focus::Composer);
+    event(
+        &mut m,
+        Event::TodosChanged {
+            todos: three_todos(),
+        },
+    );
+    assert_eq!(focus(&m), Focus::Composer, "a new list does not pop up");
 }

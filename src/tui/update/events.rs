@@ -95,7 +95,11 @@ pub(super) fn on_event(model: &mut Model, event: Event) {
                 model.context_tokens = usage.input_tokens;
             }
         }
-        Event::TodosChanged { todos } => model.todos = todos,
+        Event::TodosChanged { todos } => {
+            // An emptied list closes its overlay for good.
+            model.todos_open &= !todos.is_empty();
+            model.todos = todos;
+        }
         Event::AssistantMessage { text } => match model.cells.last_mut() {
             Some(Cell::Assistant {
                 text: current,
@@ -119,11 +123,16 @@ pub(super) fn on_event(model: &mut Model, event: Event) {
             input,
         } => {
             finish_streaming(model);
+            let waiting = model.approvals.iter().any(|r| r.call_id == call_id);
             model.cells.push(Cell::Tool {
                 call_id,
                 tool,
                 summary: input_summary(&input),
-                status: ToolStatus::Running,
+                status: if waiting {
+                    ToolStatus::Waiting
+                } else {
+                    ToolStatus::Running
+                },
                 detail: String::new(),
                 output: String::new(),
                 diff: None,

@@ -14,10 +14,10 @@ use super::cells::Cell;
 use super::focus::{Focus, focus};
 use super::keys::{Action, action};
 use super::layout::approval::plan_markdown;
+use super::layout::scroll::ScrollAnchor;
 use super::model::Model;
 use super::msg::{Cmd, Msg};
 use super::picker::Picker;
-use super::layout::scroll::ScrollAnchor;
 use super::screen::{
     SIDEBAR_MIN_TERMINAL_WIDTH, transcript_height, transcript_rows, transcript_width,
 };
@@ -305,9 +305,9 @@ fn on_todos_key(model: &mut Model, key: KeyEvent) -> Vec<Cmd> {
 }
 
 /// Bracketed paste goes where typing would: the question panel's Other
-/// field, the feedback field, or the composer (also under a picker or the
-/// slash popup, as typing there does). The options of a request take no
-/// text.
+/// field, the feedback field, or the composer (also under a picker, the
+/// todo overlay or the slash popup, so nothing pasted is lost). The
+/// options of a request take no text.
 fn on_paste(model: &mut Model, text: &str) {
     // Terminals send CR for line breaks inside a paste.
     let text = text.replace("\r\n", "\n").replace('\r', "\n");
@@ -324,8 +324,8 @@ fn on_paste(model: &mut Model, text: &str) {
                 model.dirty = true;
             }
         }
-        Focus::Approval(_) | Focus::Todos => {}
-        Focus::Picker | Focus::SlashPopup | Focus::Composer => {
+        Focus::Approval(_) => {}
+        Focus::Todos | Focus::Picker | Focus::SlashPopup | Focus::Composer => {
             model.composer.insert_str(&text);
             model.history_pos = None;
             model.quit_armed = false;

@@ -85,7 +85,11 @@ fn marks(status: TodoStatus, theme: &Theme) -> (&'static str, Style, Style) {
 }
 
 /// Cuts the rows to `height`, saying how many were left out.
-pub(crate) fn fit(mut lines: Vec<Line<'static>>, height: usize, theme: &Theme) -> Vec<Line<'static>> {
+pub(crate) fn fit(
+    mut lines: Vec<Line<'static>>,
+    height: usize,
+    theme: &Theme,
+) -> Vec<Line<'static>> {
     if lines.len() <= height || height == 0 {
         return lines;
     }
