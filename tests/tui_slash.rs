@@ -545,12 +545,13 @@ fn started(label: &str) -> Msg {
         resumed: false,
         context_window: None,
         sandbox_notice: None,
+        mode_source: Default::default(),
     })
 }
 
 #[test]
 fn tui4_a_new_session_keeps_the_view_choices_and_says_when_the_model_changed() {
-    let mut m = session(80, 24);
+    let mut m = session(120, 24);
     update(&mut m, ctrl('o'));
     update(&mut m, ctrl('t'));
     update(&mut m, Msg::SessionReplaced);

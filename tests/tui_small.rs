@@ -19,7 +19,7 @@ use support::tui::{
 use zcode::config::Config;
 use zcode::model::ToolCall;
 use zcode::model::select::switch_model;
-use zcode::permission::mode::{ExecutionState, Mode};
+use zcode::permission::mode::{ExecutionState, Mode, ModeSource};
 use zcode::permission::rules::{Rule, RuleKind};
 use zcode::runtime::injection::wrap;
 use zcode::runtime::protocol::{Event, HistoryItem, Op, PermissionRequest, RequestKind, SavedRule};
@@ -85,6 +85,7 @@ fn started(resumed: bool) -> Event {
         resumed,
         context_window: None,
         sandbox_notice: None,
+        mode_source: ModeSource::Default,
     }
 }
 

@@ -201,6 +201,41 @@ pub fn starting_state(sources: StartingModeSources) -> ExecutionState {
     }
 }
 
+/// Where a session's starting state came from (EXEC-6), so that a front
+/// end can say when a permissive mode was carried over rather than asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ModeSource {
+    /// `--mode` on the command line.
+    Flag,
+    /// The project's last selected mode.
+    ProjectLast,
+    /// The config's `permission.mode`.
+    Config,
+    /// The stored state of the session being resumed.
+    Session,
+    /// Nothing chose it: build, or yolo when headless.
+    #[default]
+    Default,
+}
+
+/// Which of the sources [`starting_state`] took its state from.
+pub fn starting_source(sources: &StartingModeSources) -> ModeSource {
+    if sources.explicit.is_some() {
+        ModeSource::Flag
+    } else if sources.resumed_session.is_some() {
+        ModeSource::Session
+    } else if sources.headless {
+        ModeSource::Default
+    } else if sources.project_last_selected.is_some() {
+        ModeSource::ProjectLast
+    } else if sources.config_mode.is_some() {
+        ModeSource::Config
+    } else {
+        ModeSource::Default
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -302,5 +337,37 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(starting_state(s), ExecutionState::new(Mode::Yolo, false));
+    }
+
+    #[test]
+    fn ux11_the_starting_source_names_what_starting_state_took() {
+        let yolo = Some(ExecutionState::new(Mode::Yolo, false));
+        let last = StartingModeSources {
+            project_last_selected: yolo,
+            config_mode: Some(ExecutionState::default()),
+            ..Default::default()
+        };
+        assert_eq!(starting_source(&last), ModeSource::ProjectLast);
+        let flag = StartingModeSources {
+            explicit: Some(ModeChoice::Mode(Mode::Yolo)),
+            ..last
+        };
+        assert_eq!(starting_source(&flag), ModeSource::Flag);
+        let config = StartingModeSources {
+            config_mode: yolo,
+            ..Default::default()
+        };
+        assert_eq!(starting_source(&config), ModeSource::Config);
+        let resumed = StartingModeSources {
+            resumed_session: yolo,
+            ..last
+        };
+        assert_eq!(starting_source(&resumed), ModeSource::Session);
+        let headless = StartingModeSources {
+            headless: true,
+            ..last
+        };
+        assert_eq!(starting_source(&headless), ModeSource::Default);
+        assert_eq!(starting_source(&Default::default()), ModeSource::Default);
     }
 }

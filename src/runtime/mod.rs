@@ -154,6 +154,7 @@ pub fn start(setup: RuntimeSetup, mut store: Store) -> Result<RuntimeHandle, Ses
         sandbox_notice: self::core::lock(&core.permissions)
             .read_only_sandbox()
             .notice(),
+        mode_source: opened.mode_source,
     });
     if opened.resumed {
         core.emit(Event::History {

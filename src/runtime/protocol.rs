@@ -3,7 +3,7 @@
 //! request id; the answer is an `Op` with that id.
 
 use crate::model::Usage;
-use crate::permission::mode::{ExecutionState, ModeChoice};
+use crate::permission::mode::{ExecutionState, ModeChoice, ModeSource};
 use crate::permission::rules::{Rule, RuleKind};
 use crate::store::TodoItem;
 use crate::tools::plan_mode::AllowedPrompt;
@@ -236,6 +236,10 @@ pub enum Event {
         /// kernel sandbox (see `ReadOnlySandbox::notice`).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         sandbox_notice: Option<String>,
+        /// Where `state` came from (EXEC-6): a front end says when yolo was
+        /// carried over rather than asked for with `--mode`.
+        #[serde(default)]
+        mode_source: ModeSource,
     },
     TurnStarted {
         turn: u64,

@@ -5,7 +5,9 @@ use super::injection::ReminderTracker;
 use super::protocol::HistoryItem;
 use super::transcript::{history_items, messages_from_entries, new_entry_id};
 use crate::model::Message;
-use crate::permission::mode::{ExecutionState, ModeChoice, StartingModeSources, starting_state};
+use crate::permission::mode::{
+    ExecutionState, ModeChoice, ModeSource, StartingModeSources, starting_source, starting_state,
+};
 use crate::store::{NewSession, SessionFilter, SessionRecord, Store, StoreError};
 use std::path::{Path, PathBuf};
 
@@ -45,6 +47,8 @@ pub struct OpenedSession {
     pub history: Vec<Message>,
     pub reminders: ReminderTracker,
     pub state: ExecutionState,
+    /// Where `state` came from (EXEC-6).
+    pub mode_source: ModeSource,
     pub resumed: bool,
     /// What a UI shows of the conversation so far (empty when new).
     pub replay: Vec<HistoryItem>,
@@ -128,12 +132,17 @@ pub fn open_session(
             history,
             reminders,
             state,
+            mode_source: if req.explicit_mode.is_some() {
+                ModeSource::Flag
+            } else {
+                ModeSource::Session
+            },
             resumed: true,
             replay,
         });
     }
 
-    let state = starting_state(StartingModeSources {
+    let sources = StartingModeSources {
         explicit: req.explicit_mode,
         project_last_selected: if req.headless {
             None
@@ -143,7 +152,9 @@ pub fn open_session(
         config_mode: req.config_mode,
         resumed_session: None,
         headless: req.headless,
-    });
+    };
+    let mode_source = starting_source(&sources);
+    let state = starting_state(sources);
     let record = store.create_held_session(&NewSession {
         id: new_session_id(),
         workspace: req.workspace.to_string_lossy().into_owned(),
@@ -158,6 +169,7 @@ pub fn open_session(
         history: Vec::new(),
         reminders: ReminderTracker::default(),
         state,
+        mode_source,
         resumed: false,
         replay: Vec::new(),
     })

@@ -87,9 +87,10 @@ pub async fn run(handle: RuntimeHandle, launcher: Box<dyn Launcher>) -> anyhow::
         };
         let next_frame = last_draw.map_or_else(Instant::now, |t| t + FRAME);
         // The clock ticks only while something moves (the spinner, a
-        // relayout after a resize): an idle UI sleeps until a key or an
-        // event comes, whatever the transcript's length.
-        let ticking = model.busy || !model.transcript_layout.is_complete();
+        // relayout after a resize, the quit hint that expires): an idle UI
+        // sleeps until a key or an event comes, whatever the transcript's
+        // length.
+        let ticking = model.busy || !model.transcript_layout.is_complete() || model.quit_armed;
         let mut msgs = VecDeque::new();
         // Terminal events go through `wheel::coalesce` as one batch, so a
         // wheel notch's run of arrows is seen whole.

@@ -11,6 +11,8 @@ use std::slice::SliceIndex;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ToolStatus {
     Running,
+    /// Its approval, question or plan review waits for the user.
+    Waiting,
     Done,
     Failed,
     Denied,

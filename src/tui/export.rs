@@ -93,6 +93,7 @@ pub fn transcript_markdown(cells: &[Cell], header: &ExportHeader<'_>) -> String 
             } => {
                 let mark = match status {
                     ToolStatus::Running => "running",
+                    ToolStatus::Waiting => "waiting for approval",
                     ToolStatus::Done => "done",
                     ToolStatus::Failed => "failed",
                     ToolStatus::Denied => "denied",

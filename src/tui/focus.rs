@@ -3,8 +3,8 @@
 //! read it, so they cannot disagree about what is on top.
 //!
 //! The order, first match wins: a waiting request (its question panel, its
-//! feedback field, or its options), an open picker, the slash popup, the
-//! composer.
+//! feedback field, or its options), the todo overlay, an open picker, the
+//! slash popup, the composer.
 
 use crate::runtime::protocol::RequestKind;
 use crate::tui::model::Model;
@@ -20,6 +20,8 @@ pub enum Focus {
     /// The head request's options. A question whose input cannot be read
     /// gets these too, so the user can reject it.
     Approval(RequestKind),
+    /// The todo list as an overlay (Ctrl+T where the sidebar cannot show).
+    Todos,
     /// `/mode`, `/model`, `/permissions`, `/resume`.
     Picker,
     /// The slash-command completion popup: it takes the list keys, typing
@@ -51,6 +53,9 @@ pub fn focus(model: &Model) -> Focus {
         }
         return Focus::Approval(request.kind);
     }
+    if todos_overlay_open(model) {
+        return Focus::Todos;
+    }
     if model.picker.is_some() {
         return Focus::Picker;
     }
@@ -58,6 +63,14 @@ pub fn focus(model: &Model) -> Focus {
         return Focus::SlashPopup;
     }
     Focus::Composer
+}
+
+/// Whether the todo overlay shows: opened, with a list to show, on a
+/// terminal too narrow for the sidebar.
+fn todos_overlay_open(model: &Model) -> bool {
+    model.todos_open
+        && !model.todos.is_empty()
+        && model.width < crate::tui::screen::SIDEBAR_MIN_TERMINAL_WIDTH
 }
 
 /// The slash popup, when it has the focus.

@@ -3,7 +3,6 @@
 use crate::runtime::protocol::RequestKind;
 use crate::tui::focus::Focus;
 use crate::tui::model::Model;
-use crate::tui::screen::sidebar_available;
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 /// What a key means to the app, before knowing its state.
@@ -41,7 +40,8 @@ pub enum Action {
     /// else the top / bottom of the transcript.
     Home,
     End,
-    /// Ctrl+T: show or hide the todo sidebar (TODO-7).
+    /// Ctrl+T: show or hide the todo sidebar (TODO-7); below 100 columns,
+    /// the todo overlay.
     ToggleSidebar,
     /// Ctrl+O: expand or collapse the tool outputs in the transcript.
     ToggleToolOutput,
@@ -174,6 +174,7 @@ pub fn hints(focus: Focus, model: &Model) -> Vec<(&'static str, &'static str)> {
             p => picker_hints(p.is_some_and(|p| p.deletable())),
         },
         Focus::SlashPopup => popup_hints(),
+        Focus::Todos => vec![("esc", "close"), TOGGLE_SIDEBAR_CLOSE_HINT],
         Focus::Composer => composer_hints(model.busy, model.composer.is_empty(), model.quit_armed),
     };
     with_sidebar_hint(model, list)
@@ -253,17 +254,21 @@ fn picker_hints(deletable: bool) -> Vec<(&'static str, &'static str)> {
     vec![("↑/↓", "move"), ("enter", "choose"), ("esc", "close")]
 }
 
-/// The footer hint for the sidebar toggle (TODO-7).
+/// The footer hint for the sidebar toggle (TODO-7), and for the todo
+/// overlay where the sidebar cannot show.
 pub const TOGGLE_SIDEBAR_HINT: (&str, &str) = ("ctrl+t", "todos");
+/// The overlay's own hint for the same key.
+const TOGGLE_SIDEBAR_CLOSE_HINT: (&str, &str) = ("ctrl+t", "close");
 
-/// Adds the sidebar toggle after the mode key while the sidebar can show
-/// (TODO-7), where it still fits on a 100-column terminal.
+/// Adds the todo key after the mode key while there is a list (TODO-7):
+/// it toggles the sidebar, or below 100 columns opens the overlay. There it
+/// still fits on a 100-column terminal.
 fn with_sidebar_hint(
     model: &Model,
     mut list: Vec<(&'static str, &'static str)>,
 ) -> Vec<(&'static str, &'static str)> {
     let at = list.iter().position(|(key, _)| *key == "shift+tab");
-    if let Some(at) = at.filter(|_| sidebar_available(model)) {
+    if let Some(at) = at.filter(|_| !model.todos.is_empty()) {
         list.insert(at + 1, TOGGLE_SIDEBAR_HINT);
     }
     list

@@ -6,6 +6,7 @@ use crate::store::TodoItem;
 use crate::tui::approval::ApprovalPanel;
 use crate::tui::cells::Cells;
 use crate::tui::composer::Composer;
+use crate::tui::layout::scroll::ScrollAnchor;
 use crate::tui::layout::transcript::TranscriptLayout;
 use crate::tui::picker::Picker;
 use crate::tui::slash::PopupState;
@@ -34,16 +35,27 @@ pub struct Model {
     pub git_branch: Option<String>,
     pub busy: bool,
     pub turn_started: Option<Instant>,
+    /// Time of this turn spent waiting for the user (approvals, questions,
+    /// plan reviews), which is not the model's time.
+    pub waited: Duration,
+    /// Since when a request has waited, while one does.
+    pub waiting_since: Option<Instant>,
     /// The last clock value from `Msg::Tick`.
     pub now: Option<Instant>,
     pub width: u16,
     pub height: u16,
     /// Lines scrolled back from the bottom of the transcript.
     pub scroll: usize,
+    /// Where the scrolled-up window was at the last settle, so rows added
+    /// below or laid out again above do not move it.
+    pub scroll_anchor: Option<ScrollAnchor>,
     /// Inputs the runtime queued behind the running turn.
     pub queued: Vec<String>,
     /// Ctrl+C was pressed once on an empty idle composer.
     pub quit_armed: bool,
+    /// When it was, by the clock of the ticks (the first tick after, for a
+    /// model that had seen none): a tick past `QUIT_ARMED_FOR` disarms it.
+    pub quit_armed_at: Option<Instant>,
     /// Something changed since the last draw.
     pub dirty: bool,
     /// `NO_COLOR`: no colours, only modifiers.
@@ -65,6 +77,11 @@ pub struct Model {
     pub todos: Vec<TodoItem>,
     /// The user hid the sidebar (Ctrl+T).
     pub sidebar_hidden: bool,
+    /// The todo list shows as an overlay (Ctrl+T where the sidebar cannot).
+    pub todos_open: bool,
+    /// Mode changes shown at once but not yet confirmed by the runtime's
+    /// `SessionModeChanged`, oldest first.
+    pub mode_pending: Vec<ExecutionState>,
     /// The model's context window in tokens; 0 when unknown.
     pub context_window: u64,
     /// Input tokens of the last request: how full the context is.
@@ -89,12 +106,16 @@ impl Model {
             git_branch: None,
             busy: false,
             turn_started: None,
+            waited: Duration::ZERO,
+            waiting_since: None,
             now: None,
             width,
             height,
             scroll: 0,
+            scroll_anchor: None,
             queued: Vec::new(),
             quit_armed: false,
+            quit_armed_at: None,
             dirty: true,
             monochrome: false,
             spinner: 0,
@@ -105,6 +126,8 @@ impl Model {
             tools_expanded: false,
             todos: Vec::new(),
             sidebar_hidden: false,
+            todos_open: false,
+            mode_pending: Vec::new(),
             context_window: 0,
             context_tokens: 0,
             transcript_layout: Default::default(),
@@ -128,13 +151,22 @@ impl Model {
         self.approval.as_mut().filter(|p| p.is_for(head))
     }
 
-    /// Seconds since the turn started, by the last tick.
+    /// The model's time since the turn started, by the last tick: the
+    /// waits for the user left out.
     pub fn elapsed(&self) -> Option<Duration> {
-        match (self.turn_started, self.now) {
-            (Some(start), Some(now)) => Some(now.saturating_duration_since(start)),
-            (Some(_), None) => Some(Duration::ZERO),
-            _ => None,
-        }
+        let start = self.turn_started?;
+        let now = self.now.unwrap_or(start);
+        let waiting = self
+            .waiting_since
+            .map_or(Duration::ZERO, |since| now.saturating_duration_since(since));
+        let total = now.saturating_duration_since(start);
+        Some(total.saturating_sub(self.waited + waiting))
+    }
+
+    /// Whether a request (an approval, a question, a plan review) waits for
+    /// the user.
+    pub fn waiting_for_user(&self) -> bool {
+        !self.approvals.is_empty()
     }
 
     /// The session id without its `sess_` prefix, first 8 characters.

@@ -21,6 +21,11 @@ pub const SIDEBAR_MIN_TERMINAL_WIDTH: u16 = 100;
 /// Rows of items a picker shows at most; the list scrolls to keep the
 /// selection.
 pub const PICKER_ROWS: usize = 10;
+/// Rows the todo overlay shows at most (its header included); a longer
+/// list ends with how many rows are left out.
+pub const TODO_OVERLAY_ROWS: usize = 14;
+/// Columns left of the todo rows, in the sidebar and the overlay.
+pub const TODO_INDENT: u16 = 2;
 
 /// The heights of the panels below the transcript.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -85,6 +90,11 @@ pub fn panel_heights(model: &Model, focus: Focus, width: u16, height: u16) -> Pa
         Focus::SlashPopup => model.slash.popup(model.composer.text()).map_or(0, |p| {
             u16::try_from(p.items.len().min(POPUP_ROWS) + 1).unwrap_or(u16::MAX)
         }),
+        Focus::Todos => {
+            let width = usize::from(width.saturating_sub(TODO_INDENT));
+            let rows = todo_rows(&model.todos, width).min(TODO_OVERLAY_ROWS);
+            u16::try_from(rows + 1).unwrap_or(u16::MAX)
+        }
         _ => 0,
     };
     PanelHeights {
@@ -92,6 +102,16 @@ pub fn panel_heights(model: &Model, focus: Focus, width: u16, height: u16) -> Pa
         overlay: overlay.min(height.saturating_sub(composer + 3)),
         composer,
     }
+}
+
+/// Rows the todo list takes at `width` columns, as the sidebar lays it out:
+/// a header, a blank row, then each item wrapped after its two-column mark.
+pub fn todo_rows(todos: &[crate::store::TodoItem], width: usize) -> usize {
+    let items: usize = todos
+        .iter()
+        .map(|t| crate::tui::layout::wrap(&t.content, width.saturating_sub(2)).len())
+        .sum();
+    2 + items
 }
 
 /// Rows the composer takes: its text rows (wrapped to the terminal width)

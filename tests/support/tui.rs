@@ -6,7 +6,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use serde_json::json;
-use zcode::permission::mode::{ExecutionState, Mode};
+use zcode::permission::mode::{ExecutionState, Mode, ModeSource};
 use zcode::permission::rules::Rule;
 use zcode::runtime::protocol::{AlwaysOption, Event, PermissionRequest, RequestKind};
 use zcode::tui::{Model, Msg, update, view};
@@ -128,6 +128,7 @@ pub struct Session {
     mode: Mode,
     context_window: u64,
     sandbox_notice: Option<&'static str>,
+    mode_source: ModeSource,
 }
 
 impl Session {
@@ -140,6 +141,7 @@ impl Session {
             mode: Mode::Build,
             context_window: 0,
             sandbox_notice: None,
+            mode_source: ModeSource::Default,
         }
     }
 
@@ -158,6 +160,12 @@ impl Session {
 
     pub fn mode(mut self, mode: Mode) -> Self {
         self.mode = mode;
+        self
+    }
+
+    /// Where the session's mode came from (EXEC-6); by default nothing chose it.
+    pub fn mode_source(mut self, source: ModeSource) -> Self {
+        self.mode_source = source;
         self
     }
 
@@ -181,6 +189,7 @@ impl Session {
                 resumed: false,
                 context_window: Some(self.context_window).filter(|&w| w > 0),
                 sandbox_notice: self.sandbox_notice.map(String::from),
+                mode_source: self.mode_source,
             },
         );
         m

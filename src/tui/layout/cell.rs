@@ -90,6 +90,7 @@ pub fn cell_lines(cell: &Cell, theme: &Theme, width: usize, out: &mut Vec<Line<'
         } => {
             let (mark, style, label) = match status {
                 ToolStatus::Running => ("◌ ", theme.warning(), "running"),
+                ToolStatus::Waiting => ("◌ ", theme.warning(), "waiting for you"),
                 ToolStatus::Done => ("✓ ", theme.success(), ""),
                 ToolStatus::Failed => ("✗ ", theme.error(), "failed"),
                 ToolStatus::Denied => ("⊘ ", theme.error(), "denied"),

@@ -5,6 +5,7 @@
 pub mod approval;
 pub mod cell;
 pub mod composer;
+pub mod scroll;
 pub mod transcript;
 
 use unicode_width::UnicodeWidthChar;

@@ -137,6 +137,7 @@ fn reply_to_head(model: &mut Model, reply: PermissionReply) -> Vec<Cmd> {
         return Vec::new();
     };
     model.approval = None;
+    super::events::set_waiting(model, &request.call_id, false);
     vec![Cmd::Send(Op::PermissionReply {
         request_id: request.request_id,
         reply,

@@ -27,8 +27,7 @@ pub(super) fn on_key(model: &mut Model, act: Action) -> Vec<Cmd> {
                 None => ModeChoice::CYCLE[0],
             };
             // Shown at once; the runtime confirms with `SessionModeChanged`.
-            model.state = model.state.apply(next);
-            vec![Cmd::Send(Op::SetMode { choice: next })]
+            super::mode::choose(model, next)
         }
         Action::Cancel => {
             if model.busy {
@@ -50,6 +49,7 @@ pub(super) fn on_key(model: &mut Model, act: Action) -> Vec<Cmd> {
                 vec![Cmd::Quit]
             } else {
                 model.quit_armed = true;
+                model.quit_armed_at = model.now;
                 Vec::new()
             }
         }

@@ -18,6 +18,7 @@ pub(super) fn on_event(model: &mut Model, event: Event) {
             resumed,
             context_window,
             sandbox_notice,
+            mode_source,
             ..
         } => {
             // 0: unknown (the status line says so).
@@ -43,7 +44,7 @@ pub(super) fn on_event(model: &mut Model, event: Event) {
                 );
                 push_notice(model, &note);
             }
-            model.state = state;
+            super::mode::started(model, state, mode_source);
             if offline_demo {
                 push_notice(
                     model,
@@ -100,7 +101,11 @@ pub(super) fn on_event(model: &mut Model, event: Event) {
                 model.context_tokens = usage.input_tokens;
             }
         }
-        Event::TodosChanged { todos } => model.todos = todos,
+        Event::TodosChanged { todos } => {
+            // An emptied list closes its overlay for good.
+            model.todos_open &= !todos.is_empty();
+            model.todos = todos;
+        }
         Event::AssistantMessage { text } => match model.cells.last_mut() {
             Some(Cell::Assistant {
                 text: current,
@@ -124,25 +129,35 @@ pub(super) fn on_event(model: &mut Model, event: Event) {
             input,
         } => {
             finish_streaming(model);
+            let waiting = model.approvals.iter().any(|r| r.call_id == call_id);
             model.cells.push(Cell::Tool {
                 call_id,
                 tool,
                 summary: input_summary(&input),
-                status: ToolStatus::Running,
+                status: if waiting {
+                    ToolStatus::Waiting
+                } else {
+                    ToolStatus::Running
+                },
                 detail: String::new(),
                 output: String::new(),
                 diff: None,
                 expanded: model.tools_expanded,
             });
         }
-        Event::PermissionRequested { request } => model.approvals.push_back(request),
+        Event::PermissionRequested { request } => {
+            set_waiting(model, &request.call_id, true);
+            model.approvals.push_back(request);
+        }
         Event::PermissionResolved { request_id, .. } => {
             if let Some(i) = model
                 .approvals
                 .iter()
                 .position(|r| r.request_id == request_id)
             {
-                model.approvals.remove(i);
+                if let Some(request) = model.approvals.remove(i) {
+                    set_waiting(model, &request.call_id, false);
+                }
                 // Resolved elsewhere (a hook, a cancel): nothing the user
                 // did on its panel carries over to the next request.
                 if i == 0 {
@@ -190,7 +205,7 @@ pub(super) fn on_event(model: &mut Model, event: Event) {
             model,
             &format!("older history was summarised ({kept_messages} messages kept)"),
         ),
-        Event::SessionModeChanged { state } => model.state = state,
+        Event::SessionModeChanged { state } => super::mode::changed(model, state),
         Event::History { items } => {
             replay_history(model, items);
             model.cells.push(Cell::Welcome);
@@ -237,13 +252,14 @@ pub(super) fn on_event(model: &mut Model, event: Event) {
                 TurnEnd::RoundLimit => push_notice(model, "stopped: tool-call round limit reached"),
                 TurnEnd::Completed | TurnEnd::Stopped | TurnEnd::Failed => {}
             }
-            // A tool still "running" when its turn ends was cut off.
+            // A tool still "running" (or waiting) when its turn ends was cut
+            // off.
             model.cells.update_where(
                 |cell| {
                     matches!(
                         cell,
                         Cell::Tool {
-                            status: ToolStatus::Running,
+                            status: ToolStatus::Running | ToolStatus::Waiting,
                             ..
                         }
                     )
@@ -256,7 +272,24 @@ pub(super) fn on_event(model: &mut Model, event: Event) {
             );
             model.busy = false;
             model.turn_started = None;
+            model.waited = std::time::Duration::ZERO;
+            model.waiting_since = None;
         }
+    }
+}
+
+/// A call whose request waits for the user says so; once answered it runs.
+pub(super) fn set_waiting(model: &mut Model, id: &str, waiting: bool) {
+    let (from, to) = if waiting {
+        (ToolStatus::Running, ToolStatus::Waiting)
+    } else {
+        (ToolStatus::Waiting, ToolStatus::Running)
+    };
+    let found = model.cells.rfind_mut(
+        |cell| matches!(cell, Cell::Tool { call_id, status, .. } if call_id == id && *status == from),
+    );
+    if let Some(Cell::Tool { status, .. }) = found {
+        *status = to;
     }
 }
 

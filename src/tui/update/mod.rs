@@ -5,6 +5,7 @@
 mod approvals;
 mod composer;
 mod events;
+mod mode;
 mod picker;
 mod slash;
 
@@ -13,12 +14,15 @@ use super::cells::Cell;
 use super::focus::{Focus, focus};
 use super::keys::{Action, action};
 use super::layout::approval::plan_markdown;
+use super::layout::scroll::ScrollAnchor;
 use super::model::Model;
 use super::msg::{Cmd, Msg};
 use super::picker::Picker;
-use super::screen::{transcript_height, transcript_rows, transcript_width};
+use super::screen::{
+    SIDEBAR_MIN_TERMINAL_WIDTH, transcript_height, transcript_rows, transcript_width,
+};
 use super::theme::Theme;
-use crate::runtime::protocol::RequestKind;
+use crate::runtime::protocol::{Op, RequestKind};
 use crossterm::event::KeyEvent;
 use events::on_event;
 
@@ -39,7 +43,23 @@ pub fn step(model: &mut Model, msg: Msg) -> Vec<Cmd> {
     sync_approval_panel(model);
     let cmds = apply(model, msg);
     sync_approval_panel(model);
+    sync_wait_clock(model);
     cmds
+}
+
+/// Stops the turn's clock while a request waits for the user and starts it
+/// again once none does: the status line counts the model's time only.
+fn sync_wait_clock(model: &mut Model) {
+    let now = model.now;
+    match (model.waiting_for_user(), model.waiting_since) {
+        (true, None) => model.waiting_since = now.or(model.turn_started),
+        (false, Some(since)) => {
+            let until = now.unwrap_or(since);
+            model.waited += until.saturating_duration_since(since);
+            model.waiting_since = None;
+        }
+        _ => {}
+    }
 }
 
 /// Brings the transcript's layout in step with the cells (only those that
@@ -93,6 +113,11 @@ fn sync_approval_panel(model: &mut Model) {
 /// the scroll within it (TUI-2).
 fn sync_transcript(model: &mut Model) {
     let width = transcript_width(model);
+    if !model.transcript_layout.is_for(width, model.monochrome) {
+        // Every row moves with the width; the relayout runs from the bottom
+        // up, so the scroll stays counted from there.
+        model.scroll_anchor = None;
+    }
     let changed = model.cells.take_changes();
     model
         .transcript_layout
@@ -102,7 +127,16 @@ fn sync_transcript(model: &mut Model) {
     if model.transcript_layout.is_complete() {
         let rows = transcript_rows(model, width);
         let height = usize::from(transcript_height(model));
+        // Scrolled up, the rows being read stay where they are.
+        let anchored = model
+            .scroll_anchor
+            .filter(|a| a.holds(model.scroll))
+            .and_then(|a| a.scroll(&model.transcript_layout, rows));
+        if let Some(scroll) = anchored {
+            model.scroll = scroll;
+        }
         model.scroll = model.scroll.min(rows.saturating_sub(height));
+        model.scroll_anchor = ScrollAnchor::take(&model.transcript_layout, model.scroll, rows);
     }
 }
 
@@ -116,12 +150,17 @@ fn apply(model: &mut Model, msg: Msg) -> Vec<Cmd> {
         Msg::Resize(w, h) => {
             model.width = w;
             model.height = h;
+            if w >= SIDEBAR_MIN_TERMINAL_WIDTH {
+                // The sidebar shows the list now.
+                model.todos_open = false;
+            }
             model.dirty = true;
             Vec::new()
         }
         Msg::Tick(now) => {
             model.now = Some(now);
-            if model.busy {
+            expire_quit_hint(model, now);
+            if model.busy && !model.waiting_for_user() {
                 model.spinner = model.spinner.wrapping_add(1);
                 model.dirty = true;
             }
@@ -173,6 +212,9 @@ pub(super) fn scroll_page(model: &mut Model, back: bool) {
 }
 
 pub(super) fn scroll_by(model: &mut Model, delta: i32) {
+    // From what is on screen now: rows streamed since the last settle move
+    // the anchored window first.
+    settle(model);
     let delta = isize::try_from(delta).unwrap_or_default();
     model.scroll = model.scroll.saturating_add_signed(delta);
     model.dirty = true;
@@ -185,6 +227,7 @@ fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Cmd> {
     match focus {
         Focus::Question => return approvals::on_question_key(model, key),
         Focus::Picker => return picker::on_key(model, key),
+        Focus::Todos => return on_todos_key(model, key),
         Focus::SlashPopup => {
             if let Some(cmds) = slash::on_popup_key(model, key) {
                 model.quit_armed = false;
@@ -201,9 +244,14 @@ fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Cmd> {
     if act != Action::Interrupt {
         model.quit_armed = false;
     }
-    // The sidebar toggles in any of these layers, an open approval included.
+    // The sidebar toggles in any of these layers, an open approval included;
+    // where it cannot show, the composer's Ctrl+T opens the list instead.
     if act == Action::ToggleSidebar {
-        model.sidebar_hidden = !model.sidebar_hidden;
+        if model.width >= SIDEBAR_MIN_TERMINAL_WIDTH {
+            model.sidebar_hidden = !model.sidebar_hidden;
+        } else if matches!(focus, Focus::Composer | Focus::SlashPopup) {
+            model.todos_open = !model.todos.is_empty();
+        }
         return Vec::new();
     }
     // So do the tool outputs: reading a command's output helps to answer.
@@ -215,14 +263,52 @@ fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Cmd> {
         Focus::Feedback(kind) => approvals::on_feedback_key(model, kind, act),
         Focus::Approval(kind) => approvals::on_approval_key(model, kind, act),
         Focus::Composer | Focus::SlashPopup => composer::on_key(model, act),
-        Focus::Question | Focus::Picker => Vec::new(),
+        Focus::Question | Focus::Picker | Focus::Todos => Vec::new(),
     }
+}
+
+/// How long "Ctrl+C again to quit" stays armed.
+pub const QUIT_ARMED_FOR: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Disarms the quit key once `QUIT_ARMED_FOR` has passed since it was
+/// armed (a model armed before its first tick counts from that tick).
+fn expire_quit_hint(model: &mut Model, now: std::time::Instant) {
+    if !model.quit_armed {
+        return;
+    }
+    let armed_at = *model.quit_armed_at.get_or_insert(now);
+    if now.saturating_duration_since(armed_at) >= QUIT_ARMED_FOR {
+        model.quit_armed = false;
+        model.quit_armed_at = None;
+        model.dirty = true;
+    }
+}
+
+/// The todo overlay takes every key: Esc or Ctrl+T closes it, Ctrl+C
+/// closes it and interrupts a running turn.
+fn on_todos_key(model: &mut Model, key: KeyEvent) -> Vec<Cmd> {
+    match action(key) {
+        Action::Cancel | Action::ToggleSidebar => {
+            model.todos_open = false;
+            model.dirty = true;
+        }
+        Action::Interrupt => {
+            model.todos_open = false;
+            model.dirty = true;
+            if model.busy {
+                return vec![Cmd::Send(Op::Interrupt)];
+            }
+        }
+        _ => {}
+    }
+    Vec::new()
 }
 
 /// Bracketed paste goes where typing would: the question panel's Other
 /// field, the feedback field (both as plain text), or the composer, where
-/// a large paste is a chip (also under a picker or the slash popup, as
-/// typing there does). The options of a request take no text.
+/// a large paste is a chip (also under a picker, the todo overlay or the
+/// slash popup, so nothing pasted is lost). The options of a request take
+/// no text.
 fn on_paste(model: &mut Model, text: &str) {
     // Terminals send CR for line breaks inside a paste.
     let text = text.replace("\r\n", "\n").replace('\r', "\n");
@@ -240,7 +326,7 @@ fn on_paste(model: &mut Model, text: &str) {
             }
         }
         Focus::Approval(_) => {}
-        Focus::Picker | Focus::SlashPopup | Focus::Composer => {
+        Focus::Todos | Focus::Picker | Focus::SlashPopup | Focus::Composer => {
             // A large paste shows as a chip (TUI-4).
             model.composer.paste(&text);
             model.history_pos = None;

@@ -67,8 +67,7 @@ fn choose(model: &mut Model, item: PickerItem) -> Vec<Cmd> {
         PickerValue::Mode(choice) => {
             model.picker = None;
             // Shown at once; the runtime confirms with `SessionModeChanged`.
-            model.state = model.state.apply(choice);
-            vec![Cmd::Send(Op::SetMode { choice })]
+            super::mode::choose(model, choice)
         }
         PickerValue::Model(reference) => {
             model.picker = None;

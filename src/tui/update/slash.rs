@@ -259,8 +259,7 @@ fn expand_home(path: &str) -> std::path::PathBuf {
 
 /// Shown at once; the runtime confirms with `SessionModeChanged`.
 fn set_mode(model: &mut Model, choice: ModeChoice) -> Vec<Cmd> {
-    model.state = model.state.apply(choice);
-    vec![Cmd::Send(Op::SetMode { choice })]
+    super::mode::choose(model, choice)
 }
 
 /// `/help`: the commands, then the keys.

@@ -7,6 +7,7 @@ pub mod picker;
 pub mod sidebar;
 pub mod slash_popup;
 pub mod status;
+pub mod todos_overlay;
 pub mod transcript;
 
 use super::focus::{Focus, focus};
@@ -61,6 +62,7 @@ pub fn view(model: &Model, frame: &mut Frame) {
         _ if heights.overlay == 0 => {}
         Focus::Picker => picker::render(model, &theme, frame, overlay_area),
         Focus::SlashPopup => slash_popup::render(model, &theme, frame, overlay_area),
+        Focus::Todos => todos_overlay::render(model, &theme, frame, overlay_area),
         _ => {}
     }
     composer::render(model, focus, &theme, frame, composer_area);

@@ -35,7 +35,7 @@ pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
 }
 
 /// The header and every item, wrapped to `width`.
-fn lines(todos: &[TodoItem], theme: &Theme, width: usize) -> Vec<Line<'static>> {
+pub(crate) fn lines(todos: &[TodoItem], theme: &Theme, width: usize) -> Vec<Line<'static>> {
     let all_done = todos.iter().all(|t| t.status == TodoStatus::Completed);
     let count_style = if all_done {
         theme.success().add_modifier(Modifier::BOLD)
@@ -85,7 +85,11 @@ fn marks(status: TodoStatus, theme: &Theme) -> (Style, Style) {
 }
 
 /// Cuts the rows to `height`, saying how many were left out.
-fn fit(mut lines: Vec<Line<'static>>, height: usize, theme: &Theme) -> Vec<Line<'static>> {
+pub(crate) fn fit(
+    mut lines: Vec<Line<'static>>,
+    height: usize,
+    theme: &Theme,
+) -> Vec<Line<'static>> {
     if lines.len() <= height || height == 0 {
         return lines;
     }

@@ -5,7 +5,9 @@ use crate::tui::focus::Focus;
 use crate::tui::keys::hints;
 use crate::tui::layout::truncate;
 use crate::tui::model::Model;
+use crate::tui::screen::SIDEBAR_MIN_TERMINAL_WIDTH;
 use crate::tui::theme::Theme;
+use crate::tui::view::sidebar::progress;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
@@ -15,6 +17,9 @@ use ratatui::widgets::Paragraph;
 /// Shown while commands judged read-only run without the kernel sandbox.
 const NO_SANDBOX: &str = "no sandbox";
 
+/// In place of the spinner while a request waits for the user.
+const WAITING: &str = "waiting for you";
+
 const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 
 pub fn render_status(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
@@ -23,11 +28,20 @@ pub fn render_status(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect
     let mut spans = vec![Span::styled(format!(" {label} "), theme.mode_badge(label))];
     // The mode description is exact text (EXEC-2): the session id, then the
     // model, then the context figure's detail give way before it is cut.
-    let spinner = if model.busy {
+    // The clock stops while a request waits: that time is the user's.
+    let spinner = if model.busy && model.waiting_for_user() {
+        WAITING.to_string()
+    } else if model.busy {
         let secs = model.elapsed().map_or(0, |d| d.as_secs());
         format!("{} {secs}s", SPINNER[model.spinner % SPINNER.len()])
     } else {
         String::new()
+    };
+    // Where the sidebar cannot show, the list's progress stays in sight.
+    let todos = if model.todos.is_empty() || model.width >= SIDEBAR_MIN_TERMINAL_WIDTH {
+        String::new()
+    } else {
+        format!("todos {}", progress(&model.todos))
     };
     let (ctx_long, ctx_short) = context_use(model);
     let session = model.short_session();
@@ -45,6 +59,7 @@ pub fn render_status(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect
     let candidates = [
         vec![
             spinner.as_str(),
+            &todos,
             &running,
             sandbox,
             &ctx_long,
@@ -54,16 +69,25 @@ pub fn render_status(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect
         ],
         vec![
             spinner.as_str(),
+            &todos,
             &running,
             sandbox,
             &ctx_long,
             &place,
             &model.model_label,
         ],
-        vec![&spinner, &running, sandbox, &ctx_long, &model.model_label],
-        vec![&spinner, &running, sandbox, &ctx_long],
-        vec![&spinner, &running, sandbox, &ctx_short],
-        vec![&spinner, &running, sandbox],
+        vec![
+            &spinner,
+            &todos,
+            &running,
+            sandbox,
+            &ctx_long,
+            &model.model_label,
+        ],
+        vec![&spinner, &todos, &running, sandbox, &ctx_long],
+        vec![&spinner, &todos, &running, sandbox, &ctx_short],
+        vec![&spinner, &todos, &running, sandbox],
+        vec![&spinner, &todos],
         vec![&spinner],
     ];
     let fixed = label.chars().count() + 2 + 1;
