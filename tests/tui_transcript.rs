@@ -361,6 +361,7 @@ fn step(m: &mut Model, rng: &mut Rng, n: usize) {
                     text.push_str(" (changed)");
                 }
                 Cell::Assistant { text, .. } => text.push_str("\n\nmore (changed)"),
+                Cell::Compaction { summary, .. } => summary.push_str(" (changed)"),
             }
         }
         _ => event(
