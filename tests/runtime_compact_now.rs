@@ -27,7 +27,10 @@ async fn two_turns() -> Harness {
 
 async fn two_turns_in(setup: Setup) -> Harness {
     let mut h = setup.start().await;
-    for (question, answer) in [("first question", "first answer"), ("second question", "second answer")] {
+    for (question, answer) in [
+        ("first question", "first answer"),
+        ("second question", "second answer"),
+    ] {
         h.enqueue_text(answer);
         h.input(question);
         assert_eq!(h.turn_finished().await.0, TurnEnd::Completed);
@@ -80,7 +83,10 @@ async fn ux11_compact_runs_at_once_without_waiting_for_a_message() {
     assert_eq!(summary, SUMMARY);
     // The last turn (its question and answer) stays as it was.
     assert_eq!(kept, 2);
-    assert_eq!(compaction_finished(&mut h).await, CompactionOutcome::Compacted);
+    assert_eq!(
+        compaction_finished(&mut h).await,
+        CompactionOutcome::Compacted
+    );
     // The summary request went out without any new message.
     assert_eq!(h.server.request_count(), 3);
     assert_eq!(summaries(&h), 1);
@@ -154,7 +160,10 @@ async fn ux11_a_message_sent_while_compacting_waits_for_the_summary() {
         matches!(e, Event::InputQueued { text, .. } if text == "third question").then_some(())
     })
     .await;
-    assert_eq!(compaction_finished(&mut h).await, CompactionOutcome::Compacted);
+    assert_eq!(
+        compaction_finished(&mut h).await,
+        CompactionOutcome::Compacted
+    );
     assert_eq!(h.turn_finished().await.0, TurnEnd::Completed);
     // Started after the compaction, from its summary.
     let finished = h
@@ -216,17 +225,29 @@ async fn ux11_compact_during_a_turn_that_sends_no_more_requests_runs_when_it_end
     h.input("plan it");
     let request = h.permission_request().await;
     h.send(Op::Compact);
-    h.wait_for("Notice", |e| matches!(e, Event::Notice { .. }).then_some(()))
-        .await;
+    h.wait_for("Notice", |e| {
+        matches!(e, Event::Notice { .. }).then_some(())
+    })
+    .await;
     // A plainly rejected plan ends the turn without another request.
-    h.reply(&request.request_id, PermissionReply::Deny { feedback: None });
+    h.reply(
+        &request.request_id,
+        PermissionReply::Deny { feedback: None },
+    );
     assert_eq!(h.turn_finished().await.0, TurnEnd::Stopped);
     h.wait_for("CompactionStarted", |e| {
         matches!(e, Event::CompactionStarted).then_some(())
     })
     .await;
-    assert_eq!(compaction_finished(&mut h).await, CompactionOutcome::Compacted);
-    assert_eq!(h.server.request_count(), 4, "two turns, the plan, the summary");
+    assert_eq!(
+        compaction_finished(&mut h).await,
+        CompactionOutcome::Compacted
+    );
+    assert_eq!(
+        h.server.request_count(),
+        4,
+        "two turns, the plan, the summary"
+    );
     assert_eq!(summaries(&h), 1);
     h.shutdown().await;
 }

@@ -177,7 +177,10 @@ fn sug1_webfetch_panel_shows_the_url_and_saves_the_domain() {
         ),
     );
     let screen = screen(&m, 80, 24);
-    assert!(screen.contains("WebFetch fetches a page from the internet"), "{screen}");
+    assert!(
+        screen.contains("WebFetch fetches a page from the internet"),
+        "{screen}"
+    );
     assert!(
         screen.contains("https://docs.rs/ratatui/latest/ratatui/"),
         "{screen}"

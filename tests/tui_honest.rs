@@ -189,7 +189,11 @@ fn ux11_allow_edits_for_the_session_has_its_own_digit_and_the_mode_change_shows(
             state: ExecutionState::new(Mode::Edit, false),
         },
     );
-    let status = screen_of(&m).lines().nth(28).unwrap_or_default().to_string();
+    let status = screen_of(&m)
+        .lines()
+        .nth(28)
+        .unwrap_or_default()
+        .to_string();
     assert!(status.contains(" edit "), "{status}");
 }
 
@@ -266,7 +270,8 @@ fn ux11_a_non_zero_exit_is_a_red_cross_with_its_exit_code() {
     snapshot("honest_failed_command", &screen);
 }
 
-const PLAN: &str = "Some words first\n\n```md\n# not this\n```\n\n## Add the parser\n\n1. Write it\n2. Test it";
+const PLAN: &str =
+    "Some words first\n\n```md\n# not this\n```\n\n## Add the parser\n\n1. Write it\n2. Test it";
 
 #[test]
 fn ux11_a_plan_sent_back_says_so_under_its_heading_and_the_feedback_is_the_users_message() {
@@ -305,7 +310,10 @@ fn ux11_a_plan_sent_back_says_so_under_its_heading_and_the_feedback_is_the_users
     assert!(!screen.contains('✓'), "{screen}");
     let feedback = row_of(&screen, "› use a hand-written lexer");
     assert!(row_of(&screen, "plan sent back") < feedback, "{screen}");
-    assert!(feedback < row_of(&screen, "● Revising the plan."), "{screen}");
+    assert!(
+        feedback < row_of(&screen, "● Revising the plan."),
+        "{screen}"
+    );
     snapshot("honest_plan_sent_back", &screen);
 }
 
@@ -414,12 +422,18 @@ const SUMMARY: &str = "The user asked for a parser.\n\n- The lexer is done.\n- T
 fn ux11_compaction_is_busy_while_it_runs_and_esc_cancels_it() {
     let mut m = Session::new(80, 24).start();
     type_text(&mut m, "/compact");
-    assert_eq!(update(&mut m, key(KeyCode::Enter)), vec![Cmd::Send(Op::Compact)]);
+    assert_eq!(
+        update(&mut m, key(KeyCode::Enter)),
+        vec![Cmd::Send(Op::Compact)]
+    );
     event(&mut m, Event::CompactionStarted);
     assert!(m.busy);
     let screen = screen_of(&m);
     assert!(screen.contains("compacting the conversation"), "{screen}");
-    assert_eq!(update(&mut m, key(KeyCode::Esc)), vec![Cmd::Send(Op::Interrupt)]);
+    assert_eq!(
+        update(&mut m, key(KeyCode::Esc)),
+        vec![Cmd::Send(Op::Interrupt)]
+    );
     event(
         &mut m,
         Event::CompactionFinished {

@@ -1,8 +1,8 @@
 //! The runtime task: receives `Op`s, runs one turn at a time, queues inputs
 //! that arrive meanwhile (RUN-3) and starts them in order.
 
-use super::core::{SessionCore, lock};
 use super::compaction;
+use super::core::{SessionCore, lock};
 use super::protocol::{CompactionOutcome, Event, Op, ReturnedInput, SavedRule, TurnEnd};
 use super::turn::run_turn;
 use crate::permission::rules::{Rule, RuleKind};

@@ -273,7 +273,10 @@ mod tests {
 
     #[test]
     fn ux11_a_plan_is_titled_by_its_first_heading() {
-        assert_eq!(plan_title("intro\n\n## Add the parser ##\n# Later"), "Add the parser");
+        assert_eq!(
+            plan_title("intro\n\n## Add the parser ##\n# Later"),
+            "Add the parser"
+        );
         assert_eq!(plan_title("```\n# comment\n```\n# Real"), "Real");
         assert_eq!(plan_title("#hashtag\n\n  First step"), "#hashtag");
         assert_eq!(plan_title("\n  Just words\n"), "Just words");
