@@ -240,7 +240,7 @@ async fn plan11_plan_file_is_reinjected_after_a_forced_compaction() {
     h.send(zcode::runtime::protocol::Op::Compact);
     h.input("continue");
     h.wait_for("ContextCompacted", |e| match e {
-        Event::ContextCompacted { kept_messages } => Some(*kept_messages),
+        Event::ContextCompacted { kept_messages, .. } => Some(*kept_messages),
         _ => None,
     })
     .await;
@@ -298,7 +298,7 @@ async fn run4_compaction_starts_by_itself_near_the_context_window() {
     h.enqueue_text("second answer");
     h.input("second request");
     h.wait_for("ContextCompacted", |e| match e {
-        Event::ContextCompacted { kept_messages } => Some(*kept_messages),
+        Event::ContextCompacted { kept_messages, .. } => Some(*kept_messages),
         _ => None,
     })
     .await;

@@ -32,7 +32,13 @@ fn request(tool: &str, input: serde_json::Value, suggestions: Vec<Rule>) -> Perm
         tool: tool.into(),
         input,
         rule_id: "ask.default".into(),
-        reason: format!("{tool} asks in build mode"),
+        reason: match tool {
+            "Bash" => "runs a command that can change files",
+            "Edit" => "edits a file in the workspace",
+            "WebFetch" => "fetches a page from the internet",
+            _ => "needs your approval",
+        }
+        .into(),
         suggestions,
         always: AlwaysOption::Project,
         full_access_available: true,
@@ -171,7 +177,10 @@ fn sug1_webfetch_panel_shows_the_url_and_saves_the_domain() {
         ),
     );
     let screen = screen(&m, 80, 24);
-    assert!(screen.contains("WebFetch wants to fetch a URL"), "{screen}");
+    assert!(
+        screen.contains("WebFetch fetches a page from the internet"),
+        "{screen}"
+    );
     assert!(
         screen.contains("https://docs.rs/ratatui/latest/ratatui/"),
         "{screen}"

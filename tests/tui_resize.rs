@@ -45,7 +45,7 @@ fn busy_model(width: u16, height: u16) -> Model {
                 tool: "Bash".into(),
                 input: json!({"command": "cargo test --workspace --all-features -- --nocapture"}),
                 rule_id: "ask.default".into(),
-                reason: "Bash asks before running commands in build mode".into(),
+                reason: "runs a command that can change files".into(),
                 suggestions: Vec::new(),
                 always: AlwaysOption::Project,
                 full_access_available: true,

@@ -98,19 +98,19 @@ fn models() -> Vec<ModelChoice> {
         ModelChoice {
             reference: "local/small".into(),
             provider_name: "Local".into(),
-            context_window: 32_000,
+            context_window: Some(32_000),
             disabled: None,
         },
         ModelChoice {
             reference: "local/large".into(),
             provider_name: "Local".into(),
-            context_window: 128_000,
+            context_window: Some(128_000),
             disabled: None,
         },
         ModelChoice {
             reference: "anthropic/claude-sonnet-4-5".into(),
             provider_name: "Anthropic".into(),
-            context_window: 200_000,
+            context_window: Some(200_000),
             disabled: Some("no API key".into()),
         },
     ]

@@ -362,6 +362,7 @@ fn step(m: &mut Model, rng: &mut Rng, n: usize) {
                 }
                 Cell::Assistant { text, .. } => text.push_str("\n\nmore (changed)"),
                 Cell::Welcome => {}
+                Cell::Compaction { summary, .. } => summary.push_str(" (changed)"),
             }
         }
         _ => event(

@@ -203,7 +203,7 @@ fn edit_approval_with_diff_session_option_no_full_access() {
     request.tool = "Edit".into();
     request.input =
         json!({"file_path": "src/lib.rs", "old_string": "fn a()", "new_string": "fn b()"});
-    request.reason = "Edit asks before changing files in build mode".into();
+    request.reason = "edits a file in the workspace".into();
     request.always = AlwaysOption::Session;
     request.full_access_available = false;
     request.preview = Some(

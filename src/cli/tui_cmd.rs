@@ -112,7 +112,7 @@ impl Launcher for EnvLauncher {
                 p.models.iter().map(move |m| ModelChoice {
                     reference: format!("{}/{}", p.id, m.id),
                     provider_name: p.name.clone(),
-                    context_window: m.context_window.unwrap_or(0),
+                    context_window: m.context_window,
                     disabled: m.disabled.clone(),
                 })
             })

@@ -5,7 +5,7 @@
 use super::core::{SessionCore, lock};
 use super::injection::{inject, reminder_kind};
 use super::plan_file::{plan_file_path, plan_file_reference, read_plan_file_for_reference};
-use super::protocol::Event;
+use super::protocol::{CompactionOutcome, Event};
 use super::transcript::new_entry_id;
 use crate::model::accumulate::collect_reply;
 use crate::model::{Message, ModelRequest};
@@ -110,10 +110,14 @@ pub fn summary_message(summary: &str) -> Message {
     }
 }
 
-/// Summarises and replaces older history. Returns false when there was
-/// nothing to compact or the summary request failed (reported as a notice).
-/// `forced` (`/compact`) keeps only the latest user turn.
-pub async fn compact(core: &SessionCore, cancel: &CancellationToken, forced: bool) -> bool {
+/// Summarises and replaces older history. A failed summary request is
+/// reported as a notice and changes nothing. `forced` (`/compact`) keeps
+/// only the latest user turn.
+pub async fn compact(
+    core: &SessionCore,
+    cancel: &CancellationToken,
+    forced: bool,
+) -> CompactionOutcome {
     let history = lock(&core.history).clone();
     let model = core.model();
     let keep_tokens = if forced {
@@ -122,7 +126,7 @@ pub async fn compact(core: &SessionCore, cancel: &CancellationToken, forced: boo
         super::model_events::window_for_compaction(&model) * KEEP_PERCENT / 100
     };
     let Some(split) = split_point(&history, keep_tokens) else {
-        return false;
+        return CompactionOutcome::NothingToCompact;
     };
     // The old part goes as one transcript text: both dialects reject tool
     // calls and results in a request that defines no tools.
@@ -141,7 +145,7 @@ pub async fn compact(core: &SessionCore, cancel: &CancellationToken, forced: boo
     };
     let reply = tokio::select! {
         biased;
-        _ = cancel.cancelled() => return false,
+        _ = cancel.cancelled() => return CompactionOutcome::Interrupted,
         reply = async {
             let on_retry = super::model_events::retry_observer(core);
             let stream = model.provider.stream_observed(&request, on_retry).await?;
@@ -154,13 +158,13 @@ pub async fn compact(core: &SessionCore, cancel: &CancellationToken, forced: boo
             core.emit(Event::Notice {
                 message: "context compaction skipped: the model returned an empty summary".into(),
             });
-            return false;
+            return CompactionOutcome::Failed;
         }
         Err(e) => {
             core.emit(Event::Notice {
                 message: format!("context compaction failed: {e}"),
             });
-            return false;
+            return CompactionOutcome::Failed;
         }
     };
     let kept = history.len() - split;
@@ -170,7 +174,7 @@ pub async fn compact(core: &SessionCore, cancel: &CancellationToken, forced: boo
         json!({ "summary": summary, "keptMessages": kept }),
     );
     if core.persist(entry).is_err() {
-        return false;
+        return CompactionOutcome::Failed;
     }
     {
         let mut h = lock(&core.history);
@@ -181,8 +185,9 @@ pub async fn compact(core: &SessionCore, cancel: &CancellationToken, forced: boo
     reinject_state(core);
     core.emit(Event::ContextCompacted {
         kept_messages: kept,
+        summary: summary.trim().to_string(),
     });
-    true
+    CompactionOutcome::Compacted
 }
 
 /// PLAN-11: the plan file and the current todos go back into context.

@@ -28,7 +28,8 @@ pub enum Op {
         request_id: String,
         reply: PermissionReply,
     },
-    /// Summarise older history before the next request (`/compact`).
+    /// `/compact`: summarise older history now, as a cancellable task
+    /// (`CompactionStarted`); while a turn runs, before its next request.
     Compact,
     /// `/model REF`: resolve the reference (MODEL-3) and use that model from
     /// the next request on; answered by `ModelChanged` or an `Error`.
@@ -171,6 +172,20 @@ pub enum TurnEnd {
     RoundLimit,
 }
 
+/// How a compaction went (`CompactionFinished`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CompactionOutcome {
+    /// Older history was summarised (`ContextCompacted` came first).
+    Compacted,
+    /// There is no earlier turn to summarise yet.
+    NothingToCompact,
+    /// The summary request failed (a `Notice` says why); nothing changed.
+    Failed,
+    /// The user interrupted it; nothing changed.
+    Interrupted,
+}
+
 /// A queued input handed back unsent: `id` is its `InputQueued` id.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReturnedInput {
@@ -304,9 +319,19 @@ pub enum Event {
         call_id: String,
         text: String,
     },
-    /// Older history was summarised (RUN-4).
+    /// Older history was summarised (RUN-4): `summary` replaced it, the
+    /// last `kept_messages` messages stay as they were.
     ContextCompacted {
         kept_messages: usize,
+        #[serde(default)]
+        summary: String,
+    },
+    /// `/compact` while no turn runs: the compaction started now, as a task
+    /// of its own that `Op::Interrupt` cancels; `CompactionFinished` ends it.
+    CompactionStarted,
+    /// The compaction `CompactionStarted` announced is over.
+    CompactionFinished {
+        outcome: CompactionOutcome,
     },
     SessionModeChanged {
         state: ExecutionState,

@@ -1,8 +1,9 @@
 //! The runtime task: receives `Op`s, runs one turn at a time, queues inputs
 //! that arrive meanwhile (RUN-3) and starts them in order.
 
+use super::compaction;
 use super::core::{SessionCore, lock};
-use super::protocol::{Event, Op, ReturnedInput, SavedRule, TurnEnd};
+use super::protocol::{CompactionOutcome, Event, Op, ReturnedInput, SavedRule, TurnEnd};
 use super::turn::run_turn;
 use crate::permission::rules::{Rule, RuleKind};
 use crate::store::{InputStatus, StoreError, TodoStatus};
@@ -19,12 +20,20 @@ struct RunningTurn {
     input_id: Option<String>,
 }
 
+/// `/compact` while no turn runs: the compaction as a task of its own, so
+/// that an interrupt cancels it and the loop keeps taking ops meanwhile.
+struct RunningCompaction {
+    handle: JoinHandle<()>,
+    cancel: CancellationToken,
+}
+
 /// Runs until `Op::Shutdown` or until every sender is dropped; a running
 /// turn is then cancelled and awaited so nothing is left half-written, and
 /// what its commands left running in the background is ended.
 pub async fn run(core: Arc<SessionCore>, mut ops: UnboundedReceiver<Op>) {
     let heartbeat = tokio::spawn(keep_session_lock(core.clone()));
     let mut turn: Option<RunningTurn> = None;
+    let mut compacting: Option<RunningCompaction> = None;
     let mut turn_counter = 0u64;
     let mut background_poll = tokio::time::interval(crate::tools::background::POLL_INTERVAL);
     background_poll.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -40,7 +49,7 @@ pub async fn run(core: Arc<SessionCore>, mut ops: UnboundedReceiver<Op>) {
                         match op {
                             Op::Shutdown => break,
                             Op::UserInput { text } => {
-                                if turn.is_some() {
+                                if turn.is_some() || compacting.is_some() {
                                     queue_input(&core, text);
                                 } else {
                                     // RUN-3: inputs queued earlier (by a previous
@@ -57,13 +66,24 @@ pub async fn run(core: Arc<SessionCore>, mut ops: UnboundedReceiver<Op>) {
                                 }
                             }
                             Op::Compact => {
-                                core.compact_requested.store(true, std::sync::atomic::Ordering::SeqCst);
-                                core.emit(Event::Notice {
-                                    message: "the conversation will be compacted before the next request".into(),
-                                });
+                                if compacting.is_some() {
+                                    core.emit(Event::Notice {
+                                        message: "the conversation is being compacted already".into(),
+                                    });
+                                } else if turn.is_some() {
+                                    core.compact_requested.store(true, std::sync::atomic::Ordering::SeqCst);
+                                    core.emit(Event::Notice {
+                                        message: "a turn is running: the conversation will be compacted before the next request to the model".into(),
+                                    });
+                                } else {
+                                    compacting = Some(start_compaction(&core));
+                                }
                             }
                             Op::Interrupt => {
-                                if let Some(t) = &turn {
+                                if let Some(c) = &compacting {
+                                    c.cancel.cancel();
+                                    return_queued_inputs(&core);
+                                } else if let Some(t) = &turn {
                                     t.cancel.cancel();
                                     // What was typed behind the turn is the
                                     // user's again; inputs sent from now on
@@ -86,8 +106,25 @@ pub async fn run(core: Arc<SessionCore>, mut ops: UnboundedReceiver<Op>) {
                             Op::ShowTodos => show_todos(&core),
                         }
                     }
+                    ended = wait_for_compaction(&mut compacting) => {
+                        compacting = None;
+                        if let Err(e) = ended {
+                            core.emit(Event::Error { message: format!("the compaction stopped unexpectedly: {e}") });
+                            core.emit(Event::CompactionFinished { outcome: CompactionOutcome::Failed });
+                        }
+                        if let Some((id, text)) = next_queued(&core) {
+                            turn_counter += 1;
+                            turn = Some(start_turn(&core, turn_counter, text, Some(id)));
+                        }
+                    }
                     ended = wait_for(&mut turn) => {
                         let finished = turn.take();
+                        // A turn that failed or was interrupted leaves a
+                        // `/compact` made meanwhile for the next request.
+                        let ended_well = matches!(
+                            ended,
+                            Ok(TurnEnd::Completed | TurnEnd::Stopped | TurnEnd::RoundLimit)
+                        );
         if let Err(e) = ended {
                             core.emit(Event::Error { message: format!("the turn stopped unexpectedly: {e}") });
                             super::turn::close_unanswered_calls(&core);
@@ -96,7 +133,11 @@ pub async fn run(core: Arc<SessionCore>, mut ops: UnboundedReceiver<Op>) {
                         if let Some(id) = finished.and_then(|t| t.input_id) {
                             let _ = lock(&core.store).mark_input(&id, InputStatus::Done);
                         }
-                        if let Some((id, text)) = next_queued(&core) {
+                        // `/compact` came during the turn, which sent no
+                        // request after it: compact now, before what is queued.
+                        if ended_well && core.compact_requested.load(std::sync::atomic::Ordering::SeqCst) {
+                            compacting = Some(start_compaction(&core));
+                        } else if let Some((id, text)) = next_queued(&core) {
                             turn_counter += 1;
                             turn = Some(start_turn(&core, turn_counter, text, Some(id)));
                         }
@@ -106,6 +147,10 @@ pub async fn run(core: Arc<SessionCore>, mut ops: UnboundedReceiver<Op>) {
     if let Some(t) = turn {
         t.cancel.cancel();
         let _ = t.handle.await;
+    }
+    if let Some(c) = compacting {
+        c.cancel.cancel();
+        let _ = c.handle.await;
     }
     // Nothing a command started outlives the session.
     super::model_events::stop_window_lookup(&core);
@@ -228,6 +273,32 @@ async fn wait_for(turn: &mut Option<RunningTurn>) -> Result<TurnEnd, tokio::task
         Some(t) => (&mut t.handle).await,
         None => std::future::pending().await,
     }
+}
+
+/// Resolves when the running compaction ends; never, when there is none.
+async fn wait_for_compaction(
+    compacting: &mut Option<RunningCompaction>,
+) -> Result<(), tokio::task::JoinError> {
+    match compacting {
+        Some(c) => (&mut c.handle).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// `/compact` now: announced at once, so the front end shows it as busy.
+/// A flag set for the next request is spent by this compaction.
+fn start_compaction(core: &Arc<SessionCore>) -> RunningCompaction {
+    core.compact_requested
+        .store(false, std::sync::atomic::Ordering::SeqCst);
+    core.emit(Event::CompactionStarted);
+    let cancel = CancellationToken::new();
+    let task_core = core.clone();
+    let task_cancel = cancel.clone();
+    let handle = tokio::spawn(async move {
+        let outcome = compaction::compact(&task_core, &task_cancel, true).await;
+        task_core.emit(Event::CompactionFinished { outcome });
+    });
+    RunningCompaction { handle, cancel }
 }
 
 fn start_turn(

@@ -16,6 +16,8 @@ pub enum ApprovalOption {
     AlwaysProject,
     AlwaysSession,
     FullAccess,
+    /// Write/Edit: allow the call and switch the session to edit mode.
+    AllowEdits,
     /// Opens a text field: plan feedback (PLAN-8), or a deny with feedback
     /// the model receives (APPR-7).
     Feedback,
@@ -30,6 +32,7 @@ impl ApprovalOption {
             (ApprovalOption::AlwaysProject, _) => "Always allow in this project",
             (ApprovalOption::AlwaysSession, _) => "Always allow in this session",
             (ApprovalOption::FullAccess, _) => "Full access (switch to yolo)",
+            (ApprovalOption::AllowEdits, _) => "Allow edits for the rest of this session",
             (ApprovalOption::Feedback, RequestKind::Plan) => "Give feedback (keep planning)",
             (ApprovalOption::Feedback, _) => "Deny with feedback",
             (ApprovalOption::Deny, RequestKind::Question) => "Skip (deny)",
@@ -47,6 +50,9 @@ pub fn approval_options(request: &PermissionRequest) -> Vec<ApprovalOption> {
                 AlwaysOption::Project => options.push(ApprovalOption::AlwaysProject),
                 AlwaysOption::Session => options.push(ApprovalOption::AlwaysSession),
                 AlwaysOption::None => {}
+            }
+            if request.edit_mode_available {
+                options.push(ApprovalOption::AllowEdits);
             }
             if request.full_access_available {
                 options.push(ApprovalOption::FullAccess);

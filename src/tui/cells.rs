@@ -46,6 +46,13 @@ pub enum Cell {
     Notice {
         text: String,
     },
+    /// Older history was summarised (`/compact`, or near the window): the
+    /// summary's first line, all of it when expanded (Ctrl+O).
+    Compaction {
+        summary: String,
+        kept_messages: usize,
+        expanded: bool,
+    },
     Error {
         text: String,
     },
@@ -173,8 +180,8 @@ impl Cells {
 }
 
 /// The one line that says what a tool call does: the Bash command, the
-/// file path, the URL, the pattern, how many todos, the first question;
-/// else the compact JSON input.
+/// file path, the URL, the pattern, how many todos, the first question,
+/// the plan's title; else the compact JSON input.
 pub fn input_summary(input: &Value) -> String {
     let field = [
         "command",
@@ -204,15 +211,50 @@ pub fn input_summary(input: &Value) -> String {
     {
         return first.to_string();
     }
+    if let Some(plan) = input.get("plan").and_then(Value::as_str) {
+        return plan_title(plan);
+    }
     if input.as_object().is_some_and(|o| o.is_empty()) {
         return String::new();
     }
     input.to_string()
 }
 
+/// A plan's title: its first Markdown heading (outside code blocks), else
+/// its first line.
+pub fn plan_title(plan: &str) -> String {
+    let mut fence: Option<&str> = None;
+    for line in plan.lines() {
+        let trimmed = line.trim_start();
+        if let Some(open) = fence {
+            if trimmed.starts_with(open) {
+                fence = None;
+            }
+            continue;
+        }
+        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
+            fence = Some(&trimmed[..3]);
+            continue;
+        }
+        let hashes = trimmed.chars().take_while(|c| *c == '#').count();
+        let rest = &trimmed[hashes..];
+        if (1..=6).contains(&hashes) && (rest.is_empty() || rest.starts_with(' ')) {
+            let title = rest.trim().trim_end_matches('#').trim();
+            if !title.is_empty() {
+                return title.to_string();
+            }
+        }
+    }
+    plan.lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or_default()
+        .to_string()
+}
+
 #[cfg(test)]
 mod tests {
-    use super::input_summary;
+    use super::{input_summary, plan_title};
     use serde_json::json;
 
     #[test]
@@ -232,5 +274,20 @@ mod tests {
         );
         assert_eq!(input_summary(&json!({})), "");
         assert_eq!(input_summary(&json!({"n": 1})), r#"{"n":1}"#);
+    }
+
+    #[test]
+    fn ux11_a_plan_is_titled_by_its_first_heading() {
+        assert_eq!(
+            plan_title("intro\n\n## Add the parser ##\n# Later"),
+            "Add the parser"
+        );
+        assert_eq!(plan_title("```\n# comment\n```\n# Real"), "Real");
+        assert_eq!(plan_title("#hashtag\n\n  First step"), "#hashtag");
+        assert_eq!(plan_title("\n  Just words\n"), "Just words");
+        assert_eq!(
+            input_summary(&json!({"plan": "# Title\n1. a", "allowedPrompts": []})),
+            "Title"
+        );
     }
 }

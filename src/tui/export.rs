@@ -110,6 +110,16 @@ pub fn transcript_markdown(cells: &[Cell], header: &ExportHeader<'_>) -> String 
                 }
             }
             Cell::Notice { text } => push_quoted(&mut out, text),
+            Cell::Compaction {
+                summary,
+                kept_messages,
+                ..
+            } => push_quoted(
+                &mut out,
+                &format!(
+                    "conversation compacted ({kept_messages} recent messages kept); summary:\n\n{summary}"
+                ),
+            ),
             Cell::Error { text } => push_quoted(&mut out, &format!("error: {text}")),
             Cell::Welcome => {}
         }

@@ -23,7 +23,8 @@ pub struct ModelChoice {
     /// `provider/model`.
     pub reference: String,
     pub provider_name: String,
-    pub context_window: u64,
+    /// In tokens; `None` when the config does not say.
+    pub context_window: Option<u64>,
     /// Why it cannot be picked.
     pub disabled: Option<String>,
 }

@@ -83,7 +83,10 @@ impl Picker {
                 label: m.reference.clone(),
                 detail: match &m.disabled {
                     Some(reason) => format!("disabled: {reason}"),
-                    None => format!("{} · {} context", m.provider_name, tokens(m.context_window)),
+                    None => match m.context_window {
+                        Some(window) => format!("{} · {} context", m.provider_name, tokens(window)),
+                        None => format!("{} · context unknown", m.provider_name),
+                    },
                 },
                 current: m.reference.eq_ignore_ascii_case(current),
                 value: PickerValue::Model(m.reference.clone()),

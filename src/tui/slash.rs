@@ -81,7 +81,7 @@ pub const COMMANDS: [CommandInfo; 12] = [
         command: SlashCommand::Compact,
         name: "compact",
         arg: None,
-        description: "Summarise older history before the next request",
+        description: "Summarise older history now",
     },
     CommandInfo {
         command: SlashCommand::Copy,

@@ -98,7 +98,7 @@ pub fn bash_request(id: &str) -> PermissionRequest {
         tool: "Bash".into(),
         input: json!({"command": "cargo test --workspace", "description": "Run the tests"}),
         rule_id: "ask.default".into(),
-        reason: "Bash asks before running commands in build mode".into(),
+        reason: "runs a command that can change files".into(),
         suggestions: vec![Rule {
             tool_name: "Bash".into(),
             rule_content: Some("cargo test:*".into()),

@@ -23,6 +23,8 @@ const MAX_PREVIEW: usize = 12;
 const MAX_COMMAND: usize = 6;
 /// Plan rows shown at most.
 const MAX_PLAN: usize = 16;
+/// Rows of the call's own description shown at most.
+const MAX_DESCRIPTION: usize = 3;
 
 /// Rows the panel of `request` needs on a screen `width` × `screen_height`:
 /// its body and borders, at most the screen less six rows.
@@ -107,7 +109,7 @@ pub fn feedback_field(
     let label = if request.kind == RequestKind::Plan {
         "What should change? (Enter sends, Esc goes back)"
     } else {
-        "Why not? The model reads this. (Enter sends, Esc goes back)"
+        "What should it do instead? The model is told to follow this. (Enter sends, Esc goes back)"
     };
     let mut lines = vec![Line::from(Span::styled(label, theme.dim()))];
     for (i, row) in wrap(&format!("{feedback}▌"), width.saturating_sub(2))
@@ -129,17 +131,20 @@ fn tool_body(
     width: usize,
     lines: &mut Vec<Line<'static>>,
 ) {
-    let verb = match request.tool.as_str() {
-        "Bash" => "run a command",
-        "Write" | "Edit" | "MultiEdit" | "NotebookEdit" => "change a file",
-        "WebFetch" => "fetch a URL",
-        "Read" => "read a file",
-        _ => "use a tool",
-    };
-    lines.push(Line::from(vec![
-        Span::styled(request.tool.clone(), theme.bold()),
-        Span::raw(format!(" wants to {verb}")),
-    ]));
+    lines.extend(why_rows(request, theme, width));
+    // What the model says the command is for, above the command itself.
+    if let Some(description) = request.description.as_deref() {
+        let rows = wrap(description, width.saturating_sub(2));
+        let more = rows.len() > MAX_DESCRIPTION;
+        for (i, row) in rows.into_iter().take(MAX_DESCRIPTION).enumerate() {
+            let row = if more && i + 1 == MAX_DESCRIPTION {
+                truncate(&format!("{row}…"), width.saturating_sub(2))
+            } else {
+                row
+            };
+            lines.push(Line::from(vec![Span::raw("  "), Span::raw(row)]));
+        }
+    }
     let summary = input_summary(&request.input);
     let command = request
         .input
@@ -169,12 +174,6 @@ fn tool_body(
             theme.dim(),
         )));
     }
-    if !request.reason.is_empty() {
-        lines.push(Line::from(Span::styled(
-            truncate(&request.reason, width),
-            theme.dim(),
-        )));
-    }
     if let Some(preview) = &request.preview {
         lines.push(Line::default());
         // The same diff colours as the transcript's Edit and Write cells.
@@ -192,6 +191,35 @@ fn tool_body(
             )));
         }
     }
+}
+
+/// Why the user is asked, with the tool as the subject of the runtime's
+/// plain reason ("Bash runs a command that can change files"), wrapped.
+fn why_rows(request: &PermissionRequest, theme: &Theme, width: usize) -> Vec<Line<'static>> {
+    let why = if request.reason.is_empty() {
+        let verb = match request.tool.as_str() {
+            "Bash" => "run a command",
+            "Write" | "Edit" | "MultiEdit" | "NotebookEdit" => "change a file",
+            "WebFetch" => "fetch a URL",
+            "Read" => "read a file",
+            _ => "use a tool",
+        };
+        format!("wants to {verb}")
+    } else {
+        request.reason.clone()
+    };
+    let text = format!("{} {why}", request.tool);
+    wrap(&text, width)
+        .into_iter()
+        .enumerate()
+        .map(|(i, row)| match row.strip_prefix(request.tool.as_str()) {
+            Some(rest) if i == 0 => Line::from(vec![
+                Span::styled(request.tool.clone(), theme.bold()),
+                Span::raw(rest.to_string()),
+            ]),
+            _ => Line::from(row),
+        })
+        .collect()
 }
 
 fn plan_body(
@@ -237,6 +265,29 @@ fn plan_body(
             format!("↓ {below} more lines (PgDn)"),
             theme.dim(),
         )));
+    }
+    // PLAN-6: what the plan says it will need; approving grants none of it.
+    if !request.allowed_prompts.is_empty() {
+        lines.push(Line::default());
+        lines.push(Line::from(Span::styled(
+            "Requested permissions (not granted yet):",
+            theme.bold(),
+        )));
+        for prompt in &request.allowed_prompts {
+            for (i, row) in wrap(
+                &format!("{}: {}", prompt.tool, prompt.prompt),
+                width.saturating_sub(2),
+            )
+            .into_iter()
+            .enumerate()
+            {
+                let lead = if i == 0 { "- " } else { "  " };
+                lines.push(Line::from(vec![
+                    Span::styled(lead, theme.dim()),
+                    Span::raw(row),
+                ]));
+            }
+        }
     }
 }
 

@@ -7,8 +7,8 @@ use super::{truncate, wrap};
 use crate::tui::cells::{Cell, ToolStatus};
 use crate::tui::theme::Theme;
 use crate::tui::widgets::diff::{DiffLineKind, classify, line_style};
-use crate::tui::widgets::markdown::str_width;
-use crate::tui::widgets::markdown_doc::MarkdownDoc;
+use crate::tui::widgets::markdown::{str_width, wrap_preformatted};
+use crate::tui::widgets::markdown_doc::{MarkdownDoc, render_markdown};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 
@@ -150,6 +150,11 @@ pub fn cell_lines(cell: &Cell, theme: &Theme, width: usize, out: &mut Vec<Line<'
             theme.dim().add_modifier(Modifier::ITALIC),
             width,
         ),
+        Cell::Compaction {
+            summary,
+            kept_messages,
+            expanded,
+        } => compaction_lines(summary, *kept_messages, *expanded, theme, width, out),
         Cell::Error { text } => push_prefixed(
             out,
             &format!("error: {text}"),
@@ -214,13 +219,70 @@ fn expanded_output(
         diff_rows(diff, usize::MAX, theme, width, out);
         return;
     }
+    // Long lines wrap after a marker, as code does: output is read whole.
     let style = detail_style(status, theme);
+    let room = width.saturating_sub(4);
     for (i, line) in output.lines().enumerate() {
-        let lead = if i == 0 { "  └ " } else { "    " };
+        let rows = wrap_preformatted(vec![Span::styled(line.to_string(), style)], room, theme);
+        for (j, row) in rows.into_iter().enumerate() {
+            let lead = if i == 0 && j == 0 { "  └ " } else { "    " };
+            let mut spans = vec![Span::styled(lead, theme.dim())];
+            spans.extend(row.spans);
+            out.push(Line::from(spans));
+        }
+    }
+}
+
+/// A compaction: what was kept, then the summary's first line, or the
+/// whole summary as Markdown when expanded (Ctrl+O).
+fn compaction_lines(
+    summary: &str,
+    kept_messages: usize,
+    expanded: bool,
+    theme: &Theme,
+    width: usize,
+    out: &mut Vec<Line<'static>>,
+) {
+    let noun = if kept_messages == 1 {
+        "message"
+    } else {
+        "messages"
+    };
+    push_prefixed(
+        out,
+        &format!("conversation compacted ({kept_messages} recent {noun} kept)"),
+        "· ",
+        theme.dim(),
+        theme.dim().add_modifier(Modifier::ITALIC),
+        width,
+    );
+    if expanded {
+        let md_width = u16::try_from(width.saturating_sub(4)).unwrap_or(u16::MAX);
+        for (i, row) in render_markdown(summary, md_width, theme)
+            .into_iter()
+            .enumerate()
+        {
+            let lead = if i == 0 { "  └ " } else { "    " };
+            let mut spans = vec![Span::styled(lead, theme.dim())];
+            spans.extend(row.spans);
+            out.push(Line::from(spans));
+        }
+        return;
+    }
+    let mut lines = summary.lines().filter(|l| !l.trim().is_empty());
+    if let Some(first) = lines.next() {
         out.push(Line::from(vec![
-            Span::styled(lead, theme.dim()),
-            Span::styled(truncate(line, width.saturating_sub(4)), style),
+            Span::styled("  └ ", theme.dim()),
+            Span::styled(truncate(first.trim(), width.saturating_sub(4)), theme.dim()),
         ]));
+    }
+    let hidden = lines.count();
+    if hidden > 0 {
+        let noun = if hidden == 1 { "line" } else { "lines" };
+        out.push(Line::from(Span::styled(
+            format!("    … +{hidden} {noun} (ctrl+o to expand)"),
+            theme.dim(),
+        )));
     }
 }
 

@@ -124,6 +124,7 @@ fn answer(model: &mut Model, option: ApprovalOption) -> Vec<Cmd> {
         },
         ApprovalOption::AlwaysSession => PermissionReply::AlwaysAllowSession,
         ApprovalOption::FullAccess => PermissionReply::FullAccess,
+        ApprovalOption::AllowEdits => PermissionReply::AllowEditsForSession,
         ApprovalOption::Feedback | ApprovalOption::Deny => PermissionReply::Deny { feedback: None },
     };
     reply_to_head(model, reply)

@@ -1,7 +1,7 @@
 //! What the runtime's events do to the model: the transcript's cells, the
 //! approval queue, the status line's state.
 
-use crate::runtime::protocol::{Event, HistoryItem, TurnEnd, retry_line};
+use crate::runtime::protocol::{CompactionOutcome, Event, HistoryItem, TurnEnd, retry_line};
 use crate::tui::cells::{Cell, ToolStatus, input_summary};
 use crate::tui::model::Model;
 use crate::tui::picker::Picker;
@@ -75,13 +75,26 @@ pub(super) fn on_event(model: &mut Model, event: Event) {
                     model.queued.remove(i);
                 }
             }
+            let returned = inputs.len();
             let mut texts: Vec<String> = inputs.into_iter().map(|i| i.text).collect();
             if !model.composer.is_empty() {
                 texts.push(model.composer.text().to_string());
             }
             model.composer.set(&texts.join("\n"));
+            let noun = if returned == 1 { "message" } else { "messages" };
+            if returned > 0 {
+                push_notice(
+                    model,
+                    &format!("{returned} queued {noun} returned to the prompt"),
+                );
+            }
         }
-        Event::PlanFeedback { text, .. } => model.cells.push(Cell::User { text }),
+        Event::PlanFeedback { call_id, text } => {
+            // The plan's cell says what became of it; the feedback is the
+            // user's message from here on.
+            set_detail(model, &call_id, PLAN_SENT_BACK);
+            model.cells.push(Cell::User { text });
+        }
         Event::AssistantDelta { text } => match model.cells.last_mut() {
             Some(Cell::Assistant {
                 text: current,
@@ -170,6 +183,7 @@ pub(super) fn on_event(model: &mut Model, event: Event) {
             output,
             is_error,
             diff,
+            exit_code,
             ..
         } => {
             let status = if is_error {
@@ -177,7 +191,7 @@ pub(super) fn on_event(model: &mut Model, event: Event) {
             } else {
                 ToolStatus::Done
             };
-            let line = first_line(&output);
+            let line = finished_detail(&output, exit_code);
             set_tool(model, &call_id, status, line, kept_output(&output), diff);
         }
         Event::ToolCallDenied { denial } => {
@@ -201,10 +215,35 @@ pub(super) fn on_event(model: &mut Model, event: Event) {
                 });
             }
         }
-        Event::ContextCompacted { kept_messages } => push_notice(
-            model,
-            &format!("older history was summarised ({kept_messages} messages kept)"),
-        ),
+        Event::CompactionStarted => {
+            // Busy like a turn: the spinner runs and Esc cancels it.
+            model.busy = true;
+            if model.turn_started.is_none() {
+                model.turn_started = model.now;
+            }
+            push_notice(model, "compacting the conversation (Esc cancels)");
+        }
+        Event::CompactionFinished { outcome } => {
+            match outcome {
+                CompactionOutcome::Interrupted => push_notice(model, "compaction cancelled"),
+                CompactionOutcome::NothingToCompact => push_notice(
+                    model,
+                    "nothing to compact yet: there is no earlier turn to summarise",
+                ),
+                // A notice before it said why it failed.
+                CompactionOutcome::Compacted | CompactionOutcome::Failed => {}
+            }
+            model.busy = false;
+            model.turn_started = None;
+        }
+        Event::ContextCompacted {
+            kept_messages,
+            summary,
+        } => model.cells.push(Cell::Compaction {
+            summary,
+            kept_messages,
+            expanded: model.tools_expanded,
+        }),
         Event::SessionModeChanged { state } => super::mode::changed(model, state),
         Event::History { items } => {
             replay_history(model, items);
@@ -370,6 +409,37 @@ fn set_tool(
         return true;
     }
     false
+}
+
+/// What a plan cell says once the user sent the plan back with feedback.
+const PLAN_SENT_BACK: &str = "plan sent back";
+
+/// Changes only the detail line of the tool cell of `id`.
+fn set_detail(model: &mut Model, id: &str, text: &str) {
+    if let Some(Cell::Tool { detail, .. }) = model
+        .cells
+        .rfind_mut(|cell| matches!(cell, Cell::Tool { call_id, .. } if call_id == id))
+    {
+        *detail = text.to_string();
+    }
+}
+
+/// The detail line of a finished call: its output's first line, after the
+/// exit code of a command that failed ("exit 3 · no such file"), said once
+/// when the output has nothing else.
+fn finished_detail(output: &str, exit_code: Option<i32>) -> String {
+    let line = first_line(output);
+    match exit_code {
+        Some(code) if code != 0 => {
+            let exit = format!("exit {code}");
+            if line.is_empty() || line.starts_with("Exit code:") {
+                exit
+            } else {
+                format!("{exit} · {line}")
+            }
+        }
+        _ => line,
+    }
 }
 
 /// Tool output rows a cell keeps: enough to read, bounded in memory.

@@ -336,14 +336,18 @@ fn on_paste(model: &mut Model, text: &str) {
     }
 }
 
-/// Ctrl+O: every tool cell shows its whole output, or its first line again.
+/// Ctrl+O: every tool cell (and compaction summary) shows its whole
+/// output, or its first line again.
 fn toggle_tool_output(model: &mut Model) {
     model.tools_expanded = !model.tools_expanded;
     let to = model.tools_expanded;
     model.cells.update_where(
-        |cell| matches!(cell, Cell::Tool { expanded, .. } if *expanded != to),
         |cell| {
-            if let Cell::Tool { expanded, .. } = cell {
+            matches!(cell, Cell::Tool { expanded, .. } | Cell::Compaction { expanded, .. }
+                if *expanded != to)
+        },
+        |cell| {
+            if let Cell::Tool { expanded, .. } | Cell::Compaction { expanded, .. } = cell {
                 *expanded = to;
             }
         },
