@@ -110,7 +110,7 @@ async fn model2_environment_providers_are_listed() {
     assert_eq!(
         out.content,
         "1 model from 1 provider. Current model: openai/gpt-4.1 (marked [current]).\n\
-         openai/gpt-4.1 | OpenAI | context window: asked of the server [current]\n"
+         openai/gpt-4.1 | OpenAI | context window: 128000 tokens [current]\n"
     );
 }
 
