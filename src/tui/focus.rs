@@ -70,7 +70,7 @@ pub fn focus(model: &Model) -> Focus {
 fn todos_overlay_open(model: &Model) -> bool {
     model.todos_open
         && !model.todos.is_empty()
-        && model.width < crate::tui::screen::SIDEBAR_MIN_TERMINAL_WIDTH
+        && model.width < crate::tui::layout::SIDEBAR_MIN_TERMINAL_WIDTH
 }
 
 /// The slash popup, when it has the focus.

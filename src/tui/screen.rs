@@ -13,11 +13,9 @@ use crate::tui::slash::POPUP_ROWS;
 use crate::tui::theme::Theme;
 use ratatui::text::Line;
 
-/// Columns the todo sidebar takes, its left border included.
+/// Columns the todo sidebar takes, its blank two-column gutter included.
 pub const SIDEBAR_WIDTH: u16 = 32;
-/// Narrower terminals never show the sidebar: the transcript needs the
-/// room more.
-pub const SIDEBAR_MIN_TERMINAL_WIDTH: u16 = 100;
+pub use super::layout::SIDEBAR_MIN_TERMINAL_WIDTH;
 /// Rows of items a picker shows at most; the list scrolls to keep the
 /// selection.
 pub const PICKER_ROWS: usize = 10;
