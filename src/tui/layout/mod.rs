@@ -10,13 +10,12 @@ pub mod transcript;
 
 use unicode_width::UnicodeWidthChar;
 
-/// Splits `text` into rows of at most `width` columns (by display width),
-/// breaking at spaces where it can. Empty lines stay.
-
 /// Narrower terminals never show the sidebar: the transcript needs the
 /// room more.
 pub const SIDEBAR_MIN_TERMINAL_WIDTH: u16 = 100;
 
+/// Splits `text` into rows of at most `width` columns (by display width),
+/// breaking at spaces where it can. Empty lines stay.
 pub fn wrap(text: &str, width: usize) -> Vec<String> {
     let width = width.max(1);
     let mut rows = Vec::new();
