@@ -9,6 +9,7 @@ mod permission_cmd;
 mod sandbox_cmd;
 mod sessions_cmd;
 mod stdin_input;
+mod stdout;
 mod task_args;
 pub mod tool_list_args;
 mod tui_cmd;

@@ -1,6 +1,7 @@
 //! `zcode models` (CLI-3): the model catalog, as ListModels shows it.
 
 use super::environment::Environment;
+use super::stdout::outln;
 use crate::config::{Catalog, Config};
 use crate::model::reference::resolve_model_reference;
 use crate::model::select::{DEMO_MODEL_ID, DEMO_PROVIDER_ID, HOW_TO_CONFIGURE, select_model};
@@ -12,7 +13,7 @@ pub fn run(model_flag: Option<&str>) -> anyhow::Result<ExitCode> {
     let lookup = |k: &str| std::env::var(k).ok();
     let catalog = env.config.catalog(lookup);
     if catalog.providers.is_empty() {
-        println!(
+        outln!(
             "No model provider is configured: zcode uses the offline demo \
              ({DEMO_PROVIDER_ID}/{DEMO_MODEL_ID}), which answers with canned replies.\n\
              To use a real model, {HOW_TO_CONFIGURE}."
@@ -27,8 +28,8 @@ pub fn run(model_flag: Option<&str>) -> anyhow::Result<ExitCode> {
             would_pick(&env.config, &catalog, model_flag)
         }
     };
-    print!("{}", model_listing(&catalog, current.as_deref()));
-    println!(
+    super::stdout::write_text(&model_listing(&catalog, current.as_deref()));
+    outln!(
         "Pick a model with --model providerId/modelId (or /model in a session), \
          or set \"model\" in $ZCODE_HOME/config.json."
     );

@@ -2,6 +2,7 @@
 
 use super::args::{PermissionCommand, RuleKindArg};
 use super::environment::{Environment, Project, ToolLists};
+use super::stdout::outln;
 use crate::config::project_id::legacy_project_id;
 use crate::permission::check::Behavior;
 use crate::permission::mode::{ExecutionState, ModeChoice, StartingModeSources, starting_state};
@@ -54,12 +55,12 @@ pub fn run(
                 store.add_project_rules(&project.id, kind.into(), std::slice::from_ref(&rule))?;
             let kind = RuleKind::from(kind).as_str();
             if added == 0 {
-                println!(
+                outln!(
                     "{kind} {rule} was already saved for {}",
                     project.workspace.display()
                 );
             } else {
-                println!("saved {kind} {rule} for {}", project.workspace.display());
+                outln!("saved {kind} {rule} for {}", project.workspace.display());
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -74,7 +75,7 @@ pub fn run(
             let mut store = env.open_store()?;
             let kind_name = RuleKind::from(kind).as_str();
             if store.remove_project_rule(&project.id, kind.into(), &rule)? {
-                println!(
+                outln!(
                     "removed {kind_name} {rule} from {}",
                     project.workspace.display()
                 );
@@ -159,7 +160,7 @@ fn check(
     if eval.decision.behavior == Behavior::Ask || eval.bash.is_some() {
         out["suggestions"] = serde_json::to_value(&eval.suggestions)?;
     }
-    println!("{}", serde_json::to_string_pretty(&out)?);
+    outln!("{}", serde_json::to_string_pretty(&out)?);
     Ok(ExitCode::SUCCESS)
 }
 
@@ -191,13 +192,13 @@ fn list(env: &Environment, project: &Project, as_json: bool) -> anyhow::Result<E
                 "rules": legacy,
             });
         }
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        outln!("{}", serde_json::to_string_pretty(&out)?);
         return Ok(ExitCode::SUCCESS);
     }
     if rules.is_empty() {
-        println!("No saved rules for {}.", project.workspace.display());
+        outln!("No saved rules for {}.", project.workspace.display());
     } else {
-        println!(
+        outln!(
             "Saved rules for {} (project {}):",
             project.workspace.display(),
             project.id
@@ -210,7 +211,7 @@ fn list(env: &Environment, project: &Project, as_json: bool) -> anyhow::Result<E
         } else {
             shared_with.join(", ")
         };
-        println!(
+        outln!(
             "Not applied: rules saved by an earlier version under the id {legacy_id}, \
              which was shared by {shared}. Re-add the ones you want with `zcode permission add`:"
         );
@@ -223,7 +224,7 @@ fn print_rules(rules: &RuleSet) {
     for kind in RuleKind::ALL {
         for rule in rules.rules(kind) {
             let content = rule.rule_content.as_deref().unwrap_or("(whole tool)");
-            println!(
+            outln!(
                 "  {:<5}  {:<12}  {}",
                 kind.as_str(),
                 rule.tool_name,

@@ -2,6 +2,7 @@
 
 use super::args::SessionsCommand;
 use super::environment::{Environment, Project};
+use super::stdout::outln;
 use crate::store::SessionFilter;
 use serde_json::json;
 use std::process::ExitCode;
@@ -36,22 +37,22 @@ pub fn run(cmd: SessionsCommand) -> anyhow::Result<ExitCode> {
                 })
             })
             .collect();
-        println!("{}", serde_json::to_string_pretty(&rows)?);
+        outln!("{}", serde_json::to_string_pretty(&rows)?);
         return Ok(ExitCode::SUCCESS);
     }
     if sessions.is_empty() {
         match &project {
-            Some(p) => println!(
+            Some(p) => outln!(
                 "No sessions for {} (use --all for every project).",
                 p.workspace.display()
             ),
-            None => println!("No sessions yet."),
+            None => outln!("No sessions yet."),
         }
         return Ok(ExitCode::SUCCESS);
     }
     for s in &sessions {
         let label = s.execution.label();
-        println!(
+        outln!(
             "{}  {:<5}  {}  {}",
             s.id,
             label,
