@@ -8,7 +8,12 @@ use std::process::{Command, Stdio};
 fn run_into_closed_pipe(args: &[&str]) -> std::process::Output {
     let home = tempfile::tempdir().expect("temp home");
     let project = tempfile::tempdir().expect("temp project");
-    let (reader, writer) = std::io::pipe().expect("a pipe");
+    use std::os::fd::{FromRawFd, OwnedFd};
+    let mut fds = [0; 2];
+    // SAFETY: `pipe` fills the two descriptors it was given room for.
+    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0, "a pipe");
+    // SAFETY: both descriptors were just made and are owned here alone.
+    let (reader, writer) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
     // No reader at all: the first write fails with a broken pipe.
     drop(reader);
     Command::new(env!("CARGO_BIN_EXE_zcode"))
