@@ -1,4 +1,4 @@
-//! `/copy` and `/export` through `update` (issue 11, "Getting text out"):
+//! `/copy` and `/export` through `update`:
 //! what each produces for the loop to do, and what the user is told.
 
 #![cfg(unix)]

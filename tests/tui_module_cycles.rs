@@ -1,4 +1,4 @@
-//! The TUI's modules form no import cycle (issue 11, "Structure"): pure
+//! The TUI's modules form no import cycle: pure
 //! layout, focus and state below, `update` and `view` above them. A module
 //! of `src/tui` that names another (`crate::tui::x`, `super::x`) depends on
 //! it; the graph between the children of `tui` must stay acyclic.

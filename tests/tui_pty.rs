@@ -514,7 +514,7 @@ fn demo_overflowing(options: PtyOptions) -> Pty {
 }
 
 /// The mouse wheel scrolls the transcript in a real terminal (TUI-5) while
-/// the mouse stays the terminal's (issue 11: native selection with no
+/// the mouse stays the terminal's (native selection with no
 /// modifier key): zcode turns on alternate scroll, not mouse capture, and
 /// the terminal sends each wheel notch as a run of arrow keys.
 #[test]
@@ -590,7 +590,7 @@ fn ux11_mouse_capture_on_request_scrolls_with_mouse_events() {
 }
 
 /// Quitting leaves the conversation in the terminal's scrollback, then the
-/// command that resumes the session (issue 11).
+/// command that resumes the session.
 #[test]
 fn ux11_quitting_leaves_the_conversation_and_the_resume_command() {
     let home = tempfile::tempdir().expect("temp home");
@@ -669,7 +669,7 @@ fn tui2_frames_go_out_as_synchronized_updates() {
 }
 
 /// `/copy` sends the answer to the terminal's clipboard as OSC 52 and
-/// `/export FILE` writes the conversation, from the real binary (issue 11).
+/// `/export FILE` writes the conversation, from the real binary.
 #[test]
 fn ux11_copy_and_export_from_the_real_terminal() {
     let home = tempfile::tempdir().expect("temp home");

@@ -1,4 +1,4 @@
-//! The status line names where the session works (issue 11): the
+//! The status line names where the session works: the
 //! workspace's directory and the git branch, giving way before the mode's
 //! description on narrow terminals.
 
