@@ -105,3 +105,16 @@ fn ux11_export_writes_markdown_to_the_named_or_default_file() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn init_asks_the_model_to_write_agents_md() {
+    let mut m = session();
+    let cmds = submit(&mut m, "/init");
+    match cmds.as_slice() {
+        [Cmd::Send(zcode::runtime::protocol::Op::UserInput { text })] => {
+            assert!(text.contains("AGENTS.md"), "{text}")
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(m.busy);
+}

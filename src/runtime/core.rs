@@ -29,6 +29,8 @@ pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 pub struct SessionCore {
+    /// The project's instruction files and environment facts, read at start.
+    pub context: super::instructions::ProjectContext,
     pub session_id: String,
     pub workspace: PathBuf,
     pub project_id: String,

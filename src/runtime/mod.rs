@@ -5,6 +5,7 @@
 pub mod compaction;
 pub mod core;
 pub mod injection;
+pub mod instructions;
 pub mod model_events;
 pub mod plan_file;
 pub mod prompts;
@@ -110,7 +111,9 @@ pub fn start(setup: RuntimeSetup, mut store: Store) -> Result<RuntimeHandle, Ses
         .join("projects")
         .join(&project_id)
         .join("memory");
+    let context = instructions::ProjectContext::gather(&workspace, &setup.zcode_home);
     let core = Arc::new(SessionCore {
+        context,
         session_id: session_id.clone(),
         workspace: workspace.clone(),
         project_id: project_id.clone(),

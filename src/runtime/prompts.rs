@@ -1,18 +1,20 @@
 //! The system prompt: a text asset plus facts about this session.
 
+use super::instructions::ProjectContext;
 use crate::permission::mode::ExecutionState;
 use std::path::Path;
 
 const SYSTEM_PROMPT: &str = include_str!("../../assets/prompts/system.md");
 
 /// The system prompt for one request.
-pub fn system_prompt(workspace: &Path, state: ExecutionState) -> String {
+pub fn system_prompt(workspace: &Path, state: ExecutionState, context: &ProjectContext) -> String {
     format!(
-        "{SYSTEM_PROMPT}\n# Environment\n- Workspace: {}\n- Platform: {} ({})\n- Permission mode: {} — {}\n",
+        "{SYSTEM_PROMPT}\n# Environment\n- Workspace: {}\n- Platform: {} ({})\n- Permission mode: {} — {}\n{}",
         workspace.display(),
         std::env::consts::OS,
         std::env::consts::ARCH,
         state.label(),
         state.description(),
+        context.prompt_section(),
     )
 }

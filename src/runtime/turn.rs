@@ -214,7 +214,7 @@ async fn stream_reply(core: &SessionCore, cancel: &CancellationToken) -> StreamR
     let forced = core
         .compact_requested
         .swap(false, std::sync::atomic::Ordering::SeqCst);
-    let system = system_prompt(&core.workspace, core.state());
+    let system = system_prompt(&core.workspace, core.state(), &core.context);
     let estimate = compaction::estimate_tokens(&system, &lock(&core.history));
     // Read once: a `/model` switch applies from the next request on.
     let mut model = core.model();

@@ -18,6 +18,7 @@ pub enum SlashCommand {
     New,
     Resume,
     Compact,
+    Init,
     Copy,
     Export,
     Help,
@@ -34,7 +35,7 @@ pub struct CommandInfo {
     pub description: &'static str,
 }
 
-pub const COMMANDS: [CommandInfo; 12] = [
+pub const COMMANDS: [CommandInfo; 13] = [
     CommandInfo {
         command: SlashCommand::Mode,
         name: "mode",
@@ -82,6 +83,12 @@ pub const COMMANDS: [CommandInfo; 12] = [
         name: "compact",
         arg: None,
         description: "Summarise older history now",
+    },
+    CommandInfo {
+        command: SlashCommand::Init,
+        name: "init",
+        arg: None,
+        description: "Ask the model to write an AGENTS.md for this repository",
     },
     CommandInfo {
         command: SlashCommand::Copy,

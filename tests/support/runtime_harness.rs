@@ -117,6 +117,16 @@ impl Setup {
     }
 
     /// The directory hook scripts are written to.
+    /// The workspace before the runtime starts (for files such as AGENTS.md).
+    pub fn workspace_dir(&self) -> PathBuf {
+        self.dir.path().join("ws")
+    }
+
+    /// `ZCODE_HOME` before the runtime starts.
+    pub fn home_dir(&self) -> PathBuf {
+        self.dir.path().join("home")
+    }
+
     pub fn scripts_dir(&self) -> PathBuf {
         self.dir.path().join("scripts")
     }

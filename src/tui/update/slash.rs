@@ -125,6 +125,15 @@ fn execute(model: &mut Model, line: &str, info: CommandInfo, arg: Option<String>
             }
             cmds
         }
+        SlashCommand::Init => {
+            if !model.busy {
+                model.busy = true;
+                model.turn_started = model.now;
+            }
+            vec![Cmd::Send(Op::UserInput {
+                text: INIT_PROMPT.to_string(),
+            })]
+        }
         SlashCommand::Model => match arg {
             None => vec![Cmd::ListModels],
             Some(reference) => vec![Cmd::Send(Op::SetModel { reference })],
@@ -256,6 +265,10 @@ fn expand_home(path: &str) -> std::path::PathBuf {
         _ => std::path::PathBuf::from(path),
     }
 }
+
+/// `/init`: what the model is asked. Its Write goes through the permission
+/// system like any other.
+const INIT_PROMPT: &str = "Write an AGENTS.md file at the root of this repository for coding agents working in it. First explore the repository (its layout, build and test commands, languages, conventions, anything surprising). Then write a concise AGENTS.md: how to build, test and lint; the layout in a few lines; code style and conventions that are not obvious; what to avoid. If an AGENTS.md or CLAUDE.md exists, improve it instead of starting over. Do not invent commands you did not find.";
 
 /// Shown at once; the runtime confirms with `SessionModeChanged`.
 fn set_mode(model: &mut Model, choice: ModeChoice) -> Vec<Cmd> {

@@ -1,0 +1,352 @@
+//! What the model is told about the project before it starts: the
+//! instruction files (`AGENTS.md`, the cross-agent convention; `CLAUDE.md`
+//! where a directory has none) and facts about the environment (today's
+//! date, the git branch and a short `git status`, the shell). Read once at
+//! session start, so a file the model edits takes effect in the next
+//! session, as in other agents.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+/// One file's text is cut after this many bytes, with a notice.
+pub const MAX_FILE_BYTES: usize = 32 * 1024;
+/// All instruction files together; files past it are left out, with a
+/// notice.
+pub const MAX_TOTAL_BYTES: usize = 64 * 1024;
+/// `git status` gets this long; a larger repository goes without it.
+const GIT_STATUS_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// An instruction file as it goes into the system prompt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InstructionFile {
+    pub path: PathBuf,
+    pub text: String,
+    /// Bytes left out past the cap.
+    pub cut_bytes: usize,
+}
+
+/// What the system prompt says about the project, gathered at start.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ProjectContext {
+    pub files: Vec<InstructionFile>,
+    /// Files found but left out (over the total cap, unreadable).
+    pub skipped: Vec<String>,
+    pub date: String,
+    pub git_branch: Option<String>,
+    pub git_status: Option<String>,
+    pub shell: Option<String>,
+}
+
+impl ProjectContext {
+    /// Everything for `workspace`, the global file under `zcode_home`.
+    pub fn gather(workspace: &Path, zcode_home: &Path) -> Self {
+        let (files, skipped) = load_instruction_files(workspace, zcode_home);
+        Self {
+            files,
+            skipped,
+            date: today_utc(),
+            git_branch: crate::git_info::current_branch(workspace),
+            git_status: git_status_summary(workspace),
+            shell: std::env::var("SHELL").ok().filter(|s| !s.is_empty()),
+        }
+    }
+
+    /// The environment lines and the instruction files, for the prompt.
+    pub fn prompt_section(&self) -> String {
+        let mut out = format!("- Today's date: {}\n", self.date);
+        if let Some(branch) = &self.git_branch {
+            out.push_str(&format!("- Git branch: {branch}\n"));
+        }
+        if let Some(status) = &self.git_status {
+            out.push_str(&format!("- Git status at session start: {status}\n"));
+        }
+        if let Some(shell) = &self.shell {
+            out.push_str(&format!("- Shell: {shell}\n"));
+        }
+        if self.files.is_empty() && self.skipped.is_empty() {
+            return out;
+        }
+        out.push_str(
+            "\n# Project instructions\nThe user's instructions for this project, from these files (the closest to the working directory last, and winning where they disagree). Follow them.\n",
+        );
+        for file in &self.files {
+            out.push_str(&format!(
+                "\n<instructions path=\"{}\">\n{}\n",
+                file.path.display(),
+                file.text.trim_end()
+            ));
+            if file.cut_bytes > 0 {
+                out.push_str(&format!(
+                    "[{} more bytes of this file were left out; read the file for the rest]\n",
+                    file.cut_bytes
+                ));
+            }
+            out.push_str("</instructions>\n");
+        }
+        for skipped in &self.skipped {
+            out.push_str(&format!("\n[left out: {skipped}]\n"));
+        }
+        out
+    }
+}
+
+/// The directories from the repository root (the nearest ancestor holding
+/// `.git`; the workspace itself outside a repository) down to `workspace`.
+fn instruction_dirs(workspace: &Path) -> Vec<PathBuf> {
+    let root = workspace
+        .ancestors()
+        .find(|a| a.join(".git").exists())
+        .unwrap_or(workspace);
+    let mut dirs: Vec<PathBuf> = workspace
+        .ancestors()
+        .take_while(|a| a.starts_with(root))
+        .map(Path::to_path_buf)
+        .collect();
+    dirs.reverse();
+    dirs
+}
+
+/// The global file, then one file per directory from the root down:
+/// `AGENTS.md`, else `CLAUDE.md`.
+pub fn load_instruction_files(
+    workspace: &Path,
+    zcode_home: &Path,
+) -> (Vec<InstructionFile>, Vec<String>) {
+    let mut candidates = vec![zcode_home.join("AGENTS.md")];
+    for dir in instruction_dirs(workspace) {
+        let agents = dir.join("AGENTS.md");
+        if agents.is_file() {
+            candidates.push(agents);
+        } else {
+            candidates.push(dir.join("CLAUDE.md"));
+        }
+    }
+    let mut files = Vec::new();
+    let mut skipped = Vec::new();
+    let mut total = 0usize;
+    for path in candidates {
+        // Only regular files: a FIFO named AGENTS.md must not hang the start.
+        let Ok(meta) = std::fs::metadata(&path) else {
+            continue;
+        };
+        if !meta.is_file() {
+            continue;
+        }
+        let bytes = match read_prefix(&path, MAX_FILE_BYTES) {
+            Ok(b) => b,
+            Err(e) => {
+                skipped.push(format!("{} (cannot be read: {e})", path.display()));
+                continue;
+            }
+        };
+        let size = usize::try_from(meta.len()).unwrap_or(usize::MAX);
+        let text = String::from_utf8_lossy(&bytes);
+        let text = cut_at_char(&text, MAX_FILE_BYTES).to_string();
+        if text.trim().is_empty() {
+            continue;
+        }
+        if total + text.len() > MAX_TOTAL_BYTES {
+            skipped.push(format!(
+                "{} (the instruction files together are over {MAX_TOTAL_BYTES} bytes)",
+                path.display()
+            ));
+            continue;
+        }
+        total += text.len();
+        let cut_bytes = size.saturating_sub(text.len());
+        files.push(InstructionFile {
+            path,
+            text,
+            cut_bytes,
+        });
+    }
+    (files, skipped)
+}
+
+fn read_prefix(path: &Path, max: usize) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let file = std::fs::File::open(path)?;
+    let mut bytes = Vec::new();
+    file.take(max as u64).read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+fn cut_at_char(text: &str, max: usize) -> &str {
+    if text.len() <= max {
+        return text;
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
+/// `git status --porcelain` summed up ("clean", "2 modified, 1 untracked"),
+/// given at most a second; `None` outside a repository or without git.
+fn git_status_summary(workspace: &Path) -> Option<String> {
+    if !workspace.ancestors().any(|a| a.join(".git").exists()) {
+        return None;
+    }
+    let mut child = Command::new("git")
+        .args(["status", "--porcelain=v1", "--untracked-files=normal"])
+        .current_dir(workspace)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    let stdout = child.stdout.take()?;
+    // Read on a thread: a large status must not fill the pipe and stall.
+    let reader = std::thread::spawn(move || {
+        use std::io::Read;
+        let mut out = Vec::new();
+        let _ = stdout.take(4 * 1024 * 1024).read_to_end(&mut out);
+        out
+    });
+    let deadline = Instant::now() + GIT_STATUS_TIMEOUT;
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) if status.success() => break,
+            Ok(None) if Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return None;
+            }
+        }
+    }
+    let out = reader.join().ok()?;
+    Some(summarize_porcelain(&String::from_utf8_lossy(&out)))
+}
+
+/// Counts of a porcelain v1 status.
+pub fn summarize_porcelain(porcelain: &str) -> String {
+    let (mut staged, mut modified, mut untracked) = (0usize, 0usize, 0usize);
+    for line in porcelain.lines() {
+        let mut chars = line.chars();
+        let (x, y) = (chars.next().unwrap_or(' '), chars.next().unwrap_or(' '));
+        if x == '?' {
+            untracked += 1;
+            continue;
+        }
+        if x != ' ' {
+            staged += 1;
+        }
+        if y != ' ' {
+            modified += 1;
+        }
+    }
+    let parts: Vec<String> = [
+        (staged, "staged"),
+        (modified, "modified"),
+        (untracked, "untracked"),
+    ]
+    .iter()
+    .filter(|(n, _)| *n > 0)
+    .map(|(n, what)| format!("{n} {what}"))
+    .collect();
+    if parts.is_empty() {
+        "clean".to_string()
+    } else {
+        parts.join(", ")
+    }
+}
+
+/// Today's date in UTC, `YYYY-MM-DD` (days since 1970 to a civil date).
+fn today_utc() -> String {
+    let secs = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let (y, m, d) = civil_from_days(i64::try_from(secs / 86_400).unwrap_or(0));
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+/// Howard Hinnant's days-to-civil algorithm.
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = u32::try_from(doy - (153 * mp + 2) / 5 + 1).unwrap_or(1);
+    let m = u32::try_from(if mp < 10 { mp + 3 } else { mp - 9 }).unwrap_or(1);
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn agents_files_load_root_first_closest_last_with_claude_md_as_fallback() {
+        let home = tempfile::tempdir().unwrap();
+        let repo = tempfile::tempdir().unwrap();
+        let root = repo.path();
+        std::fs::create_dir(root.join(".git")).unwrap();
+        std::fs::create_dir_all(root.join("crates/app")).unwrap();
+        std::fs::write(home.path().join("AGENTS.md"), "global rule").unwrap();
+        std::fs::write(root.join("AGENTS.md"), "root rule").unwrap();
+        std::fs::write(root.join("CLAUDE.md"), "ignored: AGENTS.md is here").unwrap();
+        std::fs::write(root.join("crates/CLAUDE.md"), "crates rule").unwrap();
+        std::fs::write(root.join("crates/app/AGENTS.md"), "app rule").unwrap();
+        let (files, skipped) = load_instruction_files(&root.join("crates/app"), home.path());
+        let texts: Vec<&str> = files.iter().map(|f| f.text.as_str()).collect();
+        assert_eq!(
+            texts,
+            ["global rule", "root rule", "crates rule", "app rule"]
+        );
+        assert!(skipped.is_empty());
+        assert_eq!(files[2].path, root.join("crates/CLAUDE.md"));
+    }
+
+    #[test]
+    fn a_huge_file_is_cut_at_the_cap_with_a_notice_and_a_fifo_is_skipped() {
+        let home = tempfile::tempdir().unwrap();
+        let ws = tempfile::tempdir().unwrap();
+        std::fs::write(ws.path().join("AGENTS.md"), "é".repeat(MAX_FILE_BYTES)).unwrap();
+        let (files, _) = load_instruction_files(ws.path(), home.path());
+        assert_eq!(files.len(), 1);
+        assert!(files[0].text.len() <= MAX_FILE_BYTES);
+        assert!(files[0].cut_bytes > 0);
+        let context = ProjectContext {
+            files,
+            ..Default::default()
+        };
+        assert!(
+            context
+                .prompt_section()
+                .contains("more bytes of this file were left out")
+        );
+        // A FIFO in place of the file does not block the start.
+        let fifo_dir = tempfile::tempdir().unwrap();
+        let fifo = fifo_dir.path().join("AGENTS.md");
+        let c = std::ffi::CString::new(fifo.to_string_lossy().as_bytes()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let (files, _) = load_instruction_files(fifo_dir.path(), home.path());
+        assert!(files.is_empty());
+    }
+
+    #[test]
+    fn porcelain_is_summed_up() {
+        assert_eq!(summarize_porcelain(""), "clean");
+        assert_eq!(
+            summarize_porcelain("M  a.rs\n M b.rs\nMM c.rs\n?? new.txt\n"),
+            "2 staged, 2 modified, 1 untracked"
+        );
+    }
+
+    #[test]
+    fn civil_dates_are_right() {
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(civil_from_days(20_789), (2026, 12, 2));
+        assert_eq!(civil_from_days(11_016), (2000, 2, 29));
+    }
+}
