@@ -65,3 +65,82 @@ async fn without_instruction_files_the_prompt_has_no_instructions_section() {
     assert!(system.contains("- Today's date:"), "{system}");
     h.shutdown().await;
 }
+
+/// "Remember that we use pnpm" in one run is known in the next: the model
+/// writes its note into the project's memory directory (allowed there
+/// without asking) and the next session's system prompt shows MEMORY.md.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_note_remembered_in_one_session_is_known_in_the_next() {
+    use support::fake_model_server::{FakeModelServer, Reply, sse};
+    use support::headless::{Harness as Headless, openai_env};
+    let h = Headless::new();
+    let server = FakeModelServer::start().await;
+    let workspace = std::fs::canonicalize(h.project()).unwrap();
+    let memory = h
+        .home()
+        .join("projects")
+        .join(zcode::config::project_id(&workspace))
+        .join("memory");
+    let index = memory.join("MEMORY.md");
+    let args = serde_json::json!({
+        "file_path": index.display().to_string(),
+        "content": "- We use pnpm, never npm.\n",
+    })
+    .to_string();
+    server.enqueue(Reply::sse(sse::openai_tool_calls(
+        "",
+        &[("w1", "Write", &args)],
+    )));
+    server.enqueue(Reply::sse(sse::openai_text("Noted.")));
+    let run = h
+        .run(&["-p", "remember that we use pnpm"], &openai_env(&server))
+        .await;
+    assert_eq!(run.code, Some(0), "{run}");
+    assert!(
+        std::fs::read_to_string(&index).is_ok_and(|t| t.contains("pnpm")),
+        "the note was not written: {run}"
+    );
+    // The first session's prompt said where the memory lives.
+    let first = server.requests()[0].json();
+    let first_system = first["messages"][0]["content"].as_str().unwrap_or_default();
+    assert!(
+        first_system.contains(&memory.display().to_string()),
+        "{first_system}"
+    );
+    server.enqueue(Reply::sse(sse::openai_text("pnpm install")));
+    let run = h
+        .run(&["-p", "how do I install?"], &openai_env(&server))
+        .await;
+    assert_eq!(run.code, Some(0), "{run}");
+    let requests = server.requests();
+    let next = requests.last().expect("a request").json();
+    let system = next["messages"][0]["content"].as_str().unwrap_or_default();
+    assert!(system.contains("- We use pnpm, never npm."), "{system}");
+}
+
+/// `/memory` lists the instruction files the session loaded and the
+/// project's memory directory with its notes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn show_memory_lists_the_loaded_files_and_the_memory_notes() {
+    let setup = Setup::new(Dialect::OpenAi, Mode::Build);
+    std::fs::write(setup.workspace_dir().join("CLAUDE.md"), "Be brief.").unwrap();
+    let mut h = setup.start().await;
+    let _ = h.ops.send(zcode::runtime::protocol::Op::ShowMemory);
+    let report = h
+        .wait_for("the memory report", |e| match e {
+            zcode::runtime::protocol::Event::Notice { message }
+                if message.starts_with("instructions loaded") =>
+            {
+                Some(message.clone())
+            }
+            _ => None,
+        })
+        .await;
+    assert!(
+        report.contains(&h.workspace.join("CLAUDE.md").display().to_string()),
+        "{report}"
+    );
+    assert!(report.contains("project memory: "), "{report}");
+    assert!(report.contains("no notes yet"), "{report}");
+    h.shutdown().await;
+}

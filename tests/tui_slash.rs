@@ -176,7 +176,8 @@ fn tui4_typing_slash_mo_shows_mode_and_model() {
     type_text(&mut m, "/");
     assert_eq!(popup_names(&m).len(), zcode::tui::slash::COMMANDS.len());
     type_text(&mut m, "mo");
-    assert_eq!(popup_names(&m), vec!["mode", "model"]);
+    // Prefix matches first, then a name containing the text.
+    assert_eq!(popup_names(&m), vec!["mode", "model", "memory"]);
     assert_eq!(popup_selected(&m), Some("mode"));
     // Prefix matches first, then names containing the text.
     let mut m = session(80, 24);
@@ -190,6 +191,7 @@ fn tui4_typing_slash_mo_shows_mode_and_model() {
             "permissions",
             "new",
             "resume",
+            "memory",
             "help"
         ]
     );
@@ -208,9 +210,11 @@ fn tui4_arrows_and_ctrl_p_n_move_the_selection() {
     assert!(update(&mut m, key(KeyCode::Down)).is_empty());
     assert_eq!(popup_selected(&m), Some("model"));
     update(&mut m, key(KeyCode::Down));
+    assert_eq!(popup_selected(&m), Some("memory"));
+    update(&mut m, key(KeyCode::Down));
     assert_eq!(popup_selected(&m), Some("mode"), "wraps around");
     update(&mut m, ctrl('p'));
-    assert_eq!(popup_selected(&m), Some("model"));
+    assert_eq!(popup_selected(&m), Some("memory"));
     update(&mut m, ctrl('n'));
     assert_eq!(popup_selected(&m), Some("mode"));
     // Typing starts over on the first row.

@@ -14,6 +14,10 @@ pub const MAX_FILE_BYTES: usize = 32 * 1024;
 /// All instruction files together; files past it are left out, with a
 /// notice.
 pub const MAX_TOTAL_BYTES: usize = 64 * 1024;
+/// `MEMORY.md`, the index of the project's memory, is shown up to this
+/// many lines (and bytes); the model is asked to keep it shorter.
+pub const MAX_MEMORY_LINES: usize = 200;
+pub const MAX_MEMORY_BYTES: usize = 16 * 1024;
 /// `git status` gets this long; a larger repository goes without it.
 const GIT_STATUS_TIMEOUT: Duration = Duration::from_secs(1);
 
@@ -36,6 +40,9 @@ pub struct ProjectContext {
     pub git_branch: Option<String>,
     pub git_status: Option<String>,
     pub shell: Option<String>,
+    /// The project's memory directory and its `MEMORY.md`, if any.
+    pub memory_dir: Option<PathBuf>,
+    pub memory_index: Option<String>,
 }
 
 impl ProjectContext {
@@ -49,7 +56,16 @@ impl ProjectContext {
             git_branch: crate::git_info::current_branch(workspace),
             git_status: git_status_summary(workspace),
             shell: std::env::var("SHELL").ok().filter(|s| !s.is_empty()),
+            memory_dir: None,
+            memory_index: None,
         }
+    }
+
+    /// Adds the project's memory: where it lives and its index as it is.
+    pub fn with_memory(mut self, memory_dir: &Path) -> Self {
+        self.memory_index = read_memory_index(&memory_dir.join("MEMORY.md"));
+        self.memory_dir = Some(memory_dir.to_path_buf());
+        self
     }
 
     /// The environment lines and the instruction files, for the prompt.
@@ -63,6 +79,9 @@ impl ProjectContext {
         }
         if let Some(shell) = &self.shell {
             out.push_str(&format!("- Shell: {shell}\n"));
+        }
+        if let Some(dir) = &self.memory_dir {
+            out.push_str(&memory_section(dir, self.memory_index.as_deref()));
         }
         if self.files.is_empty() && self.skipped.is_empty() {
             return out;
@@ -89,6 +108,96 @@ impl ProjectContext {
         }
         out
     }
+}
+
+/// `/memory`: what this session loaded, and the memory directory's files
+/// as they are now (the model may have written some since the start).
+pub fn memory_report(context: &ProjectContext) -> String {
+    let mut out = String::from("instructions loaded at session start:");
+    if context.files.is_empty() {
+        out.push_str(
+            "\n  none (AGENTS.md or CLAUDE.md in the repository, or $ZCODE_HOME/AGENTS.md)",
+        );
+    }
+    for file in &context.files {
+        let cut = if file.cut_bytes > 0 {
+            format!(", {} bytes left out", file.cut_bytes)
+        } else {
+            String::new()
+        };
+        out.push_str(&format!(
+            "\n  {} ({} bytes{cut})",
+            file.path.display(),
+            file.text.len()
+        ));
+    }
+    for skipped in &context.skipped {
+        out.push_str(&format!("\n  left out: {skipped}"));
+    }
+    let Some(dir) = &context.memory_dir else {
+        return out;
+    };
+    out.push_str(&format!("\nproject memory: {}", dir.display()));
+    let mut notes: Vec<(String, u64)> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| {
+            let meta = e.metadata().ok()?;
+            let name = e.file_name().to_string_lossy().into_owned();
+            (meta.is_file() && name.ends_with(".md")).then_some((name, meta.len()))
+        })
+        .collect();
+    notes.sort();
+    if notes.is_empty() {
+        out.push_str("\n  no notes yet (ask the model to remember something)");
+    }
+    for (name, len) in &notes {
+        out.push_str(&format!("\n  {name} ({len} bytes)"));
+    }
+    if let Some(index) = read_memory_index(&dir.join("MEMORY.md")) {
+        out.push_str("\nMEMORY.md:\n");
+        out.push_str(&index);
+    }
+    out
+}
+
+/// How the model is told about its memory across sessions.
+fn memory_section(dir: &Path, index: Option<&str>) -> String {
+    let mut out = format!(
+        "\n# Project memory\nYou keep notes for this project across sessions in {dir}. When the user asks you to remember something (\"remember that we use pnpm\"), or you learn a durable fact worth keeping (a build quirk, a convention, a decision), write it to a Markdown file there and keep {index} as a short index (one line per note, under {MAX_MEMORY_LINES} lines). Writing and editing `.md` files in that directory is allowed in every mode, plan included. Do not store secrets there.\n",
+        dir = dir.display(),
+        index = dir.join("MEMORY.md").display(),
+    );
+    match index {
+        Some(text) => out.push_str(&format!(
+            "\n<memory path=\"{}\">\n{}\n</memory>\n",
+            dir.join("MEMORY.md").display(),
+            text.trim_end()
+        )),
+        None => out.push_str("There is no MEMORY.md yet.\n"),
+    }
+    out
+}
+
+/// `MEMORY.md` up to the caps, with a note when it is longer.
+fn read_memory_index(path: &Path) -> Option<String> {
+    let meta = std::fs::metadata(path).ok()?;
+    if !meta.is_file() {
+        return None;
+    }
+    let bytes = read_prefix(path, MAX_MEMORY_BYTES).ok()?;
+    let text = String::from_utf8_lossy(&bytes);
+    let lines: Vec<&str> = text.lines().collect();
+    let shown = lines.len().min(MAX_MEMORY_LINES);
+    let mut out = lines[..shown].join("\n");
+    let size = usize::try_from(meta.len()).unwrap_or(usize::MAX);
+    if shown < lines.len() || size > bytes.len() {
+        out.push_str(&format!(
+            "\n[MEMORY.md goes on past {MAX_MEMORY_LINES} lines or {MAX_MEMORY_BYTES} bytes: shorten it, keeping details in the other files]"
+        ));
+    }
+    (!out.trim().is_empty()).then_some(out)
 }
 
 /// The directories from the repository root (the nearest ancestor holding
@@ -332,6 +441,27 @@ mod tests {
         assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
         let (files, _) = load_instruction_files(fifo_dir.path(), home.path());
         assert!(files.is_empty());
+    }
+
+    #[test]
+    fn memory_is_located_and_its_index_shown_capped() {
+        let dir = tempfile::tempdir().unwrap();
+        let context = ProjectContext::default().with_memory(dir.path());
+        let section = context.prompt_section();
+        assert!(
+            section.contains(&dir.path().display().to_string()),
+            "{section}"
+        );
+        assert!(section.contains("There is no MEMORY.md yet."), "{section}");
+        let index: String = (0..500).map(|i| format!("- note {i}\n")).collect();
+        std::fs::write(dir.path().join("MEMORY.md"), index).unwrap();
+        let context = ProjectContext::default().with_memory(dir.path());
+        let section = context.prompt_section();
+        assert!(
+            section.contains("- note 199") && !section.contains("- note 200"),
+            "{section}"
+        );
+        assert!(section.contains("shorten it"), "{section}");
     }
 
     #[test]

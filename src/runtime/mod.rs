@@ -111,7 +111,8 @@ pub fn start(setup: RuntimeSetup, mut store: Store) -> Result<RuntimeHandle, Ses
         .join("projects")
         .join(&project_id)
         .join("memory");
-    let context = instructions::ProjectContext::gather(&workspace, &setup.zcode_home);
+    let context = instructions::ProjectContext::gather(&workspace, &setup.zcode_home)
+        .with_memory(&memory_dir);
     let core = Arc::new(SessionCore {
         context,
         session_id: session_id.clone(),

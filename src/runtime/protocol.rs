@@ -44,6 +44,8 @@ pub enum Op {
     AddProjectRule { kind: RuleKind, rule: Rule },
     /// `/todos`: answered by a `Notice` listing the session's todo list.
     ShowTodos,
+    /// `/memory`: the instruction files loaded and the project's memory.
+    ShowMemory,
     /// End the runtime task.
     Shutdown,
 }

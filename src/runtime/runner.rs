@@ -104,6 +104,9 @@ pub async fn run(core: Arc<SessionCore>, mut ops: UnboundedReceiver<Op>) {
                             Op::RemoveProjectRule { kind, rule } => remove_project_rule(&core, kind, &rule),
                             Op::AddProjectRule { kind, rule } => add_project_rule(&core, kind, rule),
                             Op::ShowTodos => show_todos(&core),
+                            Op::ShowMemory => core.emit(Event::Notice {
+                                message: super::instructions::memory_report(&core.context),
+                            }),
                         }
                     }
                     ended = wait_for_compaction(&mut compacting) => {

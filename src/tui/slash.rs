@@ -19,6 +19,7 @@ pub enum SlashCommand {
     Resume,
     Compact,
     Init,
+    Memory,
     Copy,
     Export,
     Help,
@@ -35,7 +36,7 @@ pub struct CommandInfo {
     pub description: &'static str,
 }
 
-pub const COMMANDS: [CommandInfo; 13] = [
+pub const COMMANDS: [CommandInfo; 14] = [
     CommandInfo {
         command: SlashCommand::Mode,
         name: "mode",
@@ -89,6 +90,12 @@ pub const COMMANDS: [CommandInfo; 13] = [
         name: "init",
         arg: None,
         description: "Ask the model to write an AGENTS.md for this repository",
+    },
+    CommandInfo {
+        command: SlashCommand::Memory,
+        name: "memory",
+        arg: None,
+        description: "Show the instruction files loaded and the project's memory",
     },
     CommandInfo {
         command: SlashCommand::Copy,

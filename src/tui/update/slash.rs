@@ -146,6 +146,7 @@ fn execute(model: &mut Model, line: &str, info: CommandInfo, arg: Option<String>
             },
         },
         SlashCommand::Todos => vec![Cmd::Send(Op::ShowTodos)],
+        SlashCommand::Memory => vec![Cmd::Send(Op::ShowMemory)],
         SlashCommand::New | SlashCommand::Resume if model.busy => error(
             model,
             format!(
