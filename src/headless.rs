@@ -6,6 +6,7 @@
 use crate::model::Usage;
 use crate::runtime::RuntimeHandle;
 use crate::runtime::protocol::{Denial, Event, Op, TurnEnd, retry_line};
+use crate::terminal_text::neutralize_controls;
 use serde::Serialize;
 use std::io::Write;
 use std::time::Instant;
@@ -95,7 +96,10 @@ pub async fn run(
                 output,
                 ..
             } if format == OutputFormat::Text => {
-                eprintln!("  {tool} failed: {}", printable(first_line(&output)));
+                eprintln!(
+                    "  {tool} failed: {}",
+                    neutralize_controls(first_line(&output))
+                );
             }
             Event::ToolCallDenied { denial } => {
                 if format == OutputFormat::Text {
@@ -125,7 +129,7 @@ pub async fn run(
             Event::Error { message } => {
                 // In every format: stdout may be a JSON consumer's, but a
                 // person or a log reads stderr (HEAD-1).
-                eprintln!("zcode: error: {}", printable(&one_line(&message)));
+                eprintln!("zcode: error: {}", neutralize_controls(&one_line(&message)));
                 outcome.errors.push(message);
             }
             Event::TurnFinished { end, answer } => {
@@ -256,21 +260,6 @@ fn first_line(s: &str) -> &str {
     s.lines().next().unwrap_or_default()
 }
 
-/// Text from the model or a tool as it may reach a terminal: control
-/// characters (a command's `\x1b[2J`, a title-setting OSC) would act on
-/// the user's terminal, so each becomes U+FFFD.
-fn printable(text: &str) -> String {
-    text.chars()
-        .map(|c| {
-            if c.is_control() && c != '\t' {
-                '\u{FFFD}'
-            } else {
-                c
-            }
-        })
-        .collect()
-}
-
 fn summarize_input(input: &serde_json::Value) -> String {
     let field = ["command", "file_path", "path", "pattern", "url"]
         .iter()
@@ -278,7 +267,7 @@ fn summarize_input(input: &serde_json::Value) -> String {
     let text = field
         .map(str::to_string)
         .unwrap_or_else(|| input.to_string());
-    let line = printable(first_line(&text));
+    let line = neutralize_controls(first_line(&text));
     if line.chars().count() > 100 {
         format!("{}…", line.chars().take(100).collect::<String>())
     } else {

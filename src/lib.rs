@@ -2,6 +2,7 @@
 //! controls down to the single shell subcommand.
 
 pub mod approval;
+pub mod child_wait;
 pub mod cli;
 pub mod config;
 pub mod git_info;
@@ -13,5 +14,6 @@ pub mod runtime;
 pub mod sandbox;
 pub mod session;
 pub mod store;
+pub mod terminal_text;
 pub mod tools;
 pub mod tui;

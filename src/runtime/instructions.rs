@@ -5,9 +5,10 @@
 //! session start, so a file the model edits takes effect in the next
 //! session, as in other agents.
 
+use crate::child_wait::wait_with_deadline;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// One file's text is cut after this many bytes, with a notice.
 pub const MAX_FILE_BYTES: usize = 32 * 1024;
@@ -314,19 +315,9 @@ fn git_status_summary(workspace: &Path) -> Option<String> {
         let _ = stdout.take(4 * 1024 * 1024).read_to_end(&mut out);
         out
     });
-    let deadline = Instant::now() + GIT_STATUS_TIMEOUT;
-    loop {
-        match child.try_wait() {
-            Ok(Some(status)) if status.success() => break,
-            Ok(None) if Instant::now() < deadline => {
-                std::thread::sleep(Duration::from_millis(5));
-            }
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return None;
-            }
-        }
+    let status = wait_with_deadline(&mut child, GIT_STATUS_TIMEOUT).ok()??;
+    if !status.success() {
+        return None;
     }
     let out = reader.join().ok()?;
     Some(summarize_porcelain(&String::from_utf8_lossy(&out)))

@@ -56,7 +56,7 @@ pub fn in_tmux() -> bool {
 pub fn tmux_load_buffer(text: &str) -> std::io::Result<()> {
     use std::io::Write;
     use std::process::{Command, Stdio};
-    use std::time::{Duration, Instant};
+    use std::time::Duration;
     let mut child = Command::new("tmux")
         .args(["load-buffer", "-w", "-"])
         .stdin(Stdio::piped())
@@ -70,29 +70,12 @@ pub fn tmux_load_buffer(text: &str) -> std::io::Result<()> {
             let _ = stdin.write_all(&bytes);
         });
     }
-    let deadline = Instant::now() + Duration::from_secs(2);
-    loop {
-        match child.try_wait() {
-            Ok(Some(status)) if status.success() => return Ok(()),
-            Ok(Some(status)) => {
-                return Err(std::io::Error::other(format!("tmux load-buffer {status}")));
-            }
-            Ok(None) if Instant::now() < deadline => {
-                std::thread::sleep(Duration::from_millis(10));
-            }
-            Ok(None) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(std::io::Error::other(
-                    "tmux load-buffer did not answer within 2 s",
-                ));
-            }
-            Err(e) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(e);
-            }
-        }
+    match crate::child_wait::wait_with_deadline(&mut child, Duration::from_secs(2))? {
+        Some(status) if status.success() => Ok(()),
+        Some(status) => Err(std::io::Error::other(format!("tmux load-buffer {status}"))),
+        None => Err(std::io::Error::other(
+            "tmux load-buffer did not answer within 2 s",
+        )),
     }
 }
 

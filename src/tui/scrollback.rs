@@ -8,6 +8,7 @@ use super::cells::Cell;
 use super::layout::cell::cell_lines;
 use super::model::Model;
 use super::theme::Theme;
+use crate::terminal_text::neutralize_controls;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::Line;
 
@@ -113,7 +114,7 @@ pub fn ansi_line(line: &Line<'_>, monochrome: bool) -> String {
 }
 
 fn styled(text: &str, style: Style, monochrome: bool) -> String {
-    let text = strip_controls(text);
+    let text = neutralize_controls(text);
     if monochrome {
         return text;
     }
@@ -141,20 +142,6 @@ fn styled(text: &str, style: Style, monochrome: bool) -> String {
         return text;
     }
     format!("\x1b[{}m{text}\x1b[0m", codes.join(";"))
-}
-
-/// Control characters would act on the terminal; the transcript's text
-/// comes from the model and from tools.
-fn strip_controls(text: &str) -> String {
-    text.chars()
-        .map(|c| {
-            if c.is_control() && c != '\t' {
-                '\u{FFFD}'
-            } else {
-                c
-            }
-        })
-        .collect()
 }
 
 fn color_code(color: Color, background: bool) -> Option<String> {
