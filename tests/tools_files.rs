@@ -992,7 +992,7 @@ fn dis2_disallowed_tools_are_not_registered() {
 fn registry_register_appends_and_replaces() {
     let mut registry = ToolRegistry::builtin(&["Read".to_string()]);
     registry.register(Arc::new(ReadTool));
-    assert_eq!(registry.names().last(), Some(&"Read"));
+    assert_eq!(registry.names().last().map(String::as_str), Some("Read"));
     let before = registry.len();
     registry.register(Arc::new(GlobTool));
     assert_eq!(registry.len(), before);

@@ -161,9 +161,10 @@ impl ToolOutput {
 
 /// A tool the model can call.
 pub trait Tool: Send + Sync {
-    fn name(&self) -> &'static str;
-    /// The text the model reads (from `assets/tools/*.md`).
-    fn description(&self) -> &'static str;
+    fn name(&self) -> &str;
+    /// The text the model reads (from `assets/tools/*.md`, or from the
+    /// server for an MCP tool).
+    fn description(&self) -> &str;
     /// JSON Schema of the input.
     fn input_schema(&self) -> Value;
     fn capability(&self) -> Capability;

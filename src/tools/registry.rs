@@ -9,10 +9,19 @@ use super::{
 use crate::model::ToolSpec;
 use std::sync::Arc;
 
+/// Tools that come and go while a session runs (an MCP server's, once it
+/// has started or when it says its list changed).
+pub trait ToolSource: Send + Sync {
+    /// The tools offered now, in a stable order.
+    fn tools(&self) -> Vec<Arc<dyn Tool>>;
+}
+
 #[derive(Clone, Default)]
 pub struct ToolRegistry {
     /// In registration order, which is the order of `specs()`.
     tools: Vec<Arc<dyn Tool>>,
+    /// Asked on every lookup, after the fixed tools.
+    sources: Vec<Arc<dyn ToolSource>>,
 }
 
 impl std::fmt::Debug for ToolRegistry {
@@ -66,25 +75,50 @@ impl ToolRegistry {
         }
     }
 
-    pub fn get(&self, name: &str) -> Option<Arc<dyn Tool>> {
-        self.tools.iter().find(|t| t.name() == name).cloned()
+    /// Adds a source of tools that change while the session runs; its
+    /// tools come after the fixed ones. A fixed tool's name is never
+    /// shadowed by a source's.
+    pub fn add_source(&mut self, source: Arc<dyn ToolSource>) {
+        self.sources.push(source);
     }
 
-    pub fn names(&self) -> Vec<&'static str> {
-        self.tools.iter().map(|t| t.name()).collect()
+    /// Every tool offered now: the fixed ones, then the sources'.
+    pub fn all(&self) -> Vec<Arc<dyn Tool>> {
+        let mut all = self.tools.clone();
+        for source in &self.sources {
+            for tool in source.tools() {
+                if !all.iter().any(|t| t.name() == tool.name()) {
+                    all.push(tool);
+                }
+            }
+        }
+        all
+    }
+
+    pub fn get(&self, name: &str) -> Option<Arc<dyn Tool>> {
+        if let Some(tool) = self.tools.iter().find(|t| t.name() == name) {
+            return Some(tool.clone());
+        }
+        self.sources
+            .iter()
+            .find_map(|source| source.tools().into_iter().find(|t| t.name() == name))
+    }
+
+    pub fn names(&self) -> Vec<String> {
+        self.all().iter().map(|t| t.name().to_string()).collect()
     }
 
     pub fn len(&self) -> usize {
-        self.tools.len()
+        self.all().len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.tools.is_empty()
+        self.len() == 0
     }
 
     /// What the model is offered, in registration order.
     pub fn specs(&self) -> Vec<ToolSpec> {
-        self.tools
+        self.all()
             .iter()
             .map(|t| ToolSpec {
                 name: t.name().to_string(),
