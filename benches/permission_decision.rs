@@ -57,7 +57,6 @@ fn bench_decisions(c: &mut Criterion) {
                 },
                 path: Some(&write_path),
                 bash: None,
-                mcp: None,
             }))
         })
     });
@@ -79,7 +78,6 @@ fn bench_decisions(c: &mut Criterion) {
                 target: TargetLocation::default(),
                 path: None,
                 bash: Some(&analysis),
-                mcp: None,
             })
         })
     });
@@ -105,7 +103,6 @@ fn bench_decisions(c: &mut Criterion) {
                 target: TargetLocation::default(),
                 path: None,
                 bash: None,
-                mcp: None,
             }))
         })
     });

@@ -8,6 +8,7 @@ pub mod config;
 pub mod git_info;
 pub mod headless;
 pub mod hooks;
+pub mod mcp;
 pub mod model;
 pub mod permission;
 pub mod runtime;

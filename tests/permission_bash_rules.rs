@@ -36,7 +36,6 @@ fn decide_with(project: &RuleSet, command: &str, options: AnalyzeOptions) -> Dec
         target: Default::default(),
         path: None,
         bash: Some(&analysis),
-        mcp: None,
     })
 }
 

@@ -2,9 +2,11 @@
 //! reasons, and the overlays.
 
 use serde_json::{Value, json};
-use zcode::permission::capability::{Capability, RiskLevel, SideEffectScope, builtin_capability};
+use zcode::permission::capability::{
+    Capability, McpHints, RiskLevel, SideEffectScope, builtin_capability,
+};
 use zcode::permission::check::{
-    Behavior, CheckContext, Decision, HookPermission, McpHints, TargetLocation, apply_overlays,
+    Behavior, CheckContext, Decision, HookPermission, TargetLocation, apply_overlays,
     check_permission, rule_id,
 };
 use zcode::permission::mode::{ExecutionState, Mode};
@@ -26,7 +28,6 @@ struct Case {
     project: RuleSet,
     session: Vec<Rule>,
     target: TargetLocation,
-    mcp: Option<McpHints>,
 }
 
 impl Case {
@@ -40,7 +41,6 @@ impl Case {
             project: RuleSet::default(),
             session: Vec::new(),
             target: TargetLocation::default(),
-            mcp: None,
         }
     }
     fn decide(&self) -> Decision {
@@ -58,7 +58,6 @@ impl Case {
             target: self.target,
             path: None,
             bash: analysis.as_ref(),
-            mcp: self.mcp,
         })
     }
 }
@@ -238,16 +237,34 @@ fn perm8_plan_restricts_and_allow_rules_cannot_lift_it() {
             .behavior,
         Behavior::Ask
     );
-    // MCP tools without a destructive hint are allowed; with one, denied.
-    let mut c = Case::new("mcp__db__query", json!({}), PLAN);
-    c.cap = Capability {
-        always_ask: false,
-        ..ALWAYS_ASK_TOOL
+    // An MCP tool only on its declared readOnlyHint without a
+    // destructiveHint; no hint at all is not enough (the seed allowed it).
+    let hints = |read_only, destructive, open_world| McpHints {
+        read_only,
+        destructive,
+        open_world,
     };
-    c.mcp = Some(McpHints { destructive: false });
-    assert_eq!(c.decide().behavior, Behavior::Allow);
-    c.mcp = Some(McpHints { destructive: true });
-    assert_eq!(c.decide().behavior, Behavior::Deny);
+    for (h, expected) in [
+        (hints(Some(true), None, None), Behavior::Allow),
+        (hints(Some(true), None, Some(true)), Behavior::Allow),
+        (hints(Some(true), Some(false), Some(false)), Behavior::Allow),
+        (hints(Some(true), Some(true), None), Behavior::Deny),
+        (hints(None, None, None), Behavior::Deny),
+        (hints(None, Some(false), Some(false)), Behavior::Deny),
+        (hints(Some(false), Some(false), None), Behavior::Deny),
+    ] {
+        let mut c = Case::new("mcp__db__query", json!({}), PLAN);
+        c.cap = Capability::mcp(h);
+        assert_eq!(c.decide().behavior, expected, "{h:?}");
+        // Outside plan every MCP tool is asked about, read-only or not,
+        // and yolo allows it.
+        let mut c = Case::new("mcp__db__query", json!({}), BUILD);
+        c.cap = Capability::mcp(h);
+        assert_eq!(c.decide().behavior, Behavior::Ask, "{h:?}");
+        let mut c = Case::new("mcp__db__query", json!({}), YOLO);
+        c.cap = Capability::mcp(h);
+        assert_eq!(c.decide().behavior, Behavior::Allow, "{h:?}");
+    }
     // Session-scoped control actions declared allowedInPlanMode.
     let mut c = Case::new("RespondToCoordinator", json!({}), PLAN);
     c.cap = Capability {

@@ -62,6 +62,10 @@ struct RawConfig {
     hooks: Object<RawHooks>,
     #[serde(default)]
     sandbox: Object<RawSandbox>,
+    /// Checked per server by the MCP client, so that one bad definition
+    /// is shown rather than refusing the whole file.
+    #[serde(default)]
+    mcp_servers: Object<serde_json::Map<String, serde_json::Value>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -178,6 +182,7 @@ pub(crate) fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
         permission: v.permission(raw.permission.0)?,
         hooks: v.hooks(raw.hooks.0)?,
         sandbox: v.sandbox(raw.sandbox.0)?,
+        mcp_servers: raw.mcp_servers.0,
         warnings,
     })
 }

@@ -77,6 +77,8 @@ pub struct Config {
     pub hooks: Hooks,
     /// The `sandbox` section.
     pub sandbox: crate::sandbox::SandboxSettings,
+    /// `mcpServers`, as written (see `mcp::config`).
+    pub mcp_servers: serde_json::Map<String, serde_json::Value>,
     /// Non-fatal findings such as unknown keys, one line each.
     pub warnings: Vec<String>,
 }

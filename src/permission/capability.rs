@@ -76,6 +76,52 @@ impl Capability {
     }
 }
 
+/// The permission family of every MCP tool.
+pub const MCP_PERMISSION: &str = "mcp";
+
+/// An MCP tool's annotations, as the server declared them; `None`: not said.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct McpHints {
+    pub read_only: Option<bool>,
+    pub destructive: Option<bool>,
+    pub open_world: Option<bool>,
+}
+
+impl Capability {
+    /// An MCP tool's capability from its hints. It always needs approval
+    /// (they are the server's word, not ours); read-only only when declared
+    /// so; destructive when declared, or when not read-only and not
+    /// declared otherwise (the protocol's defaults); reaching the network
+    /// unless it declares a closed world.
+    pub fn mcp(hints: McpHints) -> Self {
+        let read_only = hints.read_only == Some(true);
+        let destructive = match hints.destructive {
+            Some(d) => d,
+            None => !read_only,
+        };
+        let side_effect_scope = if hints.open_world != Some(false) {
+            SideEffectScope::Network
+        } else if read_only {
+            SideEffectScope::None
+        } else {
+            SideEffectScope::System
+        };
+        Capability {
+            read_only,
+            destructive,
+            side_effect_scope,
+            risk_level: if destructive {
+                RiskLevel::High
+            } else {
+                RiskLevel::Medium
+            },
+            needs_approval: true,
+            ..Capability::base(MCP_PERMISSION)
+        }
+    }
+}
+
 /// The built-in tools, by the names models are trained on.
 pub const BUILTIN_TOOLS: &[&str] = &[
     "Read",

@@ -3,7 +3,9 @@
 
 use super::ask_reason;
 use super::bash::{self, BashAnalysis};
-use super::capability::{Capability, RiskLevel, SideEffectScope, effective_capability};
+use super::capability::{
+    Capability, MCP_PERMISSION, RiskLevel, SideEffectScope, effective_capability,
+};
 use super::mode::{ExecutionState, Mode};
 use super::path_rules::{PathSubject, path_rule_matches};
 use super::protected::ProtectedPath;
@@ -105,12 +107,6 @@ pub mod reason {
     pub const YOLO: &str = "Yolo mode bypasses permission prompts";
 }
 
-/// MCP annotations (PERM-8 allows MCP tools without a destructive hint).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct McpHints {
-    pub destructive: bool,
-}
-
 /// Where an edit-family tool's target lies, resolved beforehand by
 /// `paths::resolve_target` (the check itself does no I/O).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -139,7 +135,6 @@ pub struct CheckContext<'a> {
     pub path: Option<&'a PathSubject>,
     /// The Bash analysis of `input.command`, when the tool is Bash.
     pub bash: Option<&'a BashAnalysis>,
-    pub mcp: Option<McpHints>,
 }
 
 /// The first project rule of `kind` that matches this call (RULE-2..5).
@@ -278,7 +273,10 @@ pub fn check_permission(ctx: &CheckContext<'_>) -> Decision {
         // read-only it is (the URL itself carries it).
         let offline = cap.side_effect_scope != SideEffectScope::Network;
         let read_only = cap.read_only && !cap.destructive && offline;
-        let mcp_ok = ctx.mcp.is_some_and(|h| !h.destructive);
+        // An MCP tool is allowed only on its own word that it is read-only
+        // and not destructive (its capability is built from those hints),
+        // wherever it reaches.
+        let mcp_ok = cap.permission_name == MCP_PERMISSION && cap.read_only && !cap.destructive;
         let control = cap.allowed_in_plan_mode
             && cap.side_effect_scope == SideEffectScope::Session
             && !cap.destructive

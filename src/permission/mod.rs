@@ -4,6 +4,7 @@ pub mod ask_reason;
 pub mod bash;
 pub mod capability;
 pub mod check;
+pub mod mcp_names;
 pub mod mode;
 pub mod path_rules;
 pub mod paths;

@@ -168,9 +168,12 @@ impl RuleSet {
     }
 }
 
-/// RULE-2: exact tool name; a rule for `Edit` also covers `Write`.
+/// RULE-2: exact tool name; a rule for `Edit` also covers `Write`, and a
+/// rule for an MCP server (`mcp__s`) covers each of its tools.
 pub fn tool_name_matches(rule_tool: &str, tool_name: &str) -> bool {
-    rule_tool == tool_name || (rule_tool == "Edit" && tool_name == "Write")
+    rule_tool == tool_name
+        || (rule_tool == "Edit" && tool_name == "Write")
+        || super::mcp_names::covers(rule_tool, tool_name)
 }
 
 /// RULE-2 for a rule of `kind`. Deny and ask rules are symmetric between

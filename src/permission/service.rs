@@ -223,7 +223,6 @@ impl PermissionService {
             target,
             path: path_subject.as_ref(),
             bash: bash.as_ref(),
-            mcp: None,
         };
         let decision = check_permission(&ctx);
         let decision = apply_overlays(decision, &static_cap, tool_name, hook, target);

@@ -20,12 +20,14 @@ pub struct PermissionSettings {
 }
 
 impl PermissionSettings {
+    /// Listed by name, or (an MCP tool) by its server's `mcp__server`.
     pub fn is_disallowed(&self, tool_name: &str) -> bool {
-        self.disallowed_tools.contains(tool_name)
+        listed(&self.disallowed_tools, tool_name)
     }
 
+    /// Listed by name, or (an MCP tool) by its server's `mcp__server`.
     pub fn is_allowed(&self, tool_name: &str) -> bool {
-        self.allowed_tools.contains(tool_name)
+        listed(&self.allowed_tools, tool_name)
     }
 
     /// Is `host` (as `web_url::fetch_host` gives it) pre-approved for
@@ -49,6 +51,12 @@ impl PermissionSettings {
     }
 }
 
+fn listed(list: &BTreeSet<String>, tool_name: &str) -> bool {
+    list.contains(tool_name)
+        || super::mcp_names::server_of(tool_name)
+            .is_some_and(|server| list.contains(&format!("{}{server}", super::mcp_names::PREFIX)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -64,5 +72,20 @@ mod tests {
         assert!(s.web_fetch_domain_allowed("api.github.com"));
         assert!(!s.web_fetch_domain_allowed("github.com"));
         assert!(!s.web_fetch_domain_allowed("evilgithub.com"));
+    }
+
+    #[test]
+    fn mcp_tool_lists_name_a_server_or_one_tool() {
+        let s = PermissionSettings {
+            disallowed_tools: ["mcp__fs".to_string()].into(),
+            allowed_tools: ["mcp__git__status".to_string()].into(),
+            ..Default::default()
+        };
+        assert!(s.is_disallowed("mcp__fs__write_file"));
+        assert!(!s.is_disallowed("mcp__fsx__write_file"));
+        assert!(!s.is_disallowed("mcp__git__status"));
+        assert!(s.is_allowed("mcp__git__status"));
+        assert!(!s.is_allowed("mcp__git__status_all"));
+        assert!(!s.is_allowed("mcp__git__commit"));
     }
 }

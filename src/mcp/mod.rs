@@ -1,0 +1,36 @@
+//! The MCP client: servers from config `mcpServers` and a trusted project
+//! `.mcp.json`, their tools offered to the model as `mcp__<server>__<tool>`
+//! and run through the approval pipeline like any other tool (their
+//! annotations become the tool's capability), built on the official SDK.
+
+pub mod config;
+pub mod connection;
+pub mod http;
+pub mod hub;
+pub mod result;
+pub mod tool;
+pub mod trust;
+
+pub use config::{Origin, ServerEntry, Transport};
+pub use hub::{HubSetup, McpHub, ServerReport, Status, render_report};
+
+use serde_json::{Map, Value};
+use std::path::Path;
+
+/// Every server definition for a session in `workspace`: the config's
+/// first, then the project's. A project file that cannot be read is
+/// returned as its error (its servers are left out).
+pub fn server_entries(
+    config_servers: &Map<String, Value>,
+    workspace: &Path,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> (Vec<ServerEntry>, Option<String>) {
+    let mut entries = config::parse_servers(config_servers, &Origin::Config, env);
+    match config::read_project_file(workspace, env) {
+        Ok(project) => {
+            entries.extend(project);
+            (entries, None)
+        }
+        Err(why) => (entries, Some(why)),
+    }
+}

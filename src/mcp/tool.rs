@@ -1,0 +1,153 @@
+//! One tool of an MCP server, offered to the model as
+//! `mcp__<server>__<tool>` and run through the same approval pipeline as
+//! the built-in tools.
+
+use super::result;
+use crate::permission::capability::{Capability, McpHints};
+use crate::permission::mcp_names;
+use crate::tools::{Tool, ToolContext, ToolOutput};
+use futures_util::future::BoxFuture;
+use rmcp::RoleClient;
+use rmcp::model::CallToolRequestParams;
+use rmcp::service::Peer;
+use serde_json::{Value, json};
+
+/// Longest description of a server's tool the model is sent.
+const MAX_DESCRIPTION_CHARS: usize = 2_000;
+
+pub struct McpTool {
+    /// `mcp__server__tool`.
+    name: String,
+    /// The name the server knows it by.
+    remote_name: String,
+    server: String,
+    description: String,
+    schema: Value,
+    hints: McpHints,
+    peer: Peer<RoleClient>,
+}
+
+impl McpTool {
+    /// The tool a `tools/list` entry describes; `None` for an entry
+    /// without a name.
+    pub fn from_listing(server: &str, listing: &Value, peer: Peer<RoleClient>) -> Option<Self> {
+        let remote_name = listing.get("name")?.as_str()?.to_string();
+        if remote_name.is_empty() {
+            return None;
+        }
+        let annotations = listing.get("annotations");
+        let hint = |name: &str| {
+            annotations
+                .and_then(|a| a.get(name))
+                .and_then(Value::as_bool)
+        };
+        let description = listing
+            .get("description")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .trim();
+        let description = if description.is_empty() {
+            format!("The {remote_name} tool of the MCP server {server}.")
+        } else {
+            description.chars().take(MAX_DESCRIPTION_CHARS).collect()
+        };
+        let schema = match listing.get("inputSchema") {
+            Some(schema @ Value::Object(_)) => schema.clone(),
+            _ => json!({"type": "object"}),
+        };
+        Some(Self {
+            name: mcp_names::tool_name(server, &remote_name),
+            remote_name,
+            server: server.to_string(),
+            description,
+            schema,
+            hints: McpHints {
+                read_only: hint("readOnlyHint"),
+                destructive: hint("destructiveHint"),
+                open_world: hint("openWorldHint"),
+            },
+            peer,
+        })
+    }
+
+    pub fn hints(&self) -> McpHints {
+        self.hints
+    }
+
+    pub fn remote_name(&self) -> &str {
+        &self.remote_name
+    }
+
+    pub fn server(&self) -> &str {
+        &self.server
+    }
+
+    /// The server's connection is gone (it exited, say).
+    pub fn is_closed(&self) -> bool {
+        self.peer.is_transport_closed()
+    }
+}
+
+impl Tool for McpTool {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn description(&self) -> &str {
+        &self.description
+    }
+
+    fn input_schema(&self) -> Value {
+        self.schema.clone()
+    }
+
+    fn capability(&self) -> Capability {
+        Capability::mcp(self.hints)
+    }
+
+    /// The server validates its own arguments; here only the shape the
+    /// protocol needs, an object.
+    fn validate(&self, input: Value) -> Result<Value, String> {
+        match input {
+            Value::Object(_) => Ok(input),
+            Value::Null => Ok(json!({})),
+            _ => Err(format!("The input of {} must be a JSON object.", self.name)),
+        }
+    }
+
+    fn run<'a>(&'a self, input: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolOutput> {
+        Box::pin(async move {
+            let mut params = CallToolRequestParams::new(self.remote_name.clone());
+            if let Value::Object(arguments) = input {
+                params = params.with_arguments(arguments);
+            }
+            // Dropping the call (the user interrupted) sends the server
+            // `notifications/cancelled`.
+            let reply = tokio::select! {
+                reply = self.peer.call_tool(params) => reply,
+                _ = ctx.cancel.cancelled() => {
+                    return ToolOutput::error(format!(
+                        "Interrupted by the user; the MCP server {} was told to cancel the call.",
+                        self.server
+                    ));
+                }
+            };
+            match reply {
+                Ok(reply) => {
+                    let value = serde_json::to_value(&reply).unwrap_or(Value::Null);
+                    let (text, is_error) = result::render(&value);
+                    ToolOutput {
+                        content: text,
+                        is_error,
+                        ..Default::default()
+                    }
+                }
+                Err(e) => ToolOutput::error(format!(
+                    "The MCP server {} failed the call: {}",
+                    self.server,
+                    crate::terminal_text::neutralize_controls(&e.to_string())
+                )),
+            }
+        })
+    }
+}
