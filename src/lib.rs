@@ -1,5 +1,102 @@
 //! zcode: a terminal coding agent with a permission system the developer
 //! controls down to the single shell subcommand.
+//!
+//! # How a request flows
+//!
+//! A front end turns what the user does into `Op`s and draws the `Event`s
+//! that come back; it never calls the runtime's internals. The runtime owns
+//! the session: it talks to the model, sends every tool call through the
+//! approval pipeline and saves everything in the store as it happens.
+//!
+//! ```text
+//!   cli: arguments, config, then starts one of the front ends
+//!    |   (`zcode permission|sessions|models|sandbox` work without a runtime)
+//!    v
+//!   tui (terminal UI)        headless (`zcode -p`)                 front ends
+//!      |        ^               |        ^
+//!      | Op     | Event         | Op     | Event      Op/Event: the protocol,
+//!      v        |               v        |            today runtime::protocol
+//!   +------------------------------------------------------------------+
+//!   | runtime                                                          |
+//!   |   runner: takes Ops, queues inputs, starts one turn at a time    |
+//!   |   core: the session (execution state, history, grants, store)    |
+//!   |   turn: stream the reply, run its tool calls, feed results back  |
+//!   |   compaction, reminders (plan mode, todos), transcript, session  |
+//!   +------------------------------------------------------------------+
+//!      | request / stream                  | each tool call
+//!      v                                   v
+//!   model providers (model)           approval pipeline ........ approval
+//!     openai: Chat Completions          validate the input
+//!       and compatible servers          PreToolUse hooks ............ hooks
+//!     anthropic: Messages               permission decision ..... permission
+//!     scripted: offline replay            (modes, rules, Bash analysis)
+//!                                       on "ask": PermissionRequested
+//!                                         Event; the user's Op reply races
+//!                                         the PermissionRequest hooks
+//!                                       the tool runs ................ tools
+//!                                         (read-only Bash runs in the
+//!                                         kernel sandbox ...... sandbox)
+//!                                       PostToolUse hooks
+//!
+//!   store (SQLite): sessions, entries, todos, queued inputs, project rules;
+//!     written by the runtime and the approval pipeline, read on resume
+//!   config: config.json, the model catalog, hooks, project ids; read by
+//!     cli before the runtime starts
+//! ```
+//!
+//! # Modules
+//!
+//! - [`cli`]: the command line; parses arguments, loads the config and
+//!   opens the store, then starts the TUI or a headless run, or answers a
+//!   subcommand (`permission`, `sessions`, `models`, `sandbox`) itself.
+//! - [`tui`]: the terminal UI, an Elm-style app (`Model`, `Msg`, pure
+//!   `update` and `view`) over the runtime's `Op`/`Event` protocol.
+//! - [`headless`]: `zcode -p`, one task without a UI; the answer on stdout,
+//!   everything else on stderr, optionally as JSON or one event per line.
+//! - [`runtime`]: the agent runtime, a background task that owns the
+//!   session, runs turns, compacts the context, injects reminders and
+//!   persists everything; its `protocol` module holds `Op` and `Event`.
+//! - [`model`]: model providers behind one trait: the OpenAI-compatible
+//!   and Anthropic HTTP clients, the scripted offline provider, model
+//!   references and the model a session starts with.
+//! - [`tools`]: the tools offered to the model (files, Bash, search,
+//!   WebFetch, todos, questions, plan mode, models, other sessions) and
+//!   their registry.
+//! - [`approval`]: one tool call from the model's request to its result:
+//!   validation, hooks, the permission decision, the race between the user
+//!   and the PermissionRequest hooks, and Full access.
+//! - [`permission`]: the permission engine: pure decisions over tools,
+//!   modes and rules, including the Bash analysis on a real shell parser
+//!   and the rules suggested for "always allow".
+//! - [`sandbox`]: the kernel sandbox (Landlock and seccomp) under shell
+//!   commands, so that a flaw in the Bash analysis cannot write, delete or
+//!   reach the network.
+//! - [`hooks`]: user-configured shell commands run around a tool call
+//!   (PreToolUse, PermissionRequest, PostToolUse).
+//! - [`store`]: the SQLite database shared by every zcode process of the
+//!   user: sessions, their entries, todos, settings and the input queue.
+//! - [`config`]: `config.json`, the model catalog, hook entries and
+//!   per-workspace project ids.
+//! - [`session`]: per-session state kept in memory but persisted first
+//!   (mode changes).
+//! - [`git_info`]: the repository's branch, read from `.git` without
+//!   running git.
+//! - [`child_wait`]: waiting for a short-lived helper process with a
+//!   deadline, killing and reaping it when it hangs.
+//! - [`terminal_text`]: neutralises control characters in text from the
+//!   model or a tool before it reaches a terminal.
+//!
+//! Being added: `mcp`, the MCP client (servers from the config; their
+//! tools are offered to the model as `mcp__server__tool`), and a top-level
+//! `protocol` module that takes over `Op` and `Event` from
+//! `runtime::protocol`.
+//!
+//! # Requirement ids
+//!
+//! Comments and test names cite requirements by id (`PERM-8`, `BASH-6`;
+//! `perm8_…` as a test-name prefix). `docs/requirements.md` in the
+//! repository explains every id and says where it is implemented and
+//! tested; `tests/requirement_ids.rs` keeps it complete.
 
 pub mod approval;
 pub mod child_wait;
