@@ -75,6 +75,7 @@ impl Session {
             headless: false,
             broker: BrokerChoice::Deny,
             model_resolver: None,
+            mcp: Default::default(),
         };
         let handle = zcode::runtime::start(setup, store).unwrap();
         Session {

@@ -586,6 +586,7 @@ fn demo_setup(
         headless: false,
         broker: zcode::runtime::BrokerChoice::Deny,
         model_resolver: None,
+        mcp: Default::default(),
     };
     (setup, store)
 }

@@ -922,6 +922,7 @@ async fn run5_resume_replays_the_conversation() {
         headless: false,
         broker: BrokerChoice::Channel,
         model_resolver: None,
+        mcp: Default::default(),
     };
     let mut handle = zcode::runtime::start(setup, Store::open(&h.db).unwrap()).unwrap();
     let mut model = Model::new(80, 24);

@@ -96,6 +96,35 @@ pub enum Command {
     Models,
     /// Run one command inside exactly the kernel sandbox the Bash tool uses.
     Sandbox(SandboxArgs),
+    /// The MCP servers of this project: their state and tools, and trust
+    /// for the servers of its .mcp.json.
+    #[command(subcommand)]
+    Mcp(McpCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum McpCommand {
+    /// Start every server as a session would, then show each one's state
+    /// and tools.
+    List {
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        cwd: CwdArg,
+    },
+    /// Trust a server of the project's .mcp.json, as it is defined now.
+    Trust {
+        name: String,
+        #[command(flatten)]
+        cwd: CwdArg,
+    },
+    /// Withdraw the trust in a project server.
+    Untrust {
+        name: String,
+        #[command(flatten)]
+        cwd: CwdArg,
+    },
 }
 
 impl Command {
@@ -107,6 +136,7 @@ impl Command {
             Command::Sessions(_) => "sessions",
             Command::Models => "models",
             Command::Sandbox(_) => "sandbox",
+            Command::Mcp(_) => "mcp",
         }
     }
 }

@@ -88,6 +88,8 @@ impl Environment {
     ) -> anyhow::Result<RuntimeSetup> {
         let project = Project::resolve(None)?;
         let model = select_model(&self.config, |k| std::env::var(k).ok(), model_ref)?;
+        let env = |k: &str| std::env::var(k).ok();
+        let mcp = crate::mcp::McpSetup::load(&self.config.mcp_servers, &project.workspace, &env);
         Ok(RuntimeSetup {
             workspace: project.workspace,
             project_id: project.id,
@@ -106,6 +108,7 @@ impl Environment {
                 BrokerChoice::Channel
             },
             model_resolver: Some(self.model_resolver()),
+            mcp,
         })
     }
 

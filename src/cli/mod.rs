@@ -4,6 +4,7 @@ pub mod args;
 mod environment;
 mod headless_cmd;
 mod headless_task;
+mod mcp_cmd;
 mod models_cmd;
 mod permission_cmd;
 mod sandbox_cmd;
@@ -122,6 +123,7 @@ fn run_inner(args: Vec<OsString>) -> anyhow::Result<ExitCode> {
         Some(Command::Sessions(cmd)) => sessions_cmd::run(cmd),
         Some(Command::Models) => models_cmd::run(cli.model.as_deref()),
         Some(Command::Sandbox(args)) => sandbox_cmd::run(args),
+        Some(Command::Mcp(cmd)) => mcp_cmd::run(cmd, &tool_lists),
         Some(Command::Tui) | None => tui_cmd::run(&cli, &tool_lists, first_message),
     }
 }

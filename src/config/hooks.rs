@@ -2,7 +2,9 @@
 //!
 //! A hook runs a shell command around a tool call. Which tools it applies to
 //! is chosen by its matcher: an exact tool name, `*` for every tool, or
-//! alternatives separated by `|` (`Edit|Write`).
+//! alternatives separated by `|` (`Edit|Write`). MCP tools go by their
+//! full name (`mcp__server__tool`); `mcp__server` matches all of a
+//! server's tools.
 
 /// Timeout of a hook command when the entry gives none.
 pub const DEFAULT_HOOK_TIMEOUT_MS: u64 = 60_000;
@@ -50,7 +52,7 @@ impl HookEntry {
         self.matcher
             .split('|')
             .map(str::trim)
-            .any(|alt| alt == "*" || alt == tool_name)
+            .any(|alt| alt == "*" || crate::permission::mcp_names::covers(alt, tool_name))
     }
 }
 
@@ -127,6 +129,14 @@ mod tests {
         assert!(e.matches("Edit") && e.matches("Write"));
         assert!(!e.matches("Read"));
         assert!(entry("Read | *").matches("Bash"));
+    }
+
+    #[test]
+    fn conf1_hook_matcher_names_an_mcp_server_or_tool() {
+        assert!(entry("mcp__fs").matches("mcp__fs__write_file"));
+        assert!(entry("mcp__fs__write_file").matches("mcp__fs__write_file"));
+        assert!(!entry("mcp__fs").matches("mcp__fsx__write_file"));
+        assert!(!entry("mcp__fs__write").matches("mcp__fs__write_file"));
     }
 
     #[test]

@@ -127,7 +127,10 @@ fn digest(name: &str, definition: &Value) -> String {
         .collect()
 }
 
-fn transport(definition: &Value, env: &dyn Fn(&str) -> Option<String>) -> Result<Transport, String> {
+fn transport(
+    definition: &Value,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Transport, String> {
     let Value::Object(fields) = definition else {
         return Err("the definition is not a JSON object".into());
     };
@@ -292,13 +295,7 @@ mod tests {
         }));
         let errors: Vec<_> = servers.iter().map(|s| s.transport.is_err()).collect();
         assert_eq!(errors, [true, true, true, true, true, true, true, false]);
-        assert!(
-            servers[4]
-                .transport
-                .as_ref()
-                .unwrap_err()
-                .contains("NOPE")
-        );
+        assert!(servers[4].transport.as_ref().unwrap_err().contains("NOPE"));
     }
 
     #[test]

@@ -7,6 +7,7 @@ use rmcp::service::{NotificationContext, Peer, RunningService};
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde_json::Value;
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use tokio::io::AsyncBufReadExt;
 use tokio::sync::Notify;
@@ -21,6 +22,9 @@ const STDERR_LINE_CHARS: usize = 400;
 #[derive(Clone)]
 pub struct Handler {
     tools_changed: Arc<Notify>,
+    /// Set the moment the server says its tools changed, cleared once
+    /// they are listed again: a request built meanwhile waits for them.
+    refreshing: Arc<AtomicBool>,
 }
 
 impl ClientHandler for Handler {
@@ -32,17 +36,23 @@ impl ClientHandler for Handler {
     }
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.refreshing.store(true, Ordering::SeqCst);
         self.tools_changed.notify_one();
     }
 }
 
 /// The last lines a stdio server wrote on stderr.
 #[derive(Clone, Default)]
-pub struct StderrTail(Arc<Mutex<VecDeque<String>>>);
+pub struct StderrTail {
+    lines: Arc<Mutex<VecDeque<String>>>,
+    /// Its stderr reached its end: the server has exited.
+    closed: Arc<AtomicBool>,
+    closing: Arc<Notify>,
+}
 
 impl StderrTail {
     fn push(&self, line: &str) {
-        let mut lines = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let mut lines = self.lines.lock().unwrap_or_else(|e| e.into_inner());
         if lines.len() == STDERR_LINES {
             lines.pop_front();
         }
@@ -53,9 +63,25 @@ impl StderrTail {
         lines.push_back(line);
     }
 
+    fn close(&self) {
+        self.closed.store(true, Ordering::SeqCst);
+        self.closing.notify_waiters();
+    }
+
+    /// Waits a moment for the server's stderr to end, so a failure can
+    /// say what it wrote before it exited; whether it ended.
+    async fn ended_within(&self, wait: std::time::Duration) -> bool {
+        let closing = self.closing.notified();
+        if self.closed.load(Ordering::SeqCst) {
+            return true;
+        }
+        let _ = tokio::time::timeout(wait, closing).await;
+        self.closed.load(Ordering::SeqCst)
+    }
+
     /// The kept lines, oldest first.
     pub fn lines(&self) -> Vec<String> {
-        self.0
+        self.lines
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .iter()
@@ -69,6 +95,7 @@ pub struct Connection {
     pub service: RunningService<RoleClient, Handler>,
     /// Notified when the server says its tools changed.
     pub tools_changed: Arc<Notify>,
+    pub refreshing: Arc<AtomicBool>,
     pub stderr: StderrTail,
 }
 
@@ -87,10 +114,15 @@ pub struct ConnectError {
 
 /// Starts (stdio) or reaches (HTTP) the server and initializes the MCP
 /// session. The caller bounds the wait.
-pub async fn connect(transport: &Transport, workspace: &std::path::Path) -> Result<Connection, ConnectError> {
+pub async fn connect(
+    transport: &Transport,
+    workspace: &std::path::Path,
+) -> Result<Connection, ConnectError> {
     let tools_changed = Arc::new(Notify::new());
+    let refreshing = Arc::new(AtomicBool::new(false));
     let handler = Handler {
         tools_changed: tools_changed.clone(),
+        refreshing: refreshing.clone(),
     };
     let stderr = StderrTail::default();
     let failed = |message: String, stderr: &StderrTail| ConnectError {
@@ -100,7 +132,10 @@ pub async fn connect(transport: &Transport, workspace: &std::path::Path) -> Resu
     let service = match transport {
         Transport::Stdio { command, args, env } => {
             let mut cmd = tokio::process::Command::new(command);
-            cmd.args(args).envs(env.iter().cloned()).current_dir(workspace);
+            cmd.args(args)
+                .envs(env.iter().cloned())
+                .current_dir(workspace)
+                .kill_on_drop(true);
             let (process, pipe) = rmcp::transport::TokioChildProcess::builder(cmd)
                 .stderr(std::process::Stdio::piped())
                 .spawn()
@@ -112,25 +147,39 @@ pub async fn connect(transport: &Transport, workspace: &std::path::Path) -> Resu
                     while let Ok(Some(line)) = lines.next_line().await {
                         tail.push(&line);
                     }
+                    tail.close();
                 });
             }
-            handler.serve(process).await.map_err(|e| {
-                failed(format!("the server did not initialize: {e}"), &stderr)
-            })?
+            match handler.serve(process).await {
+                Ok(service) => service,
+                Err(e) => {
+                    let message = if stderr
+                        .ended_within(std::time::Duration::from_millis(500))
+                        .await
+                    {
+                        "the server exited before it initialized".to_string()
+                    } else {
+                        format!("the server did not initialize: {e}")
+                    };
+                    return Err(failed(message, &stderr));
+                }
+            }
         }
         Transport::Http { url, headers } => {
             super::http::install_crypto();
             let config = super::http::transport_config(url, headers)
                 .map_err(|message| failed(message, &stderr))?;
             let transport = rmcp::transport::StreamableHttpClientTransport::from_config(config);
-            handler.serve(transport).await.map_err(|e| {
-                failed(format!("the server did not initialize: {e}"), &stderr)
-            })?
+            handler
+                .serve(transport)
+                .await
+                .map_err(|e| failed(format!("the server did not initialize: {e}"), &stderr))?
         }
     };
     Ok(Connection {
         service,
         tools_changed,
+        refreshing,
         stderr,
     })
 }

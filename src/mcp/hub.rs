@@ -71,9 +71,14 @@ pub struct ServerReport {
 }
 
 struct ServerSlot {
+    /// Set while the server's changed tools are listed again.
+    refreshing: Option<Arc<std::sync::atomic::AtomicBool>>,
     name: String,
     origin: Origin,
+    digest: String,
     transport: String,
+    /// An untrusted server's definition, started once it is trusted.
+    held: Option<Transport>,
     status: Status,
     tools: Vec<Arc<McpTool>>,
 }
@@ -86,6 +91,8 @@ struct Inner {
     changed: watch::Sender<u64>,
     stop: CancellationToken,
     notice: Box<dyn Fn(String) + Send + Sync>,
+    workspace: PathBuf,
+    timeout: Duration,
 }
 
 /// What a session starts its servers with.
@@ -137,14 +144,19 @@ impl McpHub {
                 continue;
             }
             let server_rule = format!("{}{}", mcp_names::PREFIX, entry.name);
+            let mut held = None;
             let (transport, status) = match &entry.transport {
-                Err(why) => (String::new(), Status::Failed(format!("invalid definition: {why}"))),
+                Err(why) => (
+                    String::new(),
+                    Status::Failed(format!("invalid definition: {why}")),
+                ),
                 Ok(t) => {
                     let status = if setup.disallowed.iter().any(|d| *d == server_rule) {
                         Status::Disallowed
                     } else if matches!(entry.origin, Origin::Project(_))
                         && !setup.trusted.contains(&entry.name)
                     {
+                        held = Some(t.clone());
                         Status::Untrusted
                     } else {
                         to_start.push((slots.len(), t.clone()));
@@ -154,9 +166,12 @@ impl McpHub {
                 }
             };
             slots.push(ServerSlot {
+                refreshing: None,
                 name: entry.name,
                 origin: entry.origin,
+                digest: entry.digest,
                 transport,
+                held,
                 status,
                 tools: Vec::new(),
             });
@@ -169,14 +184,57 @@ impl McpHub {
                 changed,
                 stop: CancellationToken::new(),
                 notice: setup.notice,
+                workspace: setup.workspace,
+                timeout: setup.timeout,
             }),
         };
         for (index, transport) in to_start {
-            let hub = hub.clone();
-            let workspace = setup.workspace.clone();
-            tokio::spawn(async move { hub.run_server(index, transport, &workspace, setup.timeout).await });
+            hub.spawn_server(index, transport);
         }
         hub
+    }
+
+    fn spawn_server(&self, index: usize, transport: Transport) {
+        let hub = self.clone();
+        tokio::spawn(async move { hub.run_server(index, transport).await });
+    }
+
+    /// A project server waiting for trust: its definition's digest, for
+    /// the store.
+    pub fn untrusted_digest(&self, name: &str) -> Option<String> {
+        self.read()
+            .iter()
+            .find(|s| s.name == name && s.status == Status::Untrusted)
+            .map(|s| s.digest.clone())
+    }
+
+    /// Starts a project server the user has just trusted.
+    pub fn start_trusted(&self, name: &str) -> bool {
+        let mut started = None;
+        {
+            let mut servers = self
+                .inner
+                .servers
+                .write()
+                .unwrap_or_else(|e| e.into_inner());
+            if let Some((index, slot)) = servers
+                .iter_mut()
+                .enumerate()
+                .find(|(_, s)| s.name == name && s.status == Status::Untrusted)
+                && let Some(transport) = slot.held.take()
+            {
+                slot.status = Status::Starting;
+                started = Some((index, transport));
+            }
+        }
+        match started {
+            Some((index, transport)) => {
+                self.inner.changed.send_modify(|n| *n += 1);
+                self.spawn_server(index, transport);
+                true
+            }
+            None => false,
+        }
     }
 
     /// Waits until no server is still starting, or `cancel` fires.
@@ -193,8 +251,14 @@ impl McpHub {
         }
     }
 
+    /// A server still starting, or listing its changed tools.
     fn any_starting(&self) -> bool {
-        self.read().iter().any(|s| s.status == Status::Starting)
+        self.read().iter().any(|s| {
+            s.status == Status::Starting
+                || s.refreshing
+                    .as_ref()
+                    .is_some_and(|r| r.load(std::sync::atomic::Ordering::SeqCst))
+        })
     }
 
     /// Every server's state and tools.
@@ -234,7 +298,11 @@ impl McpHub {
 
     fn update(&self, index: usize, change: impl FnOnce(&mut ServerSlot)) {
         {
-            let mut servers = self.inner.servers.write().unwrap_or_else(|e| e.into_inner());
+            let mut servers = self
+                .inner
+                .servers
+                .write()
+                .unwrap_or_else(|e| e.into_inner());
             if let Some(slot) = servers.get_mut(index) {
                 change(slot);
             }
@@ -243,12 +311,17 @@ impl McpHub {
     }
 
     fn name_of(&self, index: usize) -> String {
-        self.read().get(index).map(|s| s.name.clone()).unwrap_or_default()
+        self.read()
+            .get(index)
+            .map(|s| s.name.clone())
+            .unwrap_or_default()
     }
 
-    async fn run_server(&self, index: usize, transport: Transport, workspace: &Path, timeout: Duration) {
+    async fn run_server(&self, index: usize, transport: Transport) {
         let name = self.name_of(index);
         let stop = self.inner.stop.clone();
+        let timeout = self.inner.timeout;
+        let workspace = self.inner.workspace.as_path();
         let started = tokio::select! {
             _ = stop.cancelled() => return,
             started = tokio::time::timeout(timeout, start_and_list(&name, &transport, workspace)) => started,
@@ -264,15 +337,21 @@ impl McpHub {
                 );
             }
         };
+        let refreshing = connection.refreshing.clone();
         self.update(index, |slot| {
             slot.status = Status::Connected;
             slot.tools = tools;
+            slot.refreshing = Some(refreshing.clone());
         });
         loop {
             tokio::select! {
                 _ = stop.cancelled() => break,
                 _ = connection.tools_changed.notified() => {
-                    match connection::list_tools(&connection.peer()).await {
+                    let listed = tokio::time::timeout(timeout, connection::list_tools(&connection.peer()))
+                        .await
+                        .unwrap_or_else(|_| Err("tools/list did not answer in time".into()));
+                    refreshing.store(false, std::sync::atomic::Ordering::SeqCst);
+                    match listed {
                         Ok(listing) => {
                             let tools = build_tools(&name, &listing, &connection);
                             let count = tools.len();
@@ -281,7 +360,10 @@ impl McpHub {
                                 "MCP server {name} changed its tools ({count} now)."
                             ));
                         }
-                        Err(why) => (self.inner.notice)(format!("MCP server {name}: {why}")),
+                        Err(why) => {
+                            self.inner.changed.send_modify(|n| *n += 1);
+                            (self.inner.notice)(format!("MCP server {name}: {why}"));
+                        }
                     }
                 }
             }
@@ -314,7 +396,11 @@ async fn start_and_list(
     Ok((connection, tools))
 }
 
-fn build_tools(name: &str, listing: &[serde_json::Value], connection: &Connection) -> Vec<Arc<McpTool>> {
+fn build_tools(
+    name: &str,
+    listing: &[serde_json::Value],
+    connection: &Connection,
+) -> Vec<Arc<McpTool>> {
     let mut tools: Vec<Arc<McpTool>> = Vec::new();
     for entry in listing {
         if let Some(tool) = McpTool::from_listing(name, entry, connection.peer()) {
@@ -356,7 +442,10 @@ pub fn render_report(servers: &[ServerReport]) -> String {
     for server in servers {
         out.push_str(&format!("{}: {}\n", server.name, server.status.label()));
         if !server.transport.is_empty() {
-            out.push_str(&format!("  {} (from {})\n", server.transport, server.origin));
+            out.push_str(&format!(
+                "  {} (from {})\n",
+                server.transport, server.origin
+            ));
         } else {
             out.push_str(&format!("  from {}\n", server.origin));
         }

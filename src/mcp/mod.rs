@@ -17,6 +17,31 @@ pub use hub::{HubSetup, McpHub, ServerReport, Status, render_report};
 use serde_json::{Map, Value};
 use std::path::Path;
 
+/// The MCP part of a session's set-up, read before the runtime starts.
+#[derive(Debug, Clone, Default)]
+pub struct McpSetup {
+    pub entries: Vec<ServerEntry>,
+    /// Why the project's `.mcp.json` was left out, if it was.
+    pub project_error: Option<String>,
+    pub timeout: std::time::Duration,
+}
+
+impl McpSetup {
+    /// The servers of the config and of `workspace`'s `.mcp.json`.
+    pub fn load(
+        config_servers: &Map<String, Value>,
+        workspace: &Path,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Self {
+        let (entries, project_error) = server_entries(config_servers, workspace, env);
+        Self {
+            entries,
+            project_error,
+            timeout: hub::startup_timeout(env),
+        }
+    }
+}
+
 /// Every server definition for a session in `workspace`: the config's
 /// first, then the project's. A project file that cannot be read is
 /// returned as its error (its servers are left out).

@@ -140,7 +140,8 @@ mod tests {
         );
         let (text, _) = render(&json!({"content": [], "structuredContent": {"n": 1}}));
         assert_eq!(text, "{\n  \"n\": 1\n}");
-        let (text, error) = render(&json!({"content": [{"type": "text", "text": "bad"}], "isError": true}));
+        let (text, error) =
+            render(&json!({"content": [{"type": "text", "text": "bad"}], "isError": true}));
         assert_eq!((text.as_str(), error), ("bad", true));
         assert_eq!(render(&json!({})).0, "(the tool returned no content)");
     }

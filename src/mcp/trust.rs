@@ -14,24 +14,38 @@ fn key_name(server: &str) -> String {
 }
 
 /// The names of `entries` whose current definition the user trusts.
-pub fn trusted(store: &Store, project_id: &str, entries: &[ServerEntry]) -> Result<Vec<String>, StoreError> {
+pub fn trusted(
+    store: &Store,
+    project_id: &str,
+    entries: &[ServerEntry],
+) -> Result<Vec<String>, StoreError> {
     let mut names = Vec::new();
     for entry in entries {
         let key = key_name(&entry.name);
         let saved = store.get_setting(&SettingKey::project(project_id, NAMESPACE, &key))?;
-        if saved.as_ref().and_then(|v| v.get("digest")).and_then(Value::as_str) == Some(entry.digest.as_str()) {
+        if saved
+            .as_ref()
+            .and_then(|v| v.get("digest"))
+            .and_then(Value::as_str)
+            == Some(entry.digest.as_str())
+        {
             names.push(entry.name.clone());
         }
     }
     Ok(names)
 }
 
-/// Trusts this definition of the server.
-pub fn trust(store: &mut Store, project_id: &str, entry: &ServerEntry) -> Result<(), StoreError> {
-    let key = key_name(&entry.name);
+/// Trusts the definition of `server` whose digest is `digest`.
+pub fn trust(
+    store: &mut Store,
+    project_id: &str,
+    server: &str,
+    digest: &str,
+) -> Result<(), StoreError> {
+    let key = key_name(server);
     store.set_setting(
         &SettingKey::project(project_id, NAMESPACE, &key),
-        &json!({"digest": entry.digest}),
+        &json!({"digest": digest}),
     )
 }
 

@@ -21,6 +21,11 @@ pub fn suggested_rules(tool_name: &str, input: &Value, bash: Option<&BashAnalysi
             None => vec![Rule::tool("Bash")],
         };
     }
+    if tool_name.starts_with(super::mcp_names::PREFIX) {
+        // An MCP tool's arguments are the server's own: "always allow"
+        // saves the tool.
+        return vec![Rule::tool(tool_name)];
+    }
     if tool_name == "WebFetch" {
         // The seed's product saved the whole URL, which never matches the
         // `domain:` subject; we save the domain.
@@ -50,6 +55,8 @@ mod tests {
         assert_eq!(r, vec![Rule::with_content("Edit", "src/a.rs")]);
         let r = suggested_rules("Glob", &json!({"pattern": "**/*.rs"}), None);
         assert_eq!(r, vec![Rule::with_content("Glob", "**/*.rs")]);
+        let r = suggested_rules("mcp__fs__read", &json!({"path": "/a"}), None);
+        assert_eq!(r, vec![Rule::tool("mcp__fs__read")]);
         let r = suggested_rules("Custom", &json!({"n": 1}), None);
         assert_eq!(r, vec![Rule::tool("Custom")]);
     }

@@ -39,6 +39,8 @@ pub struct SessionCore {
     /// Resolves `/model` references; `None` where switching is not offered.
     pub model_resolver: Option<super::ModelResolver>,
     pub registry: ToolRegistry,
+    /// The session's MCP servers (their tools are in `registry`).
+    pub mcp: crate::mcp::McpHub,
     pub hooks: HookRunner,
     pub broker: ApprovalBroker,
     /// Where `Op::PermissionReply` goes; `None` for the deny broker.

@@ -69,6 +69,8 @@ pub struct RuntimeSetup {
     pub broker: BrokerChoice,
     /// What `/model` switches with; `None`: switching is refused.
     pub model_resolver: Option<ModelResolver>,
+    /// The MCP servers to start for this session.
+    pub mcp: crate::mcp::McpSetup,
 }
 
 /// The front end's side of a running runtime.
@@ -113,12 +115,16 @@ pub fn start(setup: RuntimeSetup, mut store: Store) -> Result<RuntimeHandle, Ses
         .join("memory");
     let context = instructions::ProjectContext::gather(&workspace, &setup.zcode_home)
         .with_memory(&memory_dir);
+    let mcp = start_mcp(&setup, &store, &project_id, &workspace, &event_tx);
+    let mut registry = ToolRegistry::builtin(&setup.disallowed_tools);
+    registry.add_source(Arc::new(mcp.clone()));
     let core = Arc::new(SessionCore {
         context,
         session_id: session_id.clone(),
         workspace: workspace.clone(),
         project_id: project_id.clone(),
-        registry: ToolRegistry::builtin(&setup.disallowed_tools),
+        registry,
+        mcp,
         hooks: HookRunner::new(setup.hooks, session_id.clone(), workspace.clone()),
         broker,
         broker_handle,
@@ -173,5 +179,57 @@ pub fn start(setup: RuntimeSetup, mut store: Store) -> Result<RuntimeHandle, Ses
         events: event_rx,
         session_id,
         task,
+    })
+}
+
+/// Starts the session's MCP servers in the background; what goes wrong
+/// is told as a notice and never keeps the session from starting.
+fn start_mcp(
+    setup: &RuntimeSetup,
+    store: &Store,
+    project_id: &str,
+    workspace: &std::path::Path,
+    events: &UnboundedSender<Event>,
+) -> crate::mcp::McpHub {
+    let notice = |message: String| {
+        let _ = events.send(Event::Notice { message });
+    };
+    if let Some(why) = &setup.mcp.project_error {
+        notice(format!("The project's MCP servers are left out: {why}"));
+    }
+    let trusted = match crate::mcp::trust::trusted(store, project_id, &setup.mcp.entries) {
+        Ok(trusted) => trusted,
+        Err(e) => {
+            notice(format!(
+                "Which project MCP servers are trusted cannot be read ({e}); none are started."
+            ));
+            Vec::new()
+        }
+    };
+    let untrusted: Vec<&str> = setup
+        .mcp
+        .entries
+        .iter()
+        .filter(|e| {
+            matches!(e.origin, crate::mcp::Origin::Project(_)) && !trusted.contains(&e.name)
+        })
+        .map(|e| e.name.as_str())
+        .collect();
+    if !untrusted.is_empty() {
+        notice(format!(
+            "The project's .mcp.json defines MCP servers you have not trusted: {}. See them with /mcp; start one with /mcp trust NAME.",
+            untrusted.join(", ")
+        ));
+    }
+    let sender = events.clone();
+    crate::mcp::McpHub::start(crate::mcp::HubSetup {
+        entries: setup.mcp.entries.clone(),
+        trusted,
+        disallowed: setup.settings.disallowed_tools.iter().cloned().collect(),
+        workspace: workspace.to_path_buf(),
+        timeout: setup.mcp.timeout,
+        notice: Box::new(move |message| {
+            let _ = sender.send(Event::Notice { message });
+        }),
     })
 }

@@ -46,6 +46,10 @@ pub enum Op {
     ShowTodos,
     /// `/memory`: the instruction files loaded and the project's memory.
     ShowMemory,
+    /// `/mcp`: answered by a `Notice` with each MCP server's state and tools.
+    ShowMcp,
+    /// `/mcp trust NAME`: trust a project server's definition and start it.
+    TrustMcpServer { name: String },
     /// End the runtime task.
     Shutdown,
 }

@@ -107,6 +107,10 @@ pub async fn run(core: Arc<SessionCore>, mut ops: UnboundedReceiver<Op>) {
                             Op::ShowMemory => core.emit(Event::Notice {
                                 message: super::instructions::memory_report(&core.context),
                             }),
+                            Op::ShowMcp => core.emit(Event::Notice {
+                                message: format!("MCP servers\n{}", crate::mcp::render_report(&core.mcp.report())),
+                            }),
+                            Op::TrustMcpServer { name } => trust_mcp_server(&core, &name),
                         }
                     }
                     ended = wait_for_compaction(&mut compacting) => {
@@ -157,6 +161,7 @@ pub async fn run(core: Arc<SessionCore>, mut ops: UnboundedReceiver<Op>) {
     }
     // Nothing a command started outlives the session.
     super::model_events::stop_window_lookup(&core);
+    core.mcp.shutdown();
     core.end_background().await;
     heartbeat.abort();
     // STORE-2: the next process may take the session at once. A failure
@@ -364,4 +369,31 @@ fn next_queued(core: &SessionCore) -> Option<(String, String)> {
             None
         }
     }
+}
+
+/// `/mcp trust NAME`: remembers the trust for this project and starts the
+/// server now.
+fn trust_mcp_server(core: &SessionCore, name: &str) {
+    let Some(digest) = core.mcp.untrusted_digest(name) else {
+        core.emit(Event::Notice {
+            message: format!(
+                "No project MCP server named '{name}' is waiting for trust (see /mcp)."
+            ),
+        });
+        return;
+    };
+    if let Err(e) =
+        crate::mcp::trust::trust(&mut lock(&core.store), &core.project_id, name, &digest)
+    {
+        core.emit(Event::Error {
+            message: format!("could not save the trust in MCP server {name}: {e}"),
+        });
+        return;
+    }
+    core.mcp.start_trusted(name);
+    core.emit(Event::Notice {
+        message: format!(
+            "MCP server {name} is trusted for this project and starting; /mcp shows it."
+        ),
+    });
 }

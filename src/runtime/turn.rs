@@ -228,6 +228,9 @@ async fn stream_reply(core: &SessionCore, cancel: &CancellationToken) -> StreamR
     if forced || compaction::over_threshold(estimate, window) {
         compaction::compact(core, cancel, forced).await;
     }
+    // The tools offered are complete once every MCP server has started or
+    // failed (each within its bound); the user can interrupt the wait.
+    core.mcp.wait_started(cancel).await;
     injection::before_request(core, false);
     if core.save_failure().is_some() {
         return StreamResult::NotSaved;

@@ -20,6 +20,7 @@ pub enum SlashCommand {
     Compact,
     Init,
     Memory,
+    Mcp,
     Copy,
     Export,
     Help,
@@ -36,7 +37,7 @@ pub struct CommandInfo {
     pub description: &'static str,
 }
 
-pub const COMMANDS: [CommandInfo; 14] = [
+pub const COMMANDS: [CommandInfo; 15] = [
     CommandInfo {
         command: SlashCommand::Mode,
         name: "mode",
@@ -96,6 +97,12 @@ pub const COMMANDS: [CommandInfo; 14] = [
         name: "memory",
         arg: None,
         description: "Show the instruction files loaded and the project's memory",
+    },
+    CommandInfo {
+        command: SlashCommand::Mcp,
+        name: "mcp",
+        arg: Some("[trust NAME]"),
+        description: "Show the MCP servers and their tools, or trust a project server",
     },
     CommandInfo {
         command: SlashCommand::Copy,

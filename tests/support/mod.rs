@@ -7,6 +7,8 @@ pub mod fault_server;
 pub mod headless;
 pub mod long_reply;
 pub mod long_transcript;
+#[cfg(unix)]
+pub mod mcp_server;
 #[cfg(target_os = "linux")]
 pub mod proc_stats;
 #[cfg(unix)]

@@ -82,6 +82,8 @@ pub struct Setup {
     pub context_window: u64,
     /// What `/model` switches with (`Op::SetModel`).
     pub model_resolver: Option<zcode::runtime::ModelResolver>,
+    /// The MCP servers of the session (config `mcpServers`).
+    pub mcp_servers: serde_json::Map<String, serde_json::Value>,
     dir: tempfile::TempDir,
 }
 
@@ -100,6 +102,7 @@ impl Setup {
             disallowed: Vec::new(),
             context_window: 100_000,
             model_resolver: None,
+            mcp_servers: serde_json::Map::new(),
             dir,
         }
     }
@@ -224,6 +227,10 @@ impl Setup {
             headless: false,
             broker: BrokerChoice::Channel,
             model_resolver: self.model_resolver,
+            mcp: zcode::mcp::McpSetup {
+                timeout: std::time::Duration::from_secs(20),
+                ..zcode::mcp::McpSetup::load(&self.mcp_servers, &workspace, &|_: &str| None)
+            },
         };
         let handle = zcode::runtime::start(setup, store).unwrap();
         let mut harness = Harness {

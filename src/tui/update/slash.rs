@@ -147,6 +147,19 @@ fn execute(model: &mut Model, line: &str, info: CommandInfo, arg: Option<String>
         },
         SlashCommand::Todos => vec![Cmd::Send(Op::ShowTodos)],
         SlashCommand::Memory => vec![Cmd::Send(Op::ShowMemory)],
+        SlashCommand::Mcp => match arg
+            .as_deref()
+            .map(str::split_whitespace)
+            .map(|w| w.collect::<Vec<_>>())
+        {
+            None => vec![Cmd::Send(Op::ShowMcp)],
+            Some(words) => match words.as_slice() {
+                ["trust", name] => vec![Cmd::Send(Op::TrustMcpServer {
+                    name: name.to_string(),
+                })],
+                _ => error(model, "/mcp takes no argument, or trust NAME".to_string()),
+            },
+        },
         SlashCommand::New | SlashCommand::Resume if model.busy => error(
             model,
             format!(
