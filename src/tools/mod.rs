@@ -12,6 +12,7 @@ use tokio_util::sync::CancellationToken;
 pub mod ask_user_question;
 pub mod background;
 pub mod bash;
+pub mod compact;
 pub mod diff;
 pub mod edit;
 pub mod file_state;
@@ -164,6 +165,13 @@ pub trait Tool: Send + Sync {
     fn name(&self) -> &'static str;
     /// The text the model reads (from `assets/tools/*.md`).
     fn description(&self) -> &'static str;
+    /// What the model reads instead when its context window is small
+    /// (`runtime::small_window`): built-in tools give a short text of
+    /// their own (`assets/tools/compact/*.md`); any other tool its
+    /// description's first sentence, capped.
+    fn compact_description(&self) -> std::borrow::Cow<'static, str> {
+        compact::first_sentence(self.description()).into()
+    }
     /// JSON Schema of the input.
     fn input_schema(&self) -> Value;
     fn capability(&self) -> Capability;
