@@ -70,6 +70,7 @@ fn request() -> ModelRequest {
         }],
         tools: vec![],
         max_output_tokens: None,
+        context_window: None,
         reasoning: None,
     }
 }
@@ -189,9 +190,9 @@ async fn fault_stream_output_limit_shrinks_to_fit_the_context_window() {
         ..limits(32_000)
     });
     let mut req = request();
-    // About 2000 tokens of prompt.
+    // About 2000 tokens of prompt, at the cautious 3 bytes a token.
     req.messages = vec![Message::User {
-        content: "word ".repeat(1600),
+        content: "word ".repeat(1200),
     }];
     let _ = drain(&openai(&server, settings), &req).await;
     let sent = server.requests()[0]["max_tokens"].as_u64().unwrap();

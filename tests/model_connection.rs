@@ -32,6 +32,7 @@ fn request() -> ModelRequest {
         }],
         tools: vec![],
         max_output_tokens: None,
+        context_window: None,
         reasoning: None,
     }
 }

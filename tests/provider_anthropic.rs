@@ -170,6 +170,7 @@ fn request() -> ModelRequest {
         }],
         tools: vec![],
         max_output_tokens: None,
+        context_window: None,
         reasoning: None,
     }
 }
@@ -429,6 +430,7 @@ async fn e2e_request_shape() {
             input_schema: json!({"type": "object", "properties": {"pattern": {"type": "string"}}}),
         }],
         max_output_tokens: None,
+        context_window: None,
         reasoning: None,
     };
     run(&provider(&server, test_settings()), &req)

@@ -208,6 +208,7 @@ fn request() -> ModelRequest {
         }],
         tools: vec![],
         max_output_tokens: None,
+        context_window: None,
         reasoning: None,
     }
 }
@@ -595,6 +596,7 @@ async fn e2e_request_shape() {
             input_schema: json!({"type": "object", "properties": {"pattern": {"type": "string"}}}),
         }],
         max_output_tokens: Some(1234),
+        context_window: None,
         reasoning: Some("high".into()),
     };
     run(&provider(&server, test_settings()), &req)

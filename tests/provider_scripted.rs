@@ -16,6 +16,7 @@ fn request(text: &str) -> ModelRequest {
         }],
         tools: vec![],
         max_output_tokens: None,
+        context_window: None,
         reasoning: None,
     }
 }

@@ -554,6 +554,7 @@ mod tests {
                 input_schema: json!({"type": "object"}),
             }],
             max_output_tokens: None,
+            context_window: None,
             reasoning: None,
         }
     }

@@ -425,6 +425,8 @@ impl Endpoint {
                 let mut message = error_message(&body, status);
                 if status.is_client_error() && mentions_output_limit(&message) {
                     message.push_str(OUTPUT_LIMIT_HINT);
+                } else if status.is_client_error() && mentions_context_size(&message) {
+                    message.push_str(CONTEXT_SIZE_HINT);
                 }
                 let error = ProviderError::Http {
                     provider,
@@ -511,6 +513,16 @@ fn mentions_output_limit(message: &str) -> bool {
     ]
     .iter()
     .any(|k| m.contains(k))
+}
+
+/// Added to a refusal of a prompt larger than the server's context.
+const CONTEXT_SIZE_HINT: &str = " (start the server with a larger context, llama.cpp's -c; if the server does not report its context, set contextWindow for this model in config.json so that zcode fits its prompt to it)";
+
+/// Whether a server's error message says the prompt does not fit its
+/// context (llama.cpp: "the request exceeds the available context size").
+fn mentions_context_size(message: &str) -> bool {
+    let m = message.to_ascii_lowercase();
+    m.contains("context size") || m.contains("exceed_context_size")
 }
 
 /// `Retry-After` in (possibly fractional) seconds; HTTP dates are ignored.

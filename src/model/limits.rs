@@ -97,20 +97,24 @@ impl StreamLimits {
     }
 
     /// The output limit sent with `request`: its own limit or the model's,
-    /// shrunk (not below 1024 tokens) to what the context window leaves
-    /// next to a rough estimate of the prompt (4 bytes a token), since some
-    /// servers (vLLM) refuse a request whose prompt and limit do not fit.
+    /// shrunk (not below 1024 tokens) to what the context window (the
+    /// config's, else the request's) leaves next to a cautious estimate of
+    /// the prompt (3 bytes a token), since some servers (vLLM) refuse a
+    /// request whose prompt and limit do not fit.
     pub fn request_output_limit(&self, request: &ModelRequest) -> u32 {
         let asked = request
             .max_output_tokens
             .unwrap_or(self.max_output_tokens)
             .max(1);
-        if self.context_window == 0 {
+        // The config's window, else the one the runtime learned.
+        let window = match self.context_window {
+            0 => request.context_window.unwrap_or(0),
+            configured => configured,
+        };
+        if window == 0 {
             return asked;
         }
-        let room = self
-            .context_window
-            .saturating_sub(estimate_prompt_tokens(request));
+        let room = window.saturating_sub(estimate_prompt_tokens(request));
         let floor = u64::from(MIN_OUTPUT_TOKENS.min(asked));
         let fits = u32::try_from(room.max(floor)).unwrap_or(u32::MAX);
         asked.min(fits)
@@ -136,7 +140,10 @@ pub fn max_event_bytes(tokens: u32) -> usize {
     usize::try_from(cap).map_or(MAX_EVENT_BYTES, |c| c.min(MAX_EVENT_BYTES))
 }
 
-/// About a token per 4 bytes of what the request sends.
+/// A token per [`BYTES_PER_TOKEN`] bytes of what the request sends: more
+/// tokens than most text makes, so that the prompt and the limit fit even
+/// where the prompt is dense (code, JSON schemas, the request's own
+/// framing) and the window small.
 fn estimate_prompt_tokens(request: &ModelRequest) -> u64 {
     use super::Message;
     let messages: usize = request
@@ -159,7 +166,7 @@ fn estimate_prompt_tokens(request: &ModelRequest) -> u64 {
         .iter()
         .map(|t| t.name.len() + t.description.len() + t.input_schema.to_string().len())
         .sum();
-    ((request.system.len() + messages + tools) / 4) as u64
+    ((request.system.len() + messages + tools) as u64) / BYTES_PER_TOKEN
 }
 
 /// The id without a router's `vendor/` prefix, lower-cased.
@@ -243,6 +250,7 @@ mod tests {
                 input_schema: serde_json::json!({}),
             }],
             max_output_tokens: own,
+            context_window: None,
             reasoning: None,
         }
     }
@@ -308,9 +316,9 @@ mod tests {
             ..StreamLimits::default()
         };
         assert_eq!(limits.request_output_limit(&request(4000, None)), 8000);
-        // 20 000 bytes ≈ 5000 tokens: 5000 left.
-        let left = limits.request_output_limit(&request(20_000, None));
-        assert!((4990..=5000).contains(&left), "{left}");
+        // 21 000 bytes ≈ 7000 tokens: 3000 left.
+        let left = limits.request_output_limit(&request(21_000, None));
+        assert!((2990..=3000).contains(&left), "{left}");
         assert_eq!(limits.request_output_limit(&request(80_000, None)), 1024);
         assert_eq!(
             limits.request_output_limit(&request(80_000, Some(300))),
@@ -319,6 +327,29 @@ mod tests {
         let unknown = StreamLimits::default();
         assert_eq!(
             unknown.request_output_limit(&request(1 << 20, None)),
+            DEFAULT_MAX_OUTPUT_TOKENS
+        );
+    }
+
+    #[test]
+    fn small3_a_learned_window_leaves_room_for_the_reply() {
+        // The config gives no window; the runtime learned 8192 tokens.
+        let limits = StreamLimits::default();
+        let mut req = request(12_000, None);
+        req.context_window = Some(8192);
+        let limit = limits.request_output_limit(&req);
+        // About 4000 tokens of prompt: the rest of the window, not 32000.
+        assert!((4180..=4192).contains(&limit), "{limit}");
+        // Never below the floor, so a reply always has room to start.
+        req.messages = request(40_000, None).messages;
+        assert_eq!(limits.request_output_limit(&req), 1024);
+        // A window in the config wins over the request's.
+        let configured = StreamLimits {
+            context_window: 100_000,
+            ..StreamLimits::default()
+        };
+        assert_eq!(
+            configured.request_output_limit(&req),
             DEFAULT_MAX_OUTPUT_TOKENS
         );
     }

@@ -590,6 +590,7 @@ mod tests {
                 input_schema: json!({"type": "object"}),
             }],
             max_output_tokens: None,
+            context_window: None,
             reasoning: Some("high".into()),
         };
         let body = request_body(&req);

@@ -54,6 +54,11 @@ pub struct ModelRequest {
     pub messages: Vec<Message>,
     pub tools: Vec<ToolSpec>,
     pub max_output_tokens: Option<u32>,
+    /// The model's context window in tokens when the runtime knows it (the
+    /// server may have said): the output limit asked for shrinks to fit
+    /// next to the prompt when the provider's own settings give no window.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context_window: Option<u64>,
     /// A reasoning level of the model (MODEL-1), when it has them.
     pub reasoning: Option<String>,
 }

@@ -8,7 +8,7 @@ use super::plan_file::{plan_file_path, plan_file_reference, read_plan_file_for_r
 use super::protocol::{CompactionOutcome, Event};
 use super::transcript::new_entry_id;
 use crate::model::accumulate::collect_reply;
-use crate::model::{Message, ModelRequest};
+use crate::model::{Message, ModelRequest, ToolSpec};
 use crate::store::{NewEntry, entry_kind};
 use crate::tools::todo_reminder::reminder_text;
 use serde_json::json;
@@ -27,6 +27,16 @@ const SUMMARY_PREFIX: &str = "This session continues an earlier conversation tha
 pub fn estimate_tokens(system: &str, messages: &[Message]) -> u64 {
     let chars: usize = system.len() + messages.iter().map(message_chars).sum::<usize>();
     (chars / 4) as u64
+}
+
+/// [`estimate_tokens`] with the tool definitions the request offers:
+/// their names, descriptions and schemas count against the window too.
+pub fn estimate_request_tokens(system: &str, messages: &[Message], tools: &[ToolSpec]) -> u64 {
+    let tool_chars: usize = tools
+        .iter()
+        .map(|t| t.name.len() + t.description.len() + t.input_schema.to_string().len())
+        .sum();
+    estimate_tokens(system, messages) + (tool_chars / 4) as u64
 }
 
 fn message_chars(m: &Message) -> usize {
@@ -141,6 +151,7 @@ pub async fn compact(
         }],
         tools: Vec::new(),
         max_output_tokens: None,
+        context_window: model.context_window,
         reasoning: None,
     };
     let reply = tokio::select! {

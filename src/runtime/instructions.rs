@@ -19,6 +19,12 @@ pub const MAX_TOTAL_BYTES: usize = 64 * 1024;
 /// many lines (and bytes); the model is asked to keep it shorter.
 pub const MAX_MEMORY_LINES: usize = 200;
 pub const MAX_MEMORY_BYTES: usize = 16 * 1024;
+/// For a model with a small context window (`super::small_window`): the
+/// instruction files together get this many bytes (the files closest to
+/// the working directory first), `MEMORY.md` this many, each with the
+/// usual notice of what was left out.
+pub const COMPACT_MAX_INSTRUCTION_BYTES: usize = 2 * 1024;
+pub const COMPACT_MAX_MEMORY_BYTES: usize = 1024;
 /// `git status` gets this long; a larger repository goes without it.
 const GIT_STATUS_TIMEOUT: Duration = Duration::from_secs(1);
 
@@ -71,6 +77,46 @@ impl ProjectContext {
 
     /// The environment lines and the instruction files, for the prompt.
     pub fn prompt_section(&self) -> String {
+        self.render(memory_section)
+    }
+
+    /// [`Self::prompt_section`] for a model with a small context window:
+    /// the instruction files and the memory index under the `COMPACT_`
+    /// caps, and a one-line note about the memory.
+    pub fn compact_prompt_section(&self) -> String {
+        let mut budget = COMPACT_MAX_INSTRUCTION_BYTES;
+        let mut files = Vec::new();
+        let mut skipped = Vec::new();
+        // The closest file wins where they disagree: it is kept first.
+        for file in self.files.iter().rev() {
+            let text = cut_at_char(&file.text, budget);
+            if text.trim().is_empty() {
+                skipped.push(format!(
+                    "{} (over {COMPACT_MAX_INSTRUCTION_BYTES} bytes of instructions for this model's small context window; read the file if it matters)",
+                    file.path.display()
+                ));
+                continue;
+            }
+            budget -= text.len();
+            files.push(InstructionFile {
+                path: file.path.clone(),
+                text: text.to_string(),
+                cut_bytes: file.cut_bytes + (file.text.len() - text.len()),
+            });
+        }
+        files.reverse();
+        skipped.reverse();
+        skipped.extend(self.skipped.iter().cloned());
+        let compact = ProjectContext {
+            files,
+            skipped,
+            memory_index: self.memory_index.as_deref().map(compact_memory_index),
+            ..self.clone()
+        };
+        compact.render(compact_memory_section)
+    }
+
+    fn render(&self, memory: fn(&Path, Option<&str>) -> String) -> String {
         let mut out = format!("- Today's date: {}\n", self.date);
         if let Some(branch) = &self.git_branch {
             out.push_str(&format!("- Git branch: {branch}\n"));
@@ -82,7 +128,7 @@ impl ProjectContext {
             out.push_str(&format!("- Shell: {shell}\n"));
         }
         if let Some(dir) = &self.memory_dir {
-            out.push_str(&memory_section(dir, self.memory_index.as_deref()));
+            out.push_str(&memory(dir, self.memory_index.as_deref()));
         }
         if self.files.is_empty() && self.skipped.is_empty() {
             return out;
@@ -179,6 +225,38 @@ fn memory_section(dir: &Path, index: Option<&str>) -> String {
         None => out.push_str("There is no MEMORY.md yet.\n"),
     }
     out
+}
+
+/// [`memory_section`] in a few words, for a small context window.
+fn compact_memory_section(dir: &Path, index: Option<&str>) -> String {
+    let index_path = dir.join("MEMORY.md");
+    let mut out = format!(
+        "\n# Project memory\nTo remember something for later sessions, write a short Markdown note in {} and add a line for it to {}. Never store secrets there.\n",
+        dir.display(),
+        index_path.display(),
+    );
+    if let Some(text) = index {
+        out.push_str(&format!(
+            "<memory path=\"{}\">\n{}\n</memory>\n",
+            index_path.display(),
+            text.trim_end()
+        ));
+    }
+    out
+}
+
+/// The memory index cut to [`COMPACT_MAX_MEMORY_BYTES`] at a line's end,
+/// with a notice when something was left out.
+fn compact_memory_index(index: &str) -> String {
+    if index.len() <= COMPACT_MAX_MEMORY_BYTES {
+        return index.to_string();
+    }
+    let head = cut_at_char(index, COMPACT_MAX_MEMORY_BYTES);
+    let head = head.rfind('\n').map_or(head, |end| &head[..end]);
+    format!(
+        "{head}\n[{} more bytes of MEMORY.md were left out; read the file for the rest]",
+        index.len() - head.len()
+    )
 }
 
 /// `MEMORY.md` up to the caps, with a note when it is longer.
@@ -453,6 +531,43 @@ mod tests {
             "{section}"
         );
         assert!(section.contains("shorten it"), "{section}");
+    }
+
+    #[test]
+    fn small1_compact_section_caps_instructions_closest_first_and_the_memory_index() {
+        let file = |path: &str, text: String| InstructionFile {
+            path: PathBuf::from(path),
+            text,
+            cut_bytes: 0,
+        };
+        let context = ProjectContext {
+            files: vec![
+                file("/home/AGENTS.md", "global rule\n".repeat(300)),
+                file("/repo/AGENTS.md", "closest rule\n".repeat(100)),
+            ],
+            memory_dir: Some(PathBuf::from("/mem")),
+            memory_index: Some("- a note\n".repeat(500)),
+            ..Default::default()
+        };
+        let section = context.compact_prompt_section();
+        // The closest file is whole; the global one gets what is left.
+        assert!(section.contains(&"closest rule\n".repeat(100)), "{section}");
+        assert!(
+            section.contains("more bytes of this file were left out"),
+            "{section}"
+        );
+        assert!(section.contains("more bytes of MEMORY.md were left out"));
+        let full = context.prompt_section();
+        assert!(section.len() < COMPACT_MAX_INSTRUCTION_BYTES + COMPACT_MAX_MEMORY_BYTES + 1500);
+        assert!(full.len() > section.len() * 2);
+        // With no room left, a file is named as left out.
+        let mut crowded = context.clone();
+        crowded.files[1].text = "x".repeat(COMPACT_MAX_INSTRUCTION_BYTES);
+        let section = crowded.compact_prompt_section();
+        assert!(
+            section.contains("[left out: /home/AGENTS.md (over"),
+            "{section}"
+        );
     }
 
     #[test]

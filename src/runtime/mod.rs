@@ -13,6 +13,7 @@ pub mod protocol;
 pub mod reminders;
 pub mod runner;
 pub mod session;
+pub mod small_window;
 pub mod tool_pairing;
 pub mod transcript;
 pub mod turn;

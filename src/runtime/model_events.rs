@@ -3,10 +3,10 @@
 //! model the config does not describe.
 //!
 //! The window lookup runs beside the session from its start (and after a
-//! `/model` switch); no request waits for it except the one case where the
-//! answer matters: a conversation already past [`UNKNOWN_WINDOW_ASSUMED`]'s
-//! compaction threshold, which waits at most the lookup's own bound
-//! ([`crate::model::context_window::LOOKUP_TIMEOUT`]) before deciding.
+//! `/model` switch), without holding up the first screen. A request made
+//! while it runs waits for it, at most the lookup's own bound
+//! ([`crate::model::context_window::LOOKUP_TIMEOUT`]): the window decides
+//! the prompt (`super::small_window`) and compaction.
 
 use std::sync::Arc;
 
@@ -97,8 +97,8 @@ pub fn start_window_lookup(core: &Arc<SessionCore>) {
     });
 }
 
-/// Waits (cancellably) for a lookup under way, so that compaction decides
-/// with the server's answer; returns at once when none runs.
+/// Waits (cancellably) for a lookup under way, so that the request is
+/// built for the server's answer; returns at once when none runs.
 pub async fn wait_for_window(core: &SessionCore, cancel: &CancellationToken) {
     let watcher = lock(&core.window_lookup)
         .as_ref()

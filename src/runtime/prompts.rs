@@ -18,3 +18,24 @@ pub fn system_prompt(workspace: &Path, state: ExecutionState, context: &ProjectC
         context.prompt_section(),
     )
 }
+
+const COMPACT_SYSTEM_PROMPT: &str = include_str!("../../assets/prompts/system_compact.md");
+
+/// The system prompt for a model with a small context window
+/// (`super::small_window`): the short rules, the same environment facts,
+/// and the project instructions under tighter caps.
+pub fn compact_system_prompt(
+    workspace: &Path,
+    state: ExecutionState,
+    context: &ProjectContext,
+) -> String {
+    format!(
+        "{COMPACT_SYSTEM_PROMPT}\n# Environment\n- Workspace: {}\n- Platform: {} ({})\n- Permission mode: {} — {}\n{}",
+        workspace.display(),
+        std::env::consts::OS,
+        std::env::consts::ARCH,
+        state.label(),
+        state.description(),
+        context.compact_prompt_section(),
+    )
+}

@@ -6,8 +6,8 @@ use super::compaction;
 use super::core::{SaveFailed, SessionCore, lock};
 use super::injection;
 use super::model_events;
-use super::prompts::system_prompt;
 use super::protocol::{Event, TurnEnd};
+use super::small_window;
 use super::transcript::{assistant_entry, new_entry_id, tool_result_entry, user_entry};
 use crate::approval::pipeline::{CallOutcome, execute_call};
 use crate::model::accumulate::ReplyBuilder;
@@ -214,17 +214,24 @@ async fn stream_reply(core: &SessionCore, cancel: &CancellationToken) -> StreamR
     let forced = core
         .compact_requested
         .swap(false, std::sync::atomic::Ordering::SeqCst);
-    let system = system_prompt(&core.workspace, core.state(), &core.context);
-    let estimate = compaction::estimate_tokens(&system, &lock(&core.history));
     // Read once: a `/model` switch applies from the next request on.
     let mut model = core.model();
-    let mut window = model_events::window_for_compaction(&model);
-    if model.context_window.is_none() && compaction::over_threshold(estimate, window) {
-        // The server's answer may say there is room after all.
+    if model.context_window.is_none() {
+        // The prompt is chosen for the window (small_window), so a lookup
+        // under way is waited for; once it has ended this returns at once.
         model_events::wait_for_window(core, cancel).await;
         model = core.model();
-        window = model_events::window_for_compaction(&model);
     }
+    let prompt = small_window::request_prompt(
+        &core.workspace,
+        core.state(),
+        &core.context,
+        &core.registry,
+        model.context_window,
+    );
+    let estimate =
+        compaction::estimate_request_tokens(&prompt.system, &lock(&core.history), &prompt.tools);
+    let window = model_events::window_for_compaction(&model);
     if forced || compaction::over_threshold(estimate, window) {
         compaction::compact(core, cancel, forced).await;
     }
@@ -237,10 +244,11 @@ async fn stream_reply(core: &SessionCore, cancel: &CancellationToken) -> StreamR
     }
     let request = ModelRequest {
         model: model.model_id.clone(),
-        system,
+        system: prompt.system,
         messages: lock(&core.history).clone(),
-        tools: core.registry.specs(),
+        tools: prompt.tools,
         max_output_tokens: None,
+        context_window: model.context_window,
         reasoning: model.reasoning.clone(),
     };
     let mut builder = ReplyBuilder::default();

@@ -99,6 +99,10 @@ impl Tool for AskUserQuestionTool {
         include_str!("../../assets/tools/AskUserQuestion.md")
     }
 
+    fn compact_description(&self) -> std::borrow::Cow<'static, str> {
+        include_str!("../../assets/tools/compact/AskUserQuestion.md").into()
+    }
+
     fn input_schema(&self) -> Value {
         input_schema()
     }

@@ -64,6 +64,10 @@ impl Tool for BashTool {
         include_str!("../../assets/tools/bash.md")
     }
 
+    fn compact_description(&self) -> std::borrow::Cow<'static, str> {
+        include_str!("../../assets/tools/compact/bash.md").into()
+    }
+
     fn input_schema(&self) -> Value {
         json!({
             "type": "object",

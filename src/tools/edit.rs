@@ -56,6 +56,10 @@ impl Tool for EditTool {
         include_str!("../../assets/tools/edit.md")
     }
 
+    fn compact_description(&self) -> std::borrow::Cow<'static, str> {
+        include_str!("../../assets/tools/compact/edit.md").into()
+    }
+
     fn input_schema(&self) -> Value {
         json!({
             "type": "object",

@@ -138,6 +138,10 @@ impl Tool for GlobTool {
         include_str!("../../assets/tools/glob.md")
     }
 
+    fn compact_description(&self) -> std::borrow::Cow<'static, str> {
+        include_str!("../../assets/tools/compact/glob.md").into()
+    }
+
     fn input_schema(&self) -> Value {
         json!({
             "type": "object",

@@ -117,6 +117,10 @@ impl Tool for GrepTool {
         include_str!("../../assets/tools/grep.md")
     }
 
+    fn compact_description(&self) -> std::borrow::Cow<'static, str> {
+        include_str!("../../assets/tools/compact/grep.md").into()
+    }
+
     fn input_schema(&self) -> Value {
         json!({
             "type": "object",

@@ -205,6 +205,10 @@ impl Tool for ListModelsTool {
         include_str!("../../assets/tools/ListModels.md")
     }
 
+    fn compact_description(&self) -> std::borrow::Cow<'static, str> {
+        include_str!("../../assets/tools/compact/ListModels.md").into()
+    }
+
     fn input_schema(&self) -> Value {
         no_parameters_schema()
     }

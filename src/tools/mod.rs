@@ -12,6 +12,7 @@ use tokio_util::sync::CancellationToken;
 pub mod ask_user_question;
 pub mod background;
 pub mod bash;
+pub mod compact;
 pub mod diff;
 pub mod edit;
 pub mod file_state;
@@ -165,6 +166,13 @@ pub trait Tool: Send + Sync {
     /// The text the model reads (from `assets/tools/*.md`, or from the
     /// server for an MCP tool).
     fn description(&self) -> &str;
+    /// What the model reads instead when its context window is small
+    /// (`runtime::small_window`): built-in tools give a short text of
+    /// their own (`assets/tools/compact/*.md`); any other tool its
+    /// description's first sentence, capped.
+    fn compact_description(&self) -> std::borrow::Cow<'_, str> {
+        compact::first_sentence(self.description()).into()
+    }
     /// JSON Schema of the input.
     fn input_schema(&self) -> Value;
     fn capability(&self) -> Capability;

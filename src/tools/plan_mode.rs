@@ -76,6 +76,10 @@ impl Tool for EnterPlanModeTool {
         include_str!("../../assets/tools/EnterPlanMode.md")
     }
 
+    fn compact_description(&self) -> std::borrow::Cow<'static, str> {
+        include_str!("../../assets/tools/compact/EnterPlanMode.md").into()
+    }
+
     fn input_schema(&self) -> Value {
         json!({
             "type": "object",
@@ -249,6 +253,10 @@ impl Tool for ExitPlanModeTool {
 
     fn description(&self) -> &'static str {
         include_str!("../../assets/tools/ExitPlanMode.md")
+    }
+
+    fn compact_description(&self) -> std::borrow::Cow<'static, str> {
+        include_str!("../../assets/tools/compact/ExitPlanMode.md").into()
     }
 
     fn input_schema(&self) -> Value {

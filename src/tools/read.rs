@@ -52,6 +52,10 @@ impl Tool for ReadTool {
         include_str!("../../assets/tools/read.md")
     }
 
+    fn compact_description(&self) -> std::borrow::Cow<'static, str> {
+        include_str!("../../assets/tools/compact/read.md").into()
+    }
+
     fn input_schema(&self) -> Value {
         json!({
             "type": "object",

@@ -265,6 +265,7 @@ pub fn extraction_request(
         messages: vec![Message::User { content }],
         tools: Vec::new(),
         max_output_tokens: Some(max_output),
+        context_window: model.context_window,
         reasoning: model.reasoning.clone(),
     }
 }
@@ -461,6 +462,10 @@ impl Tool for ReadSessionContextTool {
 
     fn description(&self) -> &'static str {
         include_str!("../../assets/tools/ReadSessionContext.md")
+    }
+
+    fn compact_description(&self) -> std::borrow::Cow<'static, str> {
+        include_str!("../../assets/tools/compact/ReadSessionContext.md").into()
     }
 
     fn input_schema(&self) -> Value {

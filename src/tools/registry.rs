@@ -127,4 +127,17 @@ impl ToolRegistry {
             })
             .collect()
     }
+
+    /// What the model is offered when its context window is small: each
+    /// tool's compact description and its schema without prose.
+    pub fn compact_specs(&self) -> Vec<ToolSpec> {
+        self.all()
+            .iter()
+            .map(|t| ToolSpec {
+                name: t.name().to_string(),
+                description: t.compact_description().into_owned(),
+                input_schema: super::compact::compact_schema(&t.input_schema()),
+            })
+            .collect()
+    }
 }

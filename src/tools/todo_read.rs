@@ -34,6 +34,10 @@ impl Tool for TodoReadTool {
         include_str!("../../assets/tools/TodoRead.md")
     }
 
+    fn compact_description(&self) -> std::borrow::Cow<'static, str> {
+        include_str!("../../assets/tools/compact/TodoRead.md").into()
+    }
+
     fn input_schema(&self) -> Value {
         no_parameters_schema()
     }

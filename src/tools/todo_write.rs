@@ -245,6 +245,10 @@ impl Tool for TodoWriteTool {
         include_str!("../../assets/tools/TodoWrite.md")
     }
 
+    fn compact_description(&self) -> std::borrow::Cow<'static, str> {
+        include_str!("../../assets/tools/compact/TodoWrite.md").into()
+    }
+
     fn input_schema(&self) -> Value {
         json!({
             "type": "object",

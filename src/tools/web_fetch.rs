@@ -125,6 +125,10 @@ impl Tool for WebFetchTool {
         include_str!("../../assets/tools/web_fetch.md")
     }
 
+    fn compact_description(&self) -> std::borrow::Cow<'static, str> {
+        include_str!("../../assets/tools/compact/web_fetch.md").into()
+    }
+
     fn input_schema(&self) -> Value {
         json!({
             "type": "object",

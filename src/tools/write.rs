@@ -40,6 +40,10 @@ impl Tool for WriteTool {
         include_str!("../../assets/tools/write.md")
     }
 
+    fn compact_description(&self) -> std::borrow::Cow<'static, str> {
+        include_str!("../../assets/tools/compact/write.md").into()
+    }
+
     fn input_schema(&self) -> Value {
         json!({
             "type": "object",

@@ -6,7 +6,9 @@
 //! the answer is a 500 saying so. Other requests (a client asking
 //! `GET /props` for the context window) are kept apart: answered by
 //! [`FakeModelServer::route`] or 404, listed in [`FakeModelServer::lookups`]. Each connection serves one request and
-//! then closes (`Connection: close`).
+//! then closes (`Connection: close`). A [`FakeModelServer::guard`] may
+//! refuse a `POST` (one too large for the model's context, say) before
+//! the queue is used.
 //!
 //! ```ignore
 //! let server = FakeModelServer::start().await;
@@ -202,7 +204,12 @@ struct Shared {
     requests: Mutex<Vec<RecordedRequest>>,
     aborts: AtomicUsize,
     changed: Notify,
+    /// Answers a `POST` it returns a reply for, instead of the queue.
+    guard: Mutex<Option<Guard>>,
 }
+
+/// See [`FakeModelServer::guard`].
+type Guard = Arc<dyn Fn(&RecordedRequest) -> Option<Reply> + Send + Sync>;
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
@@ -267,6 +274,14 @@ impl FakeModelServer {
     /// answered 404.
     pub fn route(&self, path: &str, reply: Reply) {
         lock(&self.shared.routes).push((path.to_string(), reply));
+    }
+
+    /// Looks at every `POST` first: a reply `check` returns answers it
+    /// (and leaves the queue alone), as a server refusing a request it
+    /// cannot take would; `None` lets the queue answer. The request is
+    /// recorded either way.
+    pub fn guard(&self, check: impl Fn(&RecordedRequest) -> Option<Reply> + Send + Sync + 'static) {
+        *lock(&self.shared.guard) = Some(Arc::new(check));
     }
 
     /// Requests other than `POST` so far, in arrival order (they are not
@@ -401,7 +416,9 @@ async fn serve(mut socket: TcpStream, shared: Arc<Shared>) {
         }
         return;
     }
-    let reply = lock(&shared.queue).pop_front();
+    let guard = lock(&shared.guard).clone();
+    let refusal = guard.and_then(|check| check(&request));
+    let reply = refusal.or_else(|| lock(&shared.queue).pop_front());
     lock(&shared.requests).push(request);
     shared.changed.notify_waiters();
     let reply = reply.unwrap_or_else(|| {
