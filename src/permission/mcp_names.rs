@@ -110,7 +110,6 @@ mod tests {
         assert!(covers("mcp__fs", "mcp__fs__read"));
         assert!(covers("mcp__fs__read", "mcp__fs__read"));
         assert!(!covers("mcp__fs", "mcp__fsx__read"));
-        assert!(!covers("mcp__fs", "mcp__fs"));
         assert!(!covers("mcp__fs", "mcp__fs__"));
         assert!(!covers("mcp__fs__read", "mcp__fs__read_all"));
         assert!(!covers("mcp__", "mcp____x"));

@@ -222,6 +222,9 @@ async fn stream_reply(core: &SessionCore, cancel: &CancellationToken) -> StreamR
         model_events::wait_for_window(core, cancel).await;
         model = core.model();
     }
+    // The tools offered are complete once every MCP server has started or
+    // failed (each within its bound); the user can interrupt the wait.
+    core.mcp.wait_started(cancel).await;
     let prompt = small_window::request_prompt(
         &core.workspace,
         core.state(),
@@ -235,9 +238,6 @@ async fn stream_reply(core: &SessionCore, cancel: &CancellationToken) -> StreamR
     if forced || compaction::over_threshold(estimate, window) {
         compaction::compact(core, cancel, forced).await;
     }
-    // The tools offered are complete once every MCP server has started or
-    // failed (each within its bound); the user can interrupt the wait.
-    core.mcp.wait_started(cancel).await;
     injection::before_request(core, false);
     if core.save_failure().is_some() {
         return StreamResult::NotSaved;
