@@ -93,6 +93,8 @@ struct Inner {
     notice: Box<dyn Fn(String) + Send + Sync>,
     workspace: PathBuf,
     timeout: Duration,
+    /// Servers prepared but not yet launched.
+    pending: std::sync::Mutex<Vec<(usize, Transport)>>,
 }
 
 /// What a session starts its servers with.
@@ -135,6 +137,24 @@ impl McpHub {
     /// Starts every usable server at once (inside a tokio runtime) and
     /// returns without waiting for any.
     pub fn start(setup: HubSetup) -> Self {
+        let hub = Self::prepare(setup);
+        hub.launch();
+        hub
+    }
+
+    /// Starts the servers [`McpHub::prepare`] set up (inside a tokio
+    /// runtime); a second call starts nothing.
+    pub fn launch(&self) {
+        let pending =
+            std::mem::take(&mut *self.inner.pending.lock().unwrap_or_else(|e| e.into_inner()));
+        for (index, transport) in pending {
+            self.spawn_server(index, transport);
+        }
+    }
+
+    /// The hub with its servers marked starting, none started yet: what
+    /// they say can then only come after what the caller says first.
+    pub fn prepare(setup: HubSetup) -> Self {
         let mut slots = Vec::new();
         let mut to_start = Vec::new();
         for entry in setup.entries {
@@ -186,11 +206,9 @@ impl McpHub {
                 notice: setup.notice,
                 workspace: setup.workspace,
                 timeout: setup.timeout,
+                pending: std::sync::Mutex::new(to_start),
             }),
         };
-        for (index, transport) in to_start {
-            hub.spawn_server(index, transport);
-        }
         hub
     }
 

@@ -116,7 +116,7 @@ pub fn start(setup: RuntimeSetup, mut store: Store) -> Result<RuntimeHandle, Ses
         .join("memory");
     let context = instructions::ProjectContext::gather(&workspace, &setup.zcode_home)
         .with_memory(&memory_dir);
-    let mcp = start_mcp(&setup, &store, &project_id, &workspace, &event_tx);
+    let (mcp, mcp_notices) = start_mcp(&setup, &store, &project_id, &workspace, &event_tx);
     let mut registry = ToolRegistry::builtin(&setup.disallowed_tools);
     registry.add_source(Arc::new(mcp.clone()));
     let core = Arc::new(SessionCore {
@@ -167,6 +167,10 @@ pub fn start(setup: RuntimeSetup, mut store: Store) -> Result<RuntimeHandle, Ses
             .notice(),
         mode_source: opened.mode_source,
     });
+    for message in mcp_notices {
+        core.emit(Event::Notice { message });
+    }
+    core.mcp.launch();
     if opened.resumed {
         core.emit(Event::History {
             items: opened.replay,
@@ -183,18 +187,18 @@ pub fn start(setup: RuntimeSetup, mut store: Store) -> Result<RuntimeHandle, Ses
     })
 }
 
-/// Starts the session's MCP servers in the background; what goes wrong
-/// is told as a notice and never keeps the session from starting.
+/// Starts the session's MCP servers in the background, with the notices
+/// to show once the session has started; what goes wrong never keeps the
+/// session from starting (later failures are told as they happen).
 fn start_mcp(
     setup: &RuntimeSetup,
     store: &Store,
     project_id: &str,
     workspace: &std::path::Path,
     events: &UnboundedSender<Event>,
-) -> crate::mcp::McpHub {
-    let notice = |message: String| {
-        let _ = events.send(Event::Notice { message });
-    };
+) -> (crate::mcp::McpHub, Vec<String>) {
+    let mut notices = Vec::new();
+    let mut notice = |message: String| notices.push(message);
     if let Some(why) = &setup.mcp.project_error {
         notice(format!("The project's MCP servers are left out: {why}"));
     }
@@ -223,7 +227,7 @@ fn start_mcp(
         ));
     }
     let sender = events.clone();
-    crate::mcp::McpHub::start(crate::mcp::HubSetup {
+    let hub = crate::mcp::McpHub::prepare(crate::mcp::HubSetup {
         entries: setup.mcp.entries.clone(),
         trusted,
         disallowed: setup.settings.disallowed_tools.iter().cloned().collect(),
@@ -232,5 +236,6 @@ fn start_mcp(
         notice: Box::new(move |message| {
             let _ = sender.send(Event::Notice { message });
         }),
-    })
+    });
+    (hub, notices)
 }
