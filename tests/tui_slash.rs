@@ -978,3 +978,23 @@ async fn run5_resume_replays_the_conversation() {
     let _ = handle.ops.send(Op::Shutdown);
     let _ = handle.task.await;
 }
+
+#[test]
+fn tui4_mcp_shows_the_servers_and_trusts_a_project_server() {
+    let mut m = session(80, 24);
+    assert_eq!(submit(&mut m, "/mcp"), vec![Cmd::Send(Op::ShowMcp)]);
+    assert_eq!(
+        submit(&mut m, "/mcp trust files"),
+        vec![Cmd::Send(Op::TrustMcpServer {
+            name: "files".into()
+        })]
+    );
+    assert!(submit(&mut m, "/mcp files").is_empty());
+    assert!(
+        errors(&m)
+            .last()
+            .is_some_and(|e| e.contains("/mcp takes no argument, or trust NAME")),
+        "{:?}",
+        errors(&m)
+    );
+}

@@ -414,13 +414,16 @@ async fn start_and_list(
     Ok((connection, tools))
 }
 
+/// Most tools one server may offer: each costs context on every request.
+pub const MAX_TOOLS_PER_SERVER: usize = 128;
+
 fn build_tools(
     name: &str,
     listing: &[serde_json::Value],
     connection: &Connection,
 ) -> Vec<Arc<McpTool>> {
     let mut tools: Vec<Arc<McpTool>> = Vec::new();
-    for entry in listing {
+    for entry in listing.iter().take(MAX_TOOLS_PER_SERVER) {
         if let Some(tool) = McpTool::from_listing(name, entry, connection.peer()) {
             // Two server names that clean to one are the server's
             // mistake: the first is kept.

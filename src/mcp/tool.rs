@@ -14,6 +14,9 @@ use serde_json::{Value, json};
 
 /// Longest description of a server's tool the model is sent.
 const MAX_DESCRIPTION_CHARS: usize = 2_000;
+/// Largest input schema (as JSON) sent with every request; a tool with a
+/// larger one is left out rather than crowd the context window.
+pub const MAX_SCHEMA_BYTES: usize = 16 * 1024;
 
 pub struct McpTool {
     /// `mcp__server__tool`.
@@ -29,7 +32,7 @@ pub struct McpTool {
 
 impl McpTool {
     /// The tool a `tools/list` entry describes; `None` for an entry
-    /// without a name.
+    /// without a name or with an input schema over [`MAX_SCHEMA_BYTES`].
     pub fn from_listing(server: &str, listing: &Value, peer: Peer<RoleClient>) -> Option<Self> {
         let remote_name = listing.get("name")?.as_str()?.to_string();
         if remote_name.is_empty() {
@@ -55,6 +58,9 @@ impl McpTool {
             Some(schema @ Value::Object(_)) => schema.clone(),
             _ => json!({"type": "object"}),
         };
+        if schema.to_string().len() > MAX_SCHEMA_BYTES {
+            return None;
+        }
         Some(Self {
             name: mcp_names::tool_name(server, &remote_name),
             remote_name,
