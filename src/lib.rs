@@ -10,6 +10,7 @@ pub mod headless;
 pub mod hooks;
 pub mod model;
 pub mod permission;
+pub mod protocol;
 pub mod runtime;
 pub mod sandbox;
 pub mod session;

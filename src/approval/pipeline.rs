@@ -15,11 +15,11 @@ use crate::permission::check::{Behavior, HookPermission, rule_id};
 use crate::permission::mode::{Mode, ModeChoice};
 use crate::permission::rules::{Rule, RuleKind, RuleSet};
 use crate::permission::service::Evaluation;
-use crate::runtime::core::{SessionCore, lock};
-use crate::runtime::plan_file::write_plan_file;
-use crate::runtime::protocol::{
+use crate::protocol::{
     AlwaysOption, Denial, Event, PermissionReply, PermissionRequest, RequestKind, ResolvedBy,
 };
+use crate::runtime::core::{SessionCore, lock};
+use crate::runtime::plan_file::write_plan_file;
 use crate::sandbox::SandboxKind;
 use crate::tools::{Tool, UrlPermission};
 use crate::tools::{ask_user_question, plan_mode};

@@ -5,10 +5,10 @@
 use super::core::{SessionCore, lock};
 use super::injection::{inject, reminder_kind};
 use super::plan_file::{plan_file_path, plan_file_reference, read_plan_file_for_reference};
-use super::protocol::{CompactionOutcome, Event};
 use super::transcript::new_entry_id;
 use crate::model::accumulate::collect_reply;
 use crate::model::{Message, ModelRequest};
+use crate::protocol::{CompactionOutcome, Event};
 use crate::store::{NewEntry, entry_kind};
 use crate::tools::todo_reminder::reminder_text;
 use serde_json::json;

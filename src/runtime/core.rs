@@ -1,12 +1,12 @@
 //! The state one running session shares between its op loop and its turns.
 
-use super::protocol::{Event, TurnEnd};
 use crate::approval::{ApprovalBroker, BrokerHandle};
 use crate::hooks::HookRunner;
 use crate::model::select::SelectedModel;
 use crate::model::{Message, Usage};
 use crate::permission::mode::{ExecutionState, ModeChoice};
 use crate::permission::service::PermissionService;
+use crate::protocol::{Event, TurnEnd};
 use crate::session::execution::{ModeChange, ModeChangeError, SessionExecution};
 use crate::store::{NewEntry, Store, StoreError};
 use crate::tools::background::BackgroundProcesses;
@@ -229,7 +229,7 @@ impl SessionCore {
     }
 
     /// Delivers the user's answer to a waiting approval.
-    pub fn reply_permission(&self, request_id: &str, reply: super::protocol::PermissionReply) {
+    pub fn reply_permission(&self, request_id: &str, reply: crate::protocol::PermissionReply) {
         let result = match &self.broker_handle {
             Some(handle) => handle.reply(request_id, reply).map_err(|e| e.to_string()),
             None => Err(format!("no approval is waiting for {request_id}")),

@@ -1,6 +1,6 @@
 //! The agent runtime: a background task that owns the session, talks to the
 //! model, runs tools through the approval pipeline and persists everything.
-//! Front ends talk to it only through `protocol::{Op, Event}`.
+//! Front ends talk to it only through `crate::protocol::{Op, Event}`.
 
 pub mod compaction;
 pub mod core;
@@ -9,7 +9,6 @@ pub mod instructions;
 pub mod model_events;
 pub mod plan_file;
 pub mod prompts;
-pub mod protocol;
 pub mod reminders;
 pub mod runner;
 pub mod session;
@@ -27,11 +26,11 @@ use crate::model::select::SelectedModel;
 use crate::permission::mode::{ExecutionState, ModeChoice};
 use crate::permission::service::PermissionService;
 use crate::permission::settings::PermissionSettings;
+use crate::protocol::{Event, Op};
 use crate::session::execution::SessionExecution;
 use crate::store::Store;
 use crate::tools::FileStateTracker;
 use crate::tools::registry::ToolRegistry;
-use protocol::{Event, Op};
 use session::{OpenRequest, SessionError, SessionStart, open_session};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};

@@ -14,9 +14,9 @@ use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
 use super::core::{SessionCore, lock};
-use super::protocol::Event;
 use crate::model::RetryObserver;
 use crate::model::select::SelectedModel;
+use crate::protocol::Event;
 
 /// The window compaction assumes while none is known: small enough for
 /// the local servers that do not say theirs (a llama.cpp slot of 32k is

@@ -3,9 +3,9 @@
 
 use super::compaction;
 use super::core::{SessionCore, lock};
-use super::protocol::{CompactionOutcome, Event, Op, ReturnedInput, SavedRule, TurnEnd};
 use super::turn::run_turn;
 use crate::permission::rules::{Rule, RuleKind};
+use crate::protocol::{CompactionOutcome, Event, Op, ReturnedInput, SavedRule, TurnEnd};
 use crate::store::{InputStatus, StoreError, TodoStatus};
 use std::sync::Arc;
 use std::time::Duration;

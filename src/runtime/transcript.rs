@@ -2,9 +2,9 @@
 //! RUN-5): every message is written as an entry when it happens, and a
 //! resumed session rebuilds its messages from those entries.
 
-use super::protocol::HistoryItem;
 use super::tool_pairing::repair_tool_pairing;
 use crate::model::{Message, ToolCall};
+use crate::protocol::HistoryItem;
 use crate::store::{EntryRecord, NewEntry, entry_kind};
 use serde_json::{Value, json};
 
