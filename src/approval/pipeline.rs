@@ -11,7 +11,7 @@ use crate::config::hooks::HookEvent;
 use crate::hooks::{HookError, PermissionHookDecision, ToolResponse};
 use crate::model::ToolCall;
 use crate::permission::capability::{AllowAlways, SideEffectScope};
-use crate::permission::check::{Behavior, HookPermission, rule_id};
+use crate::permission::check::{self, Behavior, HookPermission};
 use crate::permission::mode::{Mode, ModeChoice};
 use crate::permission::rules::{Rule, RuleKind, RuleSet};
 use crate::permission::service::Evaluation;
@@ -21,11 +21,39 @@ use crate::protocol::{
 use crate::runtime::core::{SessionCore, lock};
 use crate::runtime::plan_file::write_plan_file;
 use crate::sandbox::SandboxKind;
-use crate::tools::{Tool, UrlPermission};
-use crate::tools::{ask_user_question, plan_mode};
+use crate::tools::plan_mode;
+use crate::tools::{SessionEffect, Tool, UrlPermission};
 use serde_json::Value;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
+
+/// Rule ids of the approval's own decisions, recorded with a denial like
+/// the permission check's ids (`permission::check::rule_id`), which the
+/// executor passes on as they are.
+pub mod rule_id {
+    /// The user denied the call.
+    pub const USER_DENIED: &str = "approval.userDenied";
+    /// Nobody could be asked (headless, or the front end is gone).
+    pub const NO_CLIENT: &str = "approval.noClient";
+    /// A PermissionRequest hook denied the call.
+    pub const HOOK_DENY: &str = "hook.permissionRequest.deny";
+    /// A PermissionRequest hook approved with an input that is invalid.
+    pub const HOOK_INVALID_INPUT: &str = "hook.permissionRequest.invalidInput";
+    /// The reply was not one the request offered (APPR-6).
+    pub const INVALID_REPLY: &str = "approval.invalidReply";
+    /// The user interrupted while the call waited for approval.
+    pub const CANCELLED: &str = "approval.cancelled";
+    /// Full access was chosen where the request did not offer it.
+    pub const FULL_ACCESS_UNAVAILABLE: &str = "approval.fullAccessUnavailable";
+    /// Full access could not be saved.
+    pub const FULL_ACCESS_FAILED: &str = "approval.fullAccessFailed";
+
+    /// A denial that answered an approval (the user, nobody, or a hook),
+    /// as opposed to a rule or mode that refused the call outright.
+    pub fn refused_approval(rule_id: &str) -> bool {
+        matches!(rule_id, USER_DENIED | NO_CLIENT | HOOK_DENY)
+    }
+}
 
 /// What the model receives for one call.
 #[derive(Debug, Clone, PartialEq)]
@@ -140,12 +168,13 @@ pub async fn execute_call(
                 core,
                 call,
                 &input,
-                rule_id::PROJECT_DENY,
+                check::rule_id::PROJECT_DENY,
                 &msg,
                 deny_text::policy_denied(&call.name, &msg),
             );
         }
     };
+    let kind = tool_guard::request_kind(tool.as_ref());
     let approval = match eval.decision.behavior {
         Behavior::Allow => Approval::Run(input.clone()),
         Behavior::Deny => {
@@ -167,9 +196,9 @@ pub async fn execute_call(
             rule_id,
             reason,
             text,
-        } if call.name == plan_mode::EXIT_NAME && refused_approval(&rule_id) => {
+        } if kind == RequestKind::Plan && rule_id::refused_approval(&rule_id) => {
             // PLAN-9: a refused plan ends the turn; plan mode stays on.
-            let text = if rule_id == "approval.userDenied" {
+            let text = if rule_id == rule_id::USER_DENIED {
                 plan_mode::PLAN_DENIED.to_string()
             } else {
                 text
@@ -268,11 +297,8 @@ fn permission_request(
     eval: &Evaluation,
     cancel: &CancellationToken,
 ) -> PermissionRequest {
-    let kind = match call.name.as_str() {
-        ask_user_question::NAME => RequestKind::Question,
-        plan_mode::EXIT_NAME => RequestKind::Plan,
-        _ => RequestKind::Tool,
-    };
+    // The tool says what it asks; the pipeline knows no tool by name.
+    let kind = tool_guard::request_kind(tool.as_ref());
     PermissionRequest {
         request_id,
         kind,
@@ -292,7 +318,7 @@ fn permission_request(
         always: match eval.capability.allow_always_option() {
             _ if kind != RequestKind::Tool => AlwaysOption::None,
             // A saved rule could never lift this ask (PERM-10).
-            _ if eval.decision.rule_id == rule_id::EDIT_PROTECTED_PATH => AlwaysOption::None,
+            _ if eval.decision.rule_id == check::rule_id::EDIT_PROTECTED_PATH => AlwaysOption::None,
             AllowAlways::Project => AlwaysOption::Project,
             AllowAlways::Session => AlwaysOption::Session,
             AllowAlways::Never => AlwaysOption::None,
@@ -302,9 +328,7 @@ fn permission_request(
         full_access_available: kind == RequestKind::Tool && eval.capability.allow_always.is_none(),
         edit_mode_available: kind == RequestKind::Tool && edit_mode_would_allow(core, eval),
         allowed_prompts: match kind {
-            RequestKind::Plan => plan_mode::ExitPlanInput::parse(input.clone())
-                .map(|plan| plan.allowed_prompts().to_vec())
-                .unwrap_or_default(),
+            RequestKind::Plan => tool_guard::allowed_prompts(tool.as_ref(), input),
             _ => Vec::new(),
         },
         preview: tool_guard::preview(tool.as_ref(), input, &core.tool_context(cancel)),
@@ -324,7 +348,9 @@ fn edit_mode_would_allow(core: &SessionCore, eval: &Evaluation) -> bool {
         && !state.plan_enabled
         && matches!(
             eval.decision.rule_id,
-            rule_id::NEEDS_APPROVAL | rule_id::RISK_HIGH | rule_id::RISK_CRITICAL
+            check::rule_id::NEEDS_APPROVAL
+                | check::rule_id::RISK_HIGH
+                | check::rule_id::RISK_CRITICAL
         )
 }
 
@@ -366,7 +392,7 @@ async fn ask(
         ),
         Answer::Hook(PermissionHookDecision::Deny { message }) => (
             Approval::Denied {
-                rule_id: "hook.permissionRequest.deny".into(),
+                rule_id: rule_id::HOOK_DENY.into(),
                 text: deny_text::policy_denied(&call.name, &message),
                 reason: message,
             },
@@ -445,7 +471,7 @@ fn report_hook_errors(core: &SessionCore, errors: &[String]) {
 
 fn no_client(call: &ToolCall, reason: String) -> Approval {
     Approval::Denied {
-        rule_id: "approval.noClient".into(),
+        rule_id: rule_id::NO_CLIENT.into(),
         text: deny_text::no_client(&call.name, &reason),
         reason,
     }
@@ -482,7 +508,7 @@ async fn ask_user_again(
 
 fn interrupted() -> Approval {
     Approval::Denied {
-        rule_id: "approval.cancelled".into(),
+        rule_id: rule_id::CANCELLED.into(),
         reason: "Interrupted by the user".into(),
         text:
             "Interrupted by the user before the tool call was approved. The tool was NOT executed."
@@ -526,7 +552,7 @@ fn apply_reply(
     if !reply_fits(request, &reply) {
         let reason = format!("The reply does not fit this {} request", call.name);
         return Approval::Denied {
-            rule_id: "approval.invalidReply".into(),
+            rule_id: rule_id::INVALID_REPLY.into(),
             text: deny_text::policy_denied(&call.name, &reason),
             reason,
         };
@@ -536,7 +562,7 @@ fn apply_reply(
         PermissionReply::Answers {
             answers,
             annotations,
-        } if call.name == ask_user_question::NAME => {
+        } if request.kind == RequestKind::Question => {
             // ASK-3: the answers come only from the user, into the input,
             // which the tool validates again before it runs.
             let mut input = input;
@@ -548,13 +574,13 @@ fn apply_reply(
             }
             Approval::Run(input)
         }
-        PermissionReply::PlanFeedback { feedback } if call.name == plan_mode::EXIT_NAME => {
+        PermissionReply::PlanFeedback { feedback } if request.kind == RequestKind::Plan => {
             Approval::PlanFeedback(feedback)
         }
         PermissionReply::Answers { .. } | PermissionReply::PlanFeedback { .. } => {
             let reason = format!("The reply does not fit a {} request", call.name);
             Approval::Denied {
-                rule_id: "approval.invalidReply".into(),
+                rule_id: rule_id::INVALID_REPLY.into(),
                 text: deny_text::policy_denied(&call.name, &reason),
                 reason,
             }
@@ -587,7 +613,7 @@ fn apply_reply(
         PermissionReply::FullAccess => {
             if !request.full_access_available {
                 return Approval::Denied {
-                    rule_id: "approval.fullAccessUnavailable".into(),
+                    rule_id: rule_id::FULL_ACCESS_UNAVAILABLE.into(),
                     reason: "Full access is not available for this tool".into(),
                     text: deny_text::policy_denied(
                         &call.name,
@@ -598,14 +624,14 @@ fn apply_reply(
             match grant_full_access(core, &request.request_id) {
                 Ok(()) => Approval::Run(input),
                 Err(msg) => Approval::Denied {
-                    rule_id: "approval.fullAccessFailed".into(),
+                    rule_id: rule_id::FULL_ACCESS_FAILED.into(),
                     text: deny_text::policy_denied(&call.name, &msg),
                     reason: msg,
                 },
             }
         }
         PermissionReply::Deny { feedback } => Approval::Denied {
-            rule_id: "approval.userDenied".into(),
+            rule_id: rule_id::USER_DENIED.into(),
             reason: match &feedback {
                 Some(f) if !f.trim().is_empty() => format!("{USER_DENIED_REASON}: {}", f.trim()),
                 _ => USER_DENIED_REASON.into(),
@@ -658,7 +684,7 @@ fn recheck(core: &SessionCore, tool: &dyn Tool, call: &ToolCall, updated: Value)
         Err(msg) => {
             let reason = format!("Input rewritten by a PermissionRequest hook is invalid: {msg}");
             return Recheck::Denied(Approval::Denied {
-                rule_id: "hook.permissionRequest.invalidInput".into(),
+                rule_id: rule_id::HOOK_INVALID_INPUT.into(),
                 text: deny_text::policy_denied(&call.name, &reason),
                 reason,
             });
@@ -668,7 +694,7 @@ fn recheck(core: &SessionCore, tool: &dyn Tool, call: &ToolCall, updated: Value)
         Ok(e) => e,
         Err(msg) => {
             return Recheck::Denied(Approval::Denied {
-                rule_id: rule_id::PROJECT_DENY.into(),
+                rule_id: check::rule_id::PROJECT_DENY.into(),
                 text: deny_text::policy_denied(&call.name, &msg),
                 reason: msg,
             });
@@ -683,7 +709,7 @@ fn recheck(core: &SessionCore, tool: &dyn Tool, call: &ToolCall, updated: Value)
                 reason,
             })
         }
-        _ if eval.decision.rule_id == rule_id::PROJECT_ASK || eval.target.memory_file => {
+        _ if eval.decision.rule_id == check::rule_id::PROJECT_ASK || eval.target.memory_file => {
             Recheck::AskAgain(input, eval)
         }
         _ => Recheck::Run(input),
@@ -702,12 +728,20 @@ async fn run_tool(
     ctx.sandbox = sandbox.map(|kind| core.sandbox_policy(kind));
     ctx.url_permission = url_permission(core, tool.as_ref());
     // A panicking or stuck tool is a failed call, not a broken session.
-    let output = tool_guard::run(tool.as_ref(), input.clone(), &ctx).await;
+    let mut output = tool_guard::run(tool.as_ref(), input.clone(), &ctx).await;
     // A command may have left processes running in the background.
     core.refresh_background();
-    if !output.is_error {
-        after_run(core, call, &input);
-    }
+    // A failed call changes nothing in the session.
+    let effects = if output.is_error {
+        Vec::new()
+    } else {
+        std::mem::take(&mut output.effects)
+    };
+    let (announcements, changes): (Vec<_>, Vec<_>) = effects
+        .into_iter()
+        .partition(SessionEffect::is_announcement);
+    // The state changes first, so the result comes after what it says.
+    apply_effects(core, changes);
     core.emit(Event::ToolCallFinished {
         call_id: call.id.clone(),
         tool: call.name.clone(),
@@ -731,6 +765,7 @@ async fn run_tool(
             });
         }
     }
+    apply_effects(core, announcements);
     CallOutcome {
         content: output.content,
         is_error: output.is_error,
@@ -759,45 +794,39 @@ fn url_permission(core: &SessionCore, tool: &dyn Tool) -> Option<Arc<dyn UrlPerm
     )))
 }
 
-/// A denial that answered an approval (the user, nobody, or a hook), as
-/// opposed to a rule or mode that refused the call outright.
-fn refused_approval(rule_id: &str) -> bool {
-    matches!(
-        rule_id,
-        "approval.userDenied" | "approval.noClient" | "hook.permissionRequest.deny"
-    )
-}
-
-/// Session-state effects of the plan tools, once they ran.
-fn after_run(core: &SessionCore, call: &ToolCall, input: &Value) {
-    match call.name.as_str() {
-        // PLAN-1/PLAN-3: entering takes effect at once, without approval.
-        plan_mode::ENTER_NAME if !core.state().plan_enabled => {
-            if let Err(e) = core.change_mode(ModeChoice::Plan) {
-                core.emit(Event::Error {
-                    message: e.to_string(),
-                });
+/// Applies what a call that ran changed in the session (the tool says
+/// what, as [`SessionEffect`]s).
+fn apply_effects(core: &SessionCore, effects: Vec<SessionEffect>) {
+    for effect in effects {
+        match effect {
+            // PLAN-1/PLAN-3: entering takes effect at once, without approval.
+            SessionEffect::EnterPlan => {
+                if core.state().plan_enabled {
+                    continue;
+                }
+                if let Err(e) = core.change_mode(ModeChoice::Plan) {
+                    core.emit(Event::Error {
+                        message: e.to_string(),
+                    });
+                }
             }
+            // PLAN-7: the approved plan is written, then plan turns off; a
+            // failed write is reported and does not keep plan on.
+            SessionEffect::ExitPlan { plan } => {
+                if let Err(e) = write_plan_file(&core.workspace, &core.session_id, &plan) {
+                    core.emit(Event::Notice {
+                        message: format!("could not write the plan file: {e}"),
+                    });
+                }
+                if let Err(e) = core.exit_plan() {
+                    core.emit(Event::Error {
+                        message: e.to_string(),
+                    });
+                }
+            }
+            // TODO-7: the front ends get the list the tool saved.
+            SessionEffect::TodosChanged => core.emit_todos(true),
         }
-        // PLAN-7: the approved plan is written, then plan turns off; a
-        // failed write is reported and does not keep plan on.
-        plan_mode::EXIT_NAME => {
-            let plan = input
-                .get("plan")
-                .and_then(Value::as_str)
-                .unwrap_or_default();
-            if let Err(e) = write_plan_file(&core.workspace, &core.session_id, plan) {
-                core.emit(Event::Notice {
-                    message: format!("could not write the plan file: {e}"),
-                });
-            }
-            if let Err(e) = core.exit_plan() {
-                core.emit(Event::Error {
-                    message: e.to_string(),
-                });
-            }
-        }
-        _ => {}
     }
 }
 
@@ -850,4 +879,42 @@ fn finish_without_running(
         input,
     });
     finish_error(core, call, msg)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rule_id;
+
+    #[test]
+    fn appr7_approval_rule_ids_keep_their_wire_values() {
+        let ids = [
+            (rule_id::USER_DENIED, "approval.userDenied"),
+            (rule_id::NO_CLIENT, "approval.noClient"),
+            (rule_id::HOOK_DENY, "hook.permissionRequest.deny"),
+            (
+                rule_id::HOOK_INVALID_INPUT,
+                "hook.permissionRequest.invalidInput",
+            ),
+            (rule_id::INVALID_REPLY, "approval.invalidReply"),
+            (rule_id::CANCELLED, "approval.cancelled"),
+            (
+                rule_id::FULL_ACCESS_UNAVAILABLE,
+                "approval.fullAccessUnavailable",
+            ),
+            (rule_id::FULL_ACCESS_FAILED, "approval.fullAccessFailed"),
+        ];
+        for (id, wire) in ids {
+            assert_eq!(id, wire);
+        }
+    }
+
+    #[test]
+    fn plan9_only_answers_to_an_approval_count_as_refusals() {
+        assert!(rule_id::refused_approval(rule_id::USER_DENIED));
+        assert!(rule_id::refused_approval(rule_id::NO_CLIENT));
+        assert!(rule_id::refused_approval(rule_id::HOOK_DENY));
+        assert!(!rule_id::refused_approval(rule_id::CANCELLED));
+        assert!(!rule_id::refused_approval(rule_id::INVALID_REPLY));
+        assert!(!rule_id::refused_approval("rule.project.deny"));
+    }
 }

@@ -309,9 +309,6 @@ async fn run_tool_calls(
             None if core.save_failure().is_some() => return Some(TurnEnd::Failed),
             None => {
                 let outcome = execute_call(core, call, cancel).await;
-                if call.name == crate::tools::todo_write::NAME && !outcome.is_error {
-                    core.emit_todos(true);
-                }
                 if cancel.is_cancelled() {
                     end = Some(TurnEnd::Interrupted);
                 } else if outcome.stop_turn {
