@@ -22,7 +22,7 @@ use zcode::model::select::switch_model;
 use zcode::permission::mode::{ExecutionState, Mode, ModeSource};
 use zcode::permission::rules::{Rule, RuleKind};
 use zcode::protocol::{Event, HistoryItem, Op, PermissionRequest, RequestKind, SavedRule};
-use zcode::runtime::injection::wrap;
+use zcode::runtime::reminders::wrap;
 use zcode::runtime::transcript::{assistant_entry, history_items, tool_result_entry, user_entry};
 use zcode::store::{EntryRecord, TodoItem, TodoPriority, TodoStatus, entry_kind};
 use zcode::tui::cells::Cell;

@@ -3,9 +3,10 @@
 //! kept, and the plan file and todos are put back (PLAN-11).
 
 use super::core::{SessionCore, lock};
-use super::injection::{inject, reminder_kind};
+use super::injection::inject;
 use super::plan_file::{plan_file_path, plan_file_reference, read_plan_file_for_reference};
-use super::transcript::new_entry_id;
+use super::reminders::reminder_kind;
+use super::transcript::{new_entry_id, summary_message};
 use crate::model::accumulate::collect_reply;
 use crate::model::{Message, ModelRequest};
 use crate::protocol::{CompactionOutcome, Event};
@@ -20,8 +21,6 @@ const INSTRUCTIONS: &str = include_str!("../../assets/prompts/compaction.md");
 pub const THRESHOLD_PERCENT: u64 = 80;
 /// The recent part kept verbatim is at most this share of the window.
 pub const KEEP_PERCENT: u64 = 25;
-
-const SUMMARY_PREFIX: &str = "This session continues an earlier conversation that was compacted to save context. Summary of the earlier part:";
 
 /// A rough token estimate (4 characters a token) of what a request sends.
 pub fn estimate_tokens(system: &str, messages: &[Message]) -> u64 {
@@ -101,13 +100,6 @@ pub fn transcript_text(messages: &[Message]) -> String {
         }
     }
     out
-}
-
-/// The history after a compaction: the summary, then the kept messages.
-pub fn summary_message(summary: &str) -> Message {
-    Message::User {
-        content: format!("{SUMMARY_PREFIX}\n\n{}", summary.trim()),
-    }
 }
 
 /// Summarises and replaces older history. A failed summary request is

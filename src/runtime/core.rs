@@ -15,6 +15,7 @@ use crate::tools::{FileStateTracker, SessionServices, ToolContext};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::sync::mpsc::UnboundedSender;
+use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
 /// An entry could not be saved; the error was already reported and the
@@ -48,7 +49,7 @@ pub struct SessionCore {
     pub execution: Mutex<SessionExecution>,
     pub permissions: Mutex<PermissionService>,
     pub history: Mutex<Vec<Message>>,
-    pub reminders: Mutex<super::injection::ReminderTracker>,
+    pub reminders: Mutex<super::reminders::ReminderTracker>,
     /// `Op::Compact` was received: compact before the next request.
     pub compact_requested: std::sync::atomic::AtomicBool,
     pub files: Arc<Mutex<FileStateTracker>>,
@@ -63,7 +64,15 @@ pub struct SessionCore {
     /// The last `BackgroundProcesses` event sent: `(count, commands)`.
     pub background_shown: Mutex<(usize, Vec<String>)>,
     /// The server is being asked for the model's context window.
-    pub window_lookup: Mutex<Option<super::model_events::WindowLookupTask>>,
+    pub window_lookup: Mutex<Option<WindowLookupTask>>,
+}
+
+/// A lookup of the model's context window under way (`model_events`
+/// starts, awaits and stops it).
+pub struct WindowLookupTask {
+    /// `true` while it runs.
+    pub(super) running: watch::Receiver<bool>,
+    pub(super) cancel: CancellationToken,
 }
 
 impl SessionCore {
@@ -79,38 +88,6 @@ impl SessionCore {
     /// The model the next request goes to.
     pub fn model(&self) -> SelectedModel {
         lock(&self.model).clone()
-    }
-
-    /// `/model REF` (MODEL-3): resolves, records the session's model label,
-    /// then swaps; a reference that does not resolve changes nothing.
-    pub fn switch_model(self: &Arc<Self>, reference: &str) {
-        let current = self.model();
-        let resolved = match &self.model_resolver {
-            Some(resolve) => resolve(reference, &current),
-            None => Err("this session cannot switch models".to_string()),
-        };
-        let next = match resolved {
-            Ok(next) => next,
-            Err(message) => {
-                self.emit(Event::Error { message });
-                return;
-            }
-        };
-        let label = format!("{}/{}", next.provider_id, next.model_id);
-        if let Err(e) = lock(&self.store).set_session_model(&self.session_id, &label) {
-            self.emit(Event::Error {
-                message: format!("could not save the session's model: {e}"),
-            });
-        }
-        let provider = next.provider.label().to_string();
-        let context_window = next.context_window;
-        *lock(&self.model) = next;
-        self.emit(Event::ModelChanged {
-            model: label,
-            provider,
-            context_window,
-        });
-        super::model_events::start_window_lookup(self);
     }
 
     /// Persists an entry. On failure the user is told once and the session

@@ -12,6 +12,7 @@ pub mod prompts;
 pub mod reminders;
 pub mod runner;
 pub mod session;
+pub mod tool_call;
 pub mod tool_pairing;
 pub mod transcript;
 pub mod turn;

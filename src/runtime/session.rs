@@ -1,7 +1,7 @@
 //! Creating or reloading the session a runtime works on (RUN-1, RUN-5,
 //! EXEC-6).
 
-use super::injection::ReminderTracker;
+use super::reminders::ReminderTracker;
 use super::transcript::{history_items, messages_from_entries, new_entry_id};
 use crate::model::Message;
 use crate::permission::mode::{

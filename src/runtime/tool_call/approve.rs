@@ -1,28 +1,25 @@
-//! One tool call from the model's request to its result (APPR-1): parse and
-//! validate → PreToolUse hooks → permission decision and overlays → on ask,
-//! the tool's precheck (a call that can only fail is not put to the user),
-//! then the broker/hook race → the handler → PostToolUse hooks.
+//! The approval step of a call the permission check asked about: the
+//! request the user sees (its kind is the tool's), the race between the
+//! user and the PermissionRequest hooks (APPR-3..5), and what the answer
+//! does (APPR-6..8, GRANT-1/2, FULL-2/3).
 
-use super::deny_text;
-use super::tool_guard;
-use super::url_policy::CallUrlPolicy;
-use super::{Answer, BrokerAnswer, ClaimHandle, race_approval};
+use super::guard;
+use super::{evaluate, precheck};
+use crate::approval::deny_text;
+use crate::approval::{Answer, BrokerAnswer, ClaimHandle, race_approval};
 use crate::config::hooks::HookEvent;
-use crate::hooks::{HookError, PermissionHookDecision, ToolResponse};
+use crate::hooks::{HookError, PermissionHookDecision};
 use crate::model::ToolCall;
-use crate::permission::capability::{AllowAlways, SideEffectScope};
-use crate::permission::check::{self, Behavior, HookPermission};
+use crate::permission::capability::AllowAlways;
+use crate::permission::check::{self, Behavior};
 use crate::permission::mode::{Mode, ModeChoice};
-use crate::permission::rules::{Rule, RuleKind, RuleSet};
+use crate::permission::rules::{Rule, RuleKind};
 use crate::permission::service::Evaluation;
 use crate::protocol::{
-    AlwaysOption, Denial, Event, PermissionReply, PermissionRequest, RequestKind, ResolvedBy,
+    AlwaysOption, Event, PermissionReply, PermissionRequest, RequestKind, ResolvedBy,
 };
 use crate::runtime::core::{SessionCore, lock};
-use crate::runtime::plan_file::write_plan_file;
-use crate::sandbox::SandboxKind;
-use crate::tools::plan_mode;
-use crate::tools::{SessionEffect, Tool, UrlPermission};
+use crate::tools::Tool;
 use serde_json::Value;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
@@ -55,40 +52,14 @@ pub mod rule_id {
     }
 }
 
-/// What the model receives for one call.
-#[derive(Debug, Clone, PartialEq)]
-pub struct CallOutcome {
-    pub content: String,
-    pub is_error: bool,
-    /// A turn-control result: the turn ends after this call (PLAN-9).
-    pub stop_turn: bool,
-    /// A real user message to add after this turn's tool results (the
-    /// feedback on a plan, PLAN-8).
-    pub follow_up: Option<String>,
-}
-
-impl CallOutcome {
-    pub fn error(content: impl Into<String>) -> Self {
-        Self {
-            content: content.into(),
-            is_error: true,
-            stop_turn: false,
-            follow_up: None,
-        }
-    }
-}
-
 /// The recorded reason of a user's deny; the TUI is the one client that
 /// answers through the channel broker (APPR-7).
 const USER_DENIED_REASON: &str = "Denied in TUI";
 
-const INTERRUPTED_TEXT: &str =
-    "Interrupted by the user before the tool call ran. The tool was NOT executed.";
-
 /// The approval's verdict: run with this input, or not.
-enum Approval {
+pub(super) enum Approval {
     Run(Value),
-    /// ExitPlanMode: the user wants changes (PLAN-8).
+    /// A plan request: the user wants changes (PLAN-8).
     PlanFeedback(String),
     Denied {
         rule_id: String,
@@ -98,192 +69,6 @@ enum Approval {
     /// The call would fail if it ran (its precheck said why), so nobody
     /// was asked to approve it.
     Fails(String),
-}
-
-pub async fn execute_call(
-    core: &SessionCore,
-    call: &ToolCall,
-    cancel: &CancellationToken,
-) -> CallOutcome {
-    let raw_input = match parse_arguments(&call.arguments) {
-        Ok(v) => v,
-        Err(e) => {
-            let msg = format!(
-                "Invalid arguments for {}: {e}. Send a JSON object.",
-                call.name
-            );
-            return finish_without_running(core, call, Value::Null, msg);
-        }
-    };
-    core.emit(Event::ToolCallStarted {
-        call_id: call.id.clone(),
-        tool: call.name.clone(),
-        input: raw_input.clone(),
-    });
-    let Some(tool) = core.registry.get(&call.name) else {
-        let msg = format!(
-            "Unknown tool {}. Available tools: {}.",
-            call.name,
-            core.registry.names().join(", ")
-        );
-        return finish_error(core, call, msg);
-    };
-    let input = match tool_guard::validate(tool.as_ref(), raw_input) {
-        Ok(v) => v,
-        Err(msg) => return finish_error(core, call, msg),
-    };
-
-    // HOOK-3: PreToolUse may rewrite the input before the permission check.
-    let pre = core
-        .hooks
-        .pre_tool_use(&call.name, &input, &call.id, cancel)
-        .await;
-    for error in &pre.errors {
-        core.emit(Event::Notice {
-            message: format!("PreToolUse hook: {error}"),
-        });
-    }
-    let input = match pre.updated_input {
-        Some(updated) => match tool_guard::validate(tool.as_ref(), updated) {
-            Ok(v) => v,
-            Err(msg) => {
-                return finish_error(
-                    core,
-                    call,
-                    format!("Input rewritten by a PreToolUse hook is invalid: {msg}"),
-                );
-            }
-        },
-        None => input,
-    };
-
-    // An interrupt during the hooks must not let the call go ahead.
-    if cancel.is_cancelled() {
-        return finish_error(core, call, INTERRUPTED_TEXT.to_string());
-    }
-    let eval = match evaluate(core, tool.as_ref(), &input, pre.permission.as_ref()) {
-        Ok(eval) => eval,
-        Err(msg) => {
-            return deny(
-                core,
-                call,
-                &input,
-                check::rule_id::PROJECT_DENY,
-                &msg,
-                deny_text::policy_denied(&call.name, &msg),
-            );
-        }
-    };
-    let kind = tool_guard::request_kind(tool.as_ref());
-    let approval = match eval.decision.behavior {
-        Behavior::Allow => Approval::Run(input.clone()),
-        Behavior::Deny => {
-            let reason = eval.decision.reason.to_string();
-            Approval::Denied {
-                rule_id: eval.decision.rule_id.to_string(),
-                text: deny_text::policy_denied(&call.name, &reason),
-                reason,
-            }
-        }
-        // A call that can only fail is not put to the user.
-        Behavior::Ask => match precheck(core, tool.as_ref(), &input, cancel) {
-            Err(msg) => Approval::Fails(msg),
-            Ok(()) => ask(core, &tool, call, input.clone(), &eval, cancel).await,
-        },
-    };
-    match approval {
-        Approval::Denied {
-            rule_id,
-            reason,
-            text,
-        } if kind == RequestKind::Plan && rule_id::refused_approval(&rule_id) => {
-            // PLAN-9: a refused plan ends the turn; plan mode stays on.
-            let text = if rule_id == rule_id::USER_DENIED {
-                plan_mode::PLAN_DENIED.to_string()
-            } else {
-                text
-            };
-            let mut outcome = deny(core, call, &input, &rule_id, &reason, text);
-            outcome.stop_turn = true;
-            outcome
-        }
-        Approval::Denied {
-            rule_id,
-            reason,
-            text,
-        } => deny(core, call, &input, &rule_id, &reason, text),
-        Approval::PlanFeedback(feedback) => {
-            // The plan was sent back: not a success, though the model
-            // reads PLAN-8's text as a plain result.
-            core.emit(Event::ToolCallFinished {
-                call_id: call.id.clone(),
-                tool: call.name.clone(),
-                output: plan_mode::PLAN_NOT_APPROVED.to_string(),
-                is_error: true,
-                diff: None,
-                exit_code: None,
-            });
-            CallOutcome {
-                content: plan_mode::PLAN_NOT_APPROVED.to_string(),
-                is_error: false,
-                stop_turn: false,
-                follow_up: Some(feedback),
-            }
-        }
-        Approval::Fails(msg) => finish_error(core, call, msg),
-        Approval::Run(_) if cancel.is_cancelled() => {
-            finish_error(core, call, INTERRUPTED_TEXT.to_string())
-        }
-        // The evaluation already says where the call runs: the read-only
-        // sandbox when allowed on its read-only judgment, else where
-        // approved commands run.
-        Approval::Run(input) => run_tool(core, &tool, call, input, eval.sandbox, cancel).await,
-    }
-}
-
-/// The tool's own checks of whether the call could succeed now.
-fn precheck(
-    core: &SessionCore,
-    tool: &dyn Tool,
-    input: &Value,
-    cancel: &CancellationToken,
-) -> Result<(), String> {
-    tool_guard::precheck(tool, input, &core.tool_context(cancel))
-}
-
-fn parse_arguments(arguments: &str) -> Result<Value, String> {
-    if arguments.trim().is_empty() {
-        return Ok(Value::Object(Default::default()));
-    }
-    match serde_json::from_str::<Value>(arguments) {
-        Ok(v @ Value::Object(_)) => Ok(v),
-        Ok(_) => Err("the arguments are not a JSON object".into()),
-        Err(e) => Err(format!("the arguments are not valid JSON ({e})")),
-    }
-}
-
-/// `check_permission` + overlays with the current rules and state.
-fn evaluate(
-    core: &SessionCore,
-    tool: &dyn Tool,
-    input: &Value,
-    hook: Option<&HookPermission>,
-) -> Result<Evaluation, String> {
-    let rules: RuleSet = lock(&core.store)
-        .project_rules(&core.project_id)
-        .map_err(|e| format!("the saved project rules cannot be read ({e})"))?;
-    let state = core.state();
-    let capability = tool.capability();
-    Ok(
-        lock(&core.permissions).evaluate(
-            tool.name(),
-            Some(&capability),
-            input,
-            state,
-            &rules,
-            hook,
-        ),
-    )
 }
 
 /// What the user is asked about (APPR-2): built from the input the call
@@ -298,7 +83,7 @@ fn permission_request(
     cancel: &CancellationToken,
 ) -> PermissionRequest {
     // The tool says what it asks; the pipeline knows no tool by name.
-    let kind = tool_guard::request_kind(tool.as_ref());
+    let kind = guard::request_kind(tool.as_ref());
     PermissionRequest {
         request_id,
         kind,
@@ -328,10 +113,10 @@ fn permission_request(
         full_access_available: kind == RequestKind::Tool && eval.capability.allow_always.is_none(),
         edit_mode_available: kind == RequestKind::Tool && edit_mode_would_allow(core, eval),
         allowed_prompts: match kind {
-            RequestKind::Plan => tool_guard::allowed_prompts(tool.as_ref(), input),
+            RequestKind::Plan => guard::allowed_prompts(tool.as_ref(), input),
             _ => Vec::new(),
         },
-        preview: tool_guard::preview(tool.as_ref(), input, &core.tool_context(cancel)),
+        preview: guard::preview(tool.as_ref(), input, &core.tool_context(cancel)),
     }
 }
 
@@ -354,7 +139,7 @@ fn edit_mode_would_allow(core: &SessionCore, eval: &Evaluation) -> bool {
         )
 }
 
-async fn ask(
+pub(super) async fn ask(
     core: &SessionCore,
     tool: &Arc<dyn Tool>,
     call: &ToolCall,
@@ -679,7 +464,7 @@ enum Recheck {
 
 /// APPR-8: a hook approved with a new input: validate it and decide again.
 fn recheck(core: &SessionCore, tool: &dyn Tool, call: &ToolCall, updated: Value) -> Recheck {
-    let input = match tool_guard::validate(tool, updated) {
+    let input = match guard::validate(tool, updated) {
         Ok(v) => v,
         Err(msg) => {
             let reason = format!("Input rewritten by a PermissionRequest hook is invalid: {msg}");
@@ -714,171 +499,6 @@ fn recheck(core: &SessionCore, tool: &dyn Tool, call: &ToolCall, updated: Value)
         }
         _ => Recheck::Run(input),
     }
-}
-
-async fn run_tool(
-    core: &SessionCore,
-    tool: &Arc<dyn Tool>,
-    call: &ToolCall,
-    input: Value,
-    sandbox: Option<SandboxKind>,
-    cancel: &CancellationToken,
-) -> CallOutcome {
-    let mut ctx = core.tool_context(cancel);
-    ctx.sandbox = sandbox.map(|kind| core.sandbox_policy(kind));
-    ctx.url_permission = url_permission(core, tool.as_ref());
-    // A panicking or stuck tool is a failed call, not a broken session.
-    let mut output = tool_guard::run(tool.as_ref(), input.clone(), &ctx).await;
-    // A command may have left processes running in the background.
-    core.refresh_background();
-    // A failed call changes nothing in the session.
-    let effects = if output.is_error {
-        Vec::new()
-    } else {
-        std::mem::take(&mut output.effects)
-    };
-    let (announcements, changes): (Vec<_>, Vec<_>) = effects
-        .into_iter()
-        .partition(SessionEffect::is_announcement);
-    // The state changes first, so the result comes after what it says.
-    apply_effects(core, changes);
-    core.emit(Event::ToolCallFinished {
-        call_id: call.id.clone(),
-        tool: call.name.clone(),
-        output: output.content.clone(),
-        is_error: output.failed(),
-        diff: output.diff.clone(),
-        exit_code: output.exit_code,
-    });
-    if core.hooks.has_hooks(HookEvent::PostToolUse, &call.name) {
-        let response = ToolResponse {
-            output: output.content.clone(),
-            is_error: output.is_error,
-        };
-        for error in core
-            .hooks
-            .post_tool_use(&call.name, &input, &call.id, response, cancel)
-            .await
-        {
-            core.emit(Event::Notice {
-                message: format!("PostToolUse hook: {error}"),
-            });
-        }
-    }
-    apply_effects(core, announcements);
-    CallOutcome {
-        content: output.content,
-        is_error: output.is_error,
-        stop_turn: false,
-        follow_up: None,
-    }
-}
-
-/// For a tool that reaches the network: the decision its run applies to
-/// URLs it was not approved for (WebFetch's redirects). Without readable
-/// project rules there is none, and the tool stays on its approved host.
-fn url_permission(core: &SessionCore, tool: &dyn Tool) -> Option<Arc<dyn UrlPermission>> {
-    let capability = tool.capability();
-    if capability.side_effect_scope != SideEffectScope::Network {
-        return None;
-    }
-    let rules = lock(&core.store).project_rules(&core.project_id).ok()?;
-    let state = core.state();
-    let service = lock(&core.permissions).clone();
-    Some(Arc::new(CallUrlPolicy::new(
-        service,
-        rules,
-        state,
-        tool.name(),
-        capability,
-    )))
-}
-
-/// Applies what a call that ran changed in the session (the tool says
-/// what, as [`SessionEffect`]s).
-fn apply_effects(core: &SessionCore, effects: Vec<SessionEffect>) {
-    for effect in effects {
-        match effect {
-            // PLAN-1/PLAN-3: entering takes effect at once, without approval.
-            SessionEffect::EnterPlan => {
-                if core.state().plan_enabled {
-                    continue;
-                }
-                if let Err(e) = core.change_mode(ModeChoice::Plan) {
-                    core.emit(Event::Error {
-                        message: e.to_string(),
-                    });
-                }
-            }
-            // PLAN-7: the approved plan is written, then plan turns off; a
-            // failed write is reported and does not keep plan on.
-            SessionEffect::ExitPlan { plan } => {
-                if let Err(e) = write_plan_file(&core.workspace, &core.session_id, &plan) {
-                    core.emit(Event::Notice {
-                        message: format!("could not write the plan file: {e}"),
-                    });
-                }
-                if let Err(e) = core.exit_plan() {
-                    core.emit(Event::Error {
-                        message: e.to_string(),
-                    });
-                }
-            }
-            // TODO-7: the front ends get the list the tool saved.
-            SessionEffect::TodosChanged => core.emit_todos(true),
-        }
-    }
-}
-
-fn deny(
-    core: &SessionCore,
-    call: &ToolCall,
-    input: &Value,
-    rule_id: &str,
-    reason: &str,
-    text: String,
-) -> CallOutcome {
-    let input = if input.is_null() {
-        serde_json::from_str(&call.arguments).unwrap_or(Value::Null)
-    } else {
-        input.clone()
-    };
-    core.emit(Event::ToolCallDenied {
-        denial: Denial {
-            call_id: call.id.clone(),
-            tool: call.name.clone(),
-            input,
-            rule_id: rule_id.to_string(),
-            reason: reason.to_string(),
-        },
-    });
-    CallOutcome::error(text)
-}
-
-fn finish_error(core: &SessionCore, call: &ToolCall, msg: String) -> CallOutcome {
-    core.emit(Event::ToolCallFinished {
-        call_id: call.id.clone(),
-        tool: call.name.clone(),
-        output: msg.clone(),
-        is_error: true,
-        diff: None,
-        exit_code: None,
-    });
-    CallOutcome::error(msg)
-}
-
-fn finish_without_running(
-    core: &SessionCore,
-    call: &ToolCall,
-    input: Value,
-    msg: String,
-) -> CallOutcome {
-    core.emit(Event::ToolCallStarted {
-        call_id: call.id.clone(),
-        tool: call.name.clone(),
-        input,
-    });
-    finish_error(core, call, msg)
 }
 
 #[cfg(test)]
