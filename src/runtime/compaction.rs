@@ -110,7 +110,7 @@ pub async fn compact(
     cancel: &CancellationToken,
     forced: bool,
 ) -> CompactionOutcome {
-    let history = lock(&core.history).clone();
+    let history = core.conversation().history.clone();
     let model = core.model();
     let keep_tokens = if forced {
         0
@@ -169,7 +169,8 @@ pub async fn compact(
         return CompactionOutcome::Failed;
     }
     {
-        let mut h = lock(&core.history);
+        let mut conversation = core.conversation();
+        let h = &mut conversation.history;
         let tail = h.split_off(split);
         *h = vec![summary_message(&summary)];
         h.extend(tail);
@@ -207,7 +208,7 @@ fn reinject_state(core: &SessionCore) {
     // In plan mode the next reminder is the full text again; outside it the
     // pending one-time exit reminder (PLAN-5) must not be lost.
     if core.state().plan_enabled {
-        lock(&core.reminders).reset_plan();
+        core.conversation().reminders.reset_plan();
     }
 }
 

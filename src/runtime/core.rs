@@ -1,5 +1,6 @@
 //! The state one running session shares between its op loop and its turns.
 
+use super::reminders::ReminderTracker;
 use crate::approval::{ApprovalBroker, BrokerHandle};
 use crate::hooks::HookRunner;
 use crate::model::select::SelectedModel;
@@ -44,16 +45,17 @@ pub struct SessionCore {
     pub broker: ApprovalBroker,
     /// Where `Op::PermissionReply` goes; `None` for the deny broker.
     pub broker_handle: Option<BrokerHandle>,
+    /// Locked for one synchronous store call at a time, never across an
+    /// await: the runtime's tasks must be `Send`, which a held guard is not.
     pub store: Arc<Mutex<Store>>,
     pub zcode_home: PathBuf,
     pub execution: Mutex<SessionExecution>,
     pub permissions: Mutex<PermissionService>,
-    pub history: Mutex<Vec<Message>>,
-    pub reminders: Mutex<super::reminders::ReminderTracker>,
+    /// The conversation and what goes with it, under one lock.
+    pub conversation: Mutex<Conversation>,
     /// `Op::Compact` was received: compact before the next request.
     pub compact_requested: std::sync::atomic::AtomicBool,
     pub files: Arc<Mutex<FileStateTracker>>,
-    pub usage: Mutex<Usage>,
     pub events: UnboundedSender<Event>,
     /// Why the session can no longer be saved, once an entry failed to
     /// save: from then on no model request is sent and no tool runs, since
@@ -65,6 +67,17 @@ pub struct SessionCore {
     pub background_shown: Mutex<(usize, Vec<String>)>,
     /// The server is being asked for the model's context window.
     pub window_lookup: Mutex<Option<WindowLookupTask>>,
+}
+
+/// What a turn changes together: the messages the model is sent, what
+/// the reminders have seen of them, and the tokens used so far. One lock
+/// holds them, so no reader sees a message without the count that goes
+/// with it.
+#[derive(Debug, Default)]
+pub struct Conversation {
+    pub history: Vec<Message>,
+    pub reminders: ReminderTracker,
+    pub usage: Usage,
 }
 
 /// A lookup of the model's context window under way (`model_events`
@@ -83,6 +96,11 @@ impl SessionCore {
 
     pub fn state(&self) -> ExecutionState {
         lock(&self.execution).state()
+    }
+
+    /// The conversation, locked (see [`Conversation`]).
+    pub fn conversation(&self) -> MutexGuard<'_, Conversation> {
+        lock(&self.conversation)
     }
 
     /// The model the next request goes to.
@@ -218,9 +236,9 @@ impl SessionCore {
 
     pub fn add_usage(&self, usage: Usage) {
         let total = {
-            let mut total = lock(&self.usage);
-            total.add(usage);
-            *total
+            let mut conversation = self.conversation();
+            conversation.usage.add(usage);
+            conversation.usage
         };
         self.emit(Event::Usage { usage, total });
     }

@@ -20,17 +20,20 @@ pub fn inject(core: &SessionCore, entry_kind: &str, kind: &str, text: &str) {
         json!({ "kind": kind, "text": content }),
     );
     let _ = core.persist(entry);
-    lock(&core.history).push(Message::User { content });
+    core.conversation().history.push(Message::User { content });
 }
 
 /// Runs before every model request of a turn.
 pub fn before_request(core: &SessionCore, continuing_after_length_limit: bool) {
-    let remind = lock(&core.reminders).todo_reminder_due(ReminderContext {
-        todo_write_available: core.registry.get("TodoWrite").is_some(),
-        continuing_after_length_limit,
-    });
+    let remind = core
+        .conversation()
+        .reminders
+        .todo_reminder_due(ReminderContext {
+            todo_write_available: core.registry.get("TodoWrite").is_some(),
+            continuing_after_length_limit,
+        });
     let plan_enabled = core.state().plan_enabled;
-    let plan_reminder = lock(&core.reminders).plan_reminder(plan_enabled);
+    let plan_reminder = core.conversation().reminders.plan_reminder(plan_enabled);
     if let Some(reminder) = plan_reminder {
         inject(core, entry_kind::REMINDER, reminder.kind(), reminder.text());
     }
@@ -45,6 +48,6 @@ pub fn before_request(core: &SessionCore, continuing_after_length_limit: bool) {
             reminder_kind::TODO,
             &reminder_text(&todos),
         );
-        lock(&core.reminders).on_todo_reminder();
+        core.conversation().reminders.on_todo_reminder();
     }
 }

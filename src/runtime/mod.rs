@@ -18,7 +18,7 @@ pub mod transcript;
 pub mod turn;
 pub mod zcode_dir;
 
-use self::core::SessionCore;
+use self::core::{Conversation, SessionCore};
 use crate::approval::{ApprovalBroker, ChannelBroker};
 use crate::config::hooks::Hooks;
 use crate::hooks::HookRunner;
@@ -133,11 +133,13 @@ pub fn start(setup: RuntimeSetup, mut store: Store) -> Result<RuntimeHandle, Ses
             PermissionService::new(setup.settings, &workspace, Some(&memory_dir))
                 .with_zcode_home(&setup.zcode_home),
         ),
-        history: Mutex::new(opened.history),
-        reminders: Mutex::new(opened.reminders),
+        conversation: Mutex::new(Conversation {
+            history: opened.history,
+            reminders: opened.reminders,
+            usage: Usage::default(),
+        }),
         compact_requested: Default::default(),
         files: Arc::new(Mutex::new(FileStateTracker::default())),
-        usage: Mutex::new(Usage::default()),
         events: event_tx,
         model: Mutex::new(setup.model.clone()),
         model_resolver: setup.model_resolver,

@@ -70,14 +70,14 @@ pub async fn run_turn(
         return failed(core);
     }
     let first_message = {
-        let mut history = lock(&core.history);
-        let first = history.is_empty();
-        history.push(Message::User {
+        let mut conversation = core.conversation();
+        let first = conversation.history.is_empty();
+        conversation.history.push(Message::User {
             content: text.clone(),
         });
+        conversation.reminders.on_real_user_message();
         first
     };
-    lock(&core.reminders).on_real_user_message();
     if first_message {
         // The first line of the first message names the session in lists.
         let title: String = text
@@ -118,7 +118,7 @@ pub async fn run_turn(
                 message: CUT_AT_LIMIT_NOTICE.into(),
             });
         }
-        lock(&core.reminders).on_assistant_reply(&reply);
+        core.conversation().reminders.on_assistant_reply(&reply);
         if !reply.text.trim().is_empty() {
             last_text = reply.text.clone();
         }
@@ -164,7 +164,7 @@ fn interrupted(core: &SessionCore) -> TurnEnd {
     if core.persist(entry).is_err() {
         return failed(core);
     }
-    lock(&core.history).push(Message::User {
+    core.conversation().history.push(Message::User {
         content: INTERRUPTED_NOTE.to_string(),
     });
     core.finish_turn(TurnEnd::Interrupted, None);
@@ -203,7 +203,7 @@ fn record_assistant(
     if reply.text.is_empty() && tool_calls.is_empty() {
         return Ok(());
     }
-    lock(&core.history).push(Message::Assistant {
+    core.conversation().history.push(Message::Assistant {
         text: reply.text.clone(),
         tool_calls,
     });
@@ -215,7 +215,7 @@ async fn stream_reply(core: &SessionCore, cancel: &CancellationToken) -> StreamR
         .compact_requested
         .swap(false, std::sync::atomic::Ordering::SeqCst);
     let system = system_prompt(&core.workspace, core.state(), &core.context);
-    let estimate = compaction::estimate_tokens(&system, &lock(&core.history));
+    let estimate = compaction::estimate_tokens(&system, &core.conversation().history);
     // Read once: a `/model` switch applies from the next request on.
     let mut model = core.model();
     let mut window = model_events::window_for_compaction(&model);
@@ -235,7 +235,7 @@ async fn stream_reply(core: &SessionCore, cancel: &CancellationToken) -> StreamR
     let request = ModelRequest {
         model: model.model_id.clone(),
         system,
-        messages: lock(&core.history).clone(),
+        messages: core.conversation().history.clone(),
         tools: core.registry.specs(),
         max_output_tokens: None,
         reasoning: model.reasoning.clone(),
@@ -328,7 +328,7 @@ async fn run_tool_calls(
         {
             return Some(TurnEnd::Failed);
         }
-        lock(&core.history).push(Message::Tool {
+        core.conversation().history.push(Message::Tool {
             call_id: call.id.clone(),
             content: outcome.content,
             is_error: outcome.is_error,
@@ -347,8 +347,9 @@ async fn run_tool_calls(
             call_id,
             text: text.clone(),
         });
-        lock(&core.history).push(Message::User { content: text });
-        lock(&core.reminders).on_real_user_message();
+        let mut conversation = core.conversation();
+        conversation.history.push(Message::User { content: text });
+        conversation.reminders.on_real_user_message();
     }
     end
 }
@@ -357,7 +358,8 @@ async fn run_tool_calls(
 /// result, since both dialects reject a history with an unanswered call.
 pub fn close_unanswered_calls(core: &SessionCore) {
     let missing: Vec<(String, String)> = {
-        let history = lock(&core.history);
+        let conversation = core.conversation();
+        let history = &conversation.history;
         let Some(at) = history
             .iter()
             .rposition(|m| matches!(m, Message::Assistant { .. }))
@@ -383,7 +385,7 @@ pub fn close_unanswered_calls(core: &SessionCore) {
     for (call_id, tool) in missing {
         let text = "The tool call was interrupted by an internal error; its effect is unknown.";
         let _ = core.persist(tool_result_entry(&call_id, &tool, text, true));
-        lock(&core.history).push(Message::Tool {
+        core.conversation().history.push(Message::Tool {
             call_id,
             content: text.into(),
             is_error: true,
