@@ -9,7 +9,7 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
-use zcode::runtime::protocol::Event;
+use zcode::protocol::Event;
 use zcode::tui::cells::Cell;
 use zcode::tui::{Model, Msg, update, view};
 
@@ -128,7 +128,7 @@ fn finish_relayout(model: &mut Model) -> usize {
 /// Markdown is rendered for its height and for the frame (PLAN-10).
 fn bench_plan_approval(c: &mut Criterion) {
     use serde_json::json;
-    use zcode::runtime::protocol::{AlwaysOption, PermissionRequest, RequestKind};
+    use zcode::protocol::{AlwaysOption, PermissionRequest, RequestKind};
     let mut model = long_transcript::model(CELLS, WIDTH, HEIGHT);
     let mut plan = String::from("# Plan\n\n");
     for i in 0..300 {

@@ -16,7 +16,7 @@ use ratatui::backend::TestBackend;
 use serde_json::json;
 use std::hint::black_box;
 use std::time::Instant;
-use zcode::runtime::protocol::{Event, HistoryItem};
+use zcode::protocol::{Event, HistoryItem};
 use zcode::tui::{Model, Msg, settle, step, update, view};
 
 const WIDTH: u16 = 120;

@@ -4,8 +4,8 @@
 //! to stderr in every format (as well as into the JSON), one line each.
 
 use crate::model::Usage;
+use crate::protocol::{Denial, Event, Op, TurnEnd, retry_line};
 use crate::runtime::RuntimeHandle;
-use crate::runtime::protocol::{Denial, Event, Op, TurnEnd, retry_line};
 use crate::terminal_text::neutralize_controls;
 use serde::Serialize;
 use std::io::Write;

@@ -10,22 +10,23 @@
 //!
 //! ```text
 //!   cli: arguments, config, then starts one of the front ends
-//!    |   (`zcode permission|sessions|models|sandbox` work without a runtime)
+//!    |   (`zcode permission|sessions|models|sandbox|mcp` work without a runtime)
 //!    v
 //!   tui (terminal UI)        headless (`zcode -p`)                 front ends
 //!      |        ^               |        ^
-//!      | Op     | Event         | Op     | Event      Op/Event: the protocol,
-//!      v        |               v        |            today runtime::protocol
+//!      | Op     | Event         | Op     | Event      Op/Event: protocol
+//!      v        |               v        |
 //!   +------------------------------------------------------------------+
 //!   | runtime                                                          |
 //!   |   runner: takes Ops, queues inputs, starts one turn at a time    |
 //!   |   core: the session (execution state, history, grants, store)    |
 //!   |   turn: stream the reply, run its tool calls, feed results back  |
+//!   |   tool_call: one call end to end (below), then its effects       |
 //!   |   compaction, reminders (plan mode, todos), transcript, session  |
 //!   +------------------------------------------------------------------+
 //!      | request / stream                  | each tool call
 //!      v                                   v
-//!   model providers (model)           approval pipeline ........ approval
+//!   model providers (model)           runtime::tool_call
 //!     openai: Chat Completions          validate the input
 //!       and compatible servers          PreToolUse hooks ............ hooks
 //!     anthropic: Messages               permission decision ..... permission
@@ -33,10 +34,15 @@
 //!                                       on "ask": PermissionRequested
 //!                                         Event; the user's Op reply races
 //!                                         the PermissionRequest hooks
+//!                                         (broker, race) ....... approval
 //!                                       the tool runs ................ tools
 //!                                         (read-only Bash runs in the
-//!                                         kernel sandbox ...... sandbox)
+//!                                         kernel sandbox ...... sandbox;
+//!                                         an MCP tool calls its server
+//!                                         ........................ mcp)
 //!                                       PostToolUse hooks
+//!                                       the tool's session effects (enter
+//!                                         or leave plan, todos changed)
 //!
 //!   store (SQLite): sessions, entries, todos, queued inputs, project rules;
 //!     written by the runtime and the approval pipeline, read on resume
@@ -53,18 +59,23 @@
 //!   `update` and `view`) over the runtime's `Op`/`Event` protocol.
 //! - [`headless`]: `zcode -p`, one task without a UI; the answer on stdout,
 //!   everything else on stderr, optionally as JSON or one event per line.
+//! - [`protocol`]: `Op` and `Event`, the language between the runtime and
+//!   its front ends, and the permission request and reply types.
 //! - [`runtime`]: the agent runtime, a background task that owns the
-//!   session, runs turns, compacts the context, injects reminders and
-//!   persists everything; its `protocol` module holds `Op` and `Event`.
+//!   session, runs turns and each tool call end to end (`tool_call`),
+//!   compacts the context, injects reminders and persists everything.
 //! - [`model`]: model providers behind one trait: the OpenAI-compatible
 //!   and Anthropic HTTP clients, the scripted offline provider, model
 //!   references and the model a session starts with.
 //! - [`tools`]: the tools offered to the model (files, Bash, search,
 //!   WebFetch, todos, questions, plan mode, models, other sessions) and
 //!   their registry.
-//! - [`approval`]: one tool call from the model's request to its result:
-//!   validation, hooks, the permission decision, the race between the user
-//!   and the PermissionRequest hooks, and Full access.
+//! - [`approval`]: who answers a permission request (the broker), the race
+//!   between the user and the PermissionRequest hooks, the texts of
+//!   denials and the URL policy of a running call.
+//! - [`mcp`]: the MCP client: servers from the config and a trusted
+//!   project `.mcp.json`, started in parallel; their tools are offered as
+//!   `mcp__server__tool` with their annotations as the capability.
 //! - [`permission`]: the permission engine: pure decisions over tools,
 //!   modes and rules, including the Bash analysis on a real shell parser
 //!   and the rules suggested for "always allow".
@@ -86,11 +97,6 @@
 //! - [`terminal_text`]: neutralises control characters in text from the
 //!   model or a tool before it reaches a terminal.
 //!
-//! Being added: `mcp`, the MCP client (servers from the config; their
-//! tools are offered to the model as `mcp__server__tool`), and a top-level
-//! `protocol` module that takes over `Op` and `Event` from
-//! `runtime::protocol`.
-//!
 //! # Requirement ids
 //!
 //! Comments and test names cite requirements by id (`PERM-8`, `BASH-6`;
@@ -108,6 +114,7 @@ pub mod hooks;
 pub mod mcp;
 pub mod model;
 pub mod permission;
+pub mod protocol;
 pub mod runtime;
 pub mod sandbox;
 pub mod session;

@@ -15,7 +15,7 @@ use zcode::approval::{
 };
 use zcode::config::hooks::{HookEntry, Hooks};
 use zcode::hooks::{HookError, HookRunner, PermissionHookDecision};
-use zcode::runtime::protocol::{AlwaysOption, Event, PermissionReply, PermissionRequest};
+use zcode::protocol::{AlwaysOption, Event, PermissionReply, PermissionRequest};
 
 fn request(id: &str, tool: &str) -> PermissionRequest {
     PermissionRequest {

@@ -3,6 +3,7 @@
 
 use serde_json::{Value, json};
 use zcode::permission::capability::builtin_capability;
+use zcode::protocol::RequestKind;
 use zcode::tools::ask_user_question::{
     ALL_ANSWERED_PREFIX, Annotation, AskUserQuestionInput, AskUserQuestionTool, MISSING_ANSWERS,
     answered_input, join_labels, validate_answered,
@@ -76,6 +77,11 @@ fn cap2_ask_user_question_capability_is_the_builtin_declaration() {
         builtin_capability("AskUserQuestion")
     );
     assert_eq!(AskUserQuestionTool.name(), "AskUserQuestion");
+}
+
+#[test]
+fn ask3_the_tool_asks_a_question_request() {
+    assert_eq!(AskUserQuestionTool.request_kind(), RequestKind::Question);
 }
 
 #[test]

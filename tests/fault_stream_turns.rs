@@ -20,7 +20,7 @@ use zcode::model::select::SelectedModel;
 use zcode::model::{HttpSettings, Message, ModelProvider};
 use zcode::permission::mode::{Mode, ModeChoice};
 use zcode::permission::settings::PermissionSettings;
-use zcode::runtime::protocol::{Event, Op, TurnEnd};
+use zcode::protocol::{Event, Op, TurnEnd};
 use zcode::runtime::session::SessionStart;
 use zcode::runtime::transcript::messages_from_entries;
 use zcode::runtime::{BrokerChoice, RuntimeHandle, RuntimeSetup};

@@ -11,7 +11,7 @@ use zcode::config::hooks::{DEFAULT_HOOK_TIMEOUT_MS, HookEntry, Hooks};
 use zcode::hooks::{HookError, HookRunner, PermissionHookDecision, ToolResponse};
 use zcode::permission::check::HookPermission;
 use zcode::permission::rules::Rule;
-use zcode::runtime::protocol::{AlwaysOption, PermissionRequest};
+use zcode::protocol::{AlwaysOption, PermissionRequest};
 
 struct Fixture {
     dir: tempfile::TempDir,

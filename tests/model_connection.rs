@@ -21,7 +21,7 @@ use zcode::model::openai::OpenAiProvider;
 use zcode::model::{
     HttpSettings, Message, ModelProvider, ModelRequest, ProviderError, RetryNotice,
 };
-use zcode::runtime::protocol::retry_line;
+use zcode::protocol::retry_line;
 
 fn request() -> ModelRequest {
     ModelRequest {
@@ -581,7 +581,7 @@ async fn ux11_models_listing_says_the_window_is_asked_of_the_server() {
 #[test]
 fn ux11_tui_shows_each_retry_and_the_window_the_server_found() {
     use support::tui::{Session, event, screen_of};
-    use zcode::runtime::protocol::Event;
+    use zcode::protocol::Event;
     let mut m = Session::new(120, 16)
         .model("openai/gpt-4.1", "OpenAI")
         .start();

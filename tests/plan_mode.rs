@@ -4,6 +4,7 @@
 use serde_json::{Value, json};
 use std::path::Path;
 use zcode::permission::capability::builtin_capability;
+use zcode::protocol::RequestKind;
 use zcode::runtime::plan_file::{
     MAX_REFERENCE_BYTES, plan_file_path, plan_file_reference, read_plan_file_for_reference,
     write_plan_file,
@@ -15,7 +16,7 @@ use zcode::tools::plan_mode::{
     AllowedPrompt, EnterPlanModeTool, ExitPlanInput, ExitPlanModeTool, PLAN_DENIED,
     PLAN_NOT_APPROVED, approved_result,
 };
-use zcode::tools::{Tool, ToolContext};
+use zcode::tools::{SessionEffect, Tool, ToolContext};
 
 const EXIT_PREFIX: &str = "Invalid input for ExitPlanMode: ";
 
@@ -80,6 +81,13 @@ async fn plan3_enter_result_ends_with_do_not_write() {
     assert!(!out.is_error);
     assert!(out.content.ends_with("DO NOT write or edit any files yet"));
     assert!(out.content.contains("ExitPlanMode"));
+}
+
+#[tokio::test]
+async fn plan3_entering_is_an_effect_the_runtime_applies_without_asking() {
+    assert_eq!(EnterPlanModeTool.request_kind(), RequestKind::Tool);
+    let out = EnterPlanModeTool.run(json!({}), &ctx()).await;
+    assert_eq!(out.effects, vec![SessionEffect::EnterPlan]);
 }
 
 // ---------------------------------------------------------------------------
@@ -204,6 +212,31 @@ async fn plan6_allowed_prompts_are_echoed_back_after_the_plan() {
             }]
         )
     );
+}
+
+#[tokio::test]
+async fn plan7_exit_asks_a_plan_request_and_hands_the_plan_back_as_an_effect() {
+    assert_eq!(ExitPlanModeTool.request_kind(), RequestKind::Plan);
+    let input = json!({"plan": "1. Do it", "allowedPrompts": [{"tool": "Bash", "prompt": "run the tests"}]});
+    assert_eq!(
+        ExitPlanModeTool.allowed_prompts(&input),
+        vec![AllowedPrompt {
+            tool: "Bash".into(),
+            prompt: "run the tests".into()
+        }]
+    );
+    assert!(ExitPlanModeTool.allowed_prompts(&json!({})).is_empty());
+    let out = ExitPlanModeTool.run(input, &ctx()).await;
+    assert_eq!(
+        out.effects,
+        vec![SessionEffect::ExitPlan {
+            plan: "1. Do it".into()
+        }]
+    );
+    // An input that does not parse changes nothing.
+    let out = ExitPlanModeTool.run(json!({}), &ctx()).await;
+    assert!(out.is_error);
+    assert!(out.effects.is_empty());
 }
 
 #[test]

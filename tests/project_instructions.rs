@@ -11,7 +11,7 @@ mod support;
 
 use support::runtime_harness::{Dialect, Setup};
 use zcode::permission::mode::Mode;
-use zcode::runtime::protocol::TurnEnd;
+use zcode::protocol::TurnEnd;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn agents_md_files_and_the_environment_reach_the_system_prompt() {
@@ -125,10 +125,10 @@ async fn show_memory_lists_the_loaded_files_and_the_memory_notes() {
     let setup = Setup::new(Dialect::OpenAi, Mode::Build);
     std::fs::write(setup.workspace_dir().join("CLAUDE.md"), "Be brief.").unwrap();
     let mut h = setup.start().await;
-    let _ = h.ops.send(zcode::runtime::protocol::Op::ShowMemory);
+    let _ = h.ops.send(zcode::protocol::Op::ShowMemory);
     let report = h
         .wait_for("the memory report", |e| match e {
-            zcode::runtime::protocol::Event::Notice { message }
+            zcode::protocol::Event::Notice { message }
                 if message.starts_with("instructions loaded") =>
             {
                 Some(message.clone())

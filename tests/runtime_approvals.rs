@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use support::runtime_harness::{Dialect, Harness, Setup, read_pid_file, wait_file, wait_gone};
 use zcode::permission::mode::{ExecutionState, Mode};
 use zcode::permission::rules::{Rule, RuleKind};
-use zcode::runtime::protocol::{
+use zcode::protocol::{
     AlwaysOption, Event, PermissionReply, PermissionRequest, ResolvedBy, TurnEnd,
 };
 use zcode::store::{InputStatus, entry_kind, full_access_receipt_id};
@@ -57,7 +57,7 @@ fn finished_calls(h: &Harness) -> Vec<(String, String, bool)> {
         .collect()
 }
 
-fn denials(h: &Harness) -> Vec<zcode::runtime::protocol::Denial> {
+fn denials(h: &Harness) -> Vec<zcode::protocol::Denial> {
     h.log
         .iter()
         .filter_map(|e| match e {
@@ -280,10 +280,7 @@ async fn appr6_a_session_grant_is_refused_where_only_the_project_option_was_offe
     // session option (APPR-6, GRANT-2) was not offered, so it is refused.
     let mut h = build(Dialect::OpenAi).start().await;
     let request = ask_bash(&mut h, "call_1", "touch a.txt").await;
-    assert_eq!(
-        request.always,
-        zcode::runtime::protocol::AlwaysOption::Project
-    );
+    assert_eq!(request.always, zcode::protocol::AlwaysOption::Project);
     h.reply(&request.request_id, PermissionReply::AlwaysAllowSession);
     assert_eq!(h.turn_finished().await.0, TurnEnd::Completed);
     assert!(!h.exists("a.txt"), "the call must not run");

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use support::fake_model_server::Reply;
 use support::runtime_harness::{Dialect, Harness, Setup};
 use zcode::permission::mode::Mode;
-use zcode::runtime::protocol::{CompactionOutcome, Event, Op, PermissionReply, TurnEnd};
+use zcode::protocol::{CompactionOutcome, Event, Op, PermissionReply, TurnEnd};
 use zcode::store::entry_kind;
 
 const SUMMARY: &str = "SUMMARY: the user asked two questions and got two answers.";

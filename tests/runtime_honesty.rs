@@ -15,7 +15,7 @@ use support::fake_model_server::Reply;
 use support::runtime_harness::{Dialect, Harness, Setup};
 use zcode::permission::mode::Mode;
 use zcode::permission::rules::RuleKind;
-use zcode::runtime::protocol::{Event, PermissionReply, RequestKind, ReturnedInput, TurnEnd};
+use zcode::protocol::{Event, PermissionReply, RequestKind, ReturnedInput, TurnEnd};
 use zcode::store::{InputStatus, entry_kind};
 use zcode::tools::plan_mode::AllowedPrompt;
 

@@ -14,7 +14,7 @@ use support::mcp_server::{log_lines, test_server};
 use support::runtime_harness::{Dialect, Harness, Setup};
 use zcode::permission::mode::Mode;
 use zcode::permission::rules::{Rule, RuleKind};
-use zcode::runtime::protocol::{AlwaysOption, Event, Op, PermissionReply, TurnEnd};
+use zcode::protocol::{AlwaysOption, Event, Op, PermissionReply, TurnEnd};
 
 fn with_server(mode: Mode) -> (Setup, std::path::PathBuf) {
     let mut setup = Setup::new(Dialect::OpenAi, mode);

@@ -8,7 +8,7 @@ mod support;
 use serde_json::json;
 use support::runtime_harness::{Dialect, Harness, Setup};
 use zcode::permission::mode::Mode;
-use zcode::runtime::protocol::{Event, PermissionReply, RequestKind, TurnEnd};
+use zcode::protocol::{Event, PermissionReply, RequestKind, TurnEnd};
 use zcode::runtime::reminders::{PLAN_MODE_EXIT, PLAN_MODE_FULL, PLAN_MODE_SHORT};
 
 const PLAN: &str = "1. Add the parser\n2. Test it";
@@ -237,7 +237,7 @@ async fn plan11_plan_file_is_reinjected_after_a_forced_compaction() {
     // RUN-4: the summary request, then the turn's own request.
     h.enqueue_text("SUMMARY: the user asked for a parser plan; it was approved.");
     h.enqueue_text("continuing with step 1");
-    h.send(zcode::runtime::protocol::Op::Compact);
+    h.send(zcode::protocol::Op::Compact);
     h.input("continue");
     h.wait_for("ContextCompacted", |e| match e {
         Event::ContextCompacted { kept_messages, .. } => Some(*kept_messages),

@@ -7,7 +7,7 @@ mod support;
 
 use support::runtime_harness::{Dialect, Harness, Setup};
 use zcode::permission::mode::Mode;
-use zcode::runtime::protocol::TurnEnd;
+use zcode::protocol::TurnEnd;
 
 const HEADLINE: &str = "The TodoWrite tool hasn't been used recently.";
 

@@ -13,7 +13,7 @@ use serde_json::json;
 use support::fake_model_server::Reply;
 use support::runtime_harness::{Dialect, Harness, Setup, process_alive, read_pid_file, wait_gone};
 use zcode::permission::mode::{Mode, ModeChoice};
-use zcode::runtime::protocol::{Event, Op, PermissionReply, ResolvedBy, TurnEnd};
+use zcode::protocol::{Event, Op, PermissionReply, ResolvedBy, TurnEnd};
 use zcode::runtime::turn::INTERRUPTED_NOTE;
 use zcode::store::{InputStatus, entry_kind};
 

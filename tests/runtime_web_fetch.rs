@@ -10,7 +10,7 @@ use support::runtime_harness::{Dialect, Setup};
 use support::web_sites::two_sites;
 use zcode::permission::mode::Mode;
 use zcode::permission::rules::{Rule, RuleKind};
-use zcode::runtime::protocol::{PermissionReply, TurnEnd};
+use zcode::protocol::{PermissionReply, TurnEnd};
 
 fn webfetch_call(url: &str) -> String {
     json!({ "url": url }).to_string()

@@ -8,8 +8,8 @@ use zcode::permission::capability::builtin_capability;
 use zcode::permission::mode::ExecutionState;
 use zcode::store::{NewSession, Store, TodoItem, TodoPriority, TodoStatus};
 use zcode::tools::{
-    ListModelsTool, SessionServices, TodoReadTool, TodoWriteTool, Tool, ToolContext, ToolOutput,
-    ToolRegistry,
+    ListModelsTool, SessionEffect, SessionServices, TodoReadTool, TodoWriteTool, Tool, ToolContext,
+    ToolOutput, ToolRegistry,
 };
 
 const SESSION: &str = "sess_todo";
@@ -392,6 +392,19 @@ async fn todo4_unknown_session_is_a_tool_error() {
         out.content
     );
     assert!(out.content.contains("sess_gone"), "{}", out.content);
+    assert!(out.effects.is_empty());
+}
+
+#[tokio::test]
+async fn todo7_a_saved_list_tells_the_runtime_to_announce_it() {
+    let f = fixture();
+    let out = f
+        .write(json!({"todos": [item("a", "pending", "low")]}))
+        .await;
+    assert!(!out.is_error, "{}", out.content);
+    assert_eq!(out.effects, vec![SessionEffect::TodosChanged]);
+    // Reading changes nothing to announce.
+    assert!(f.read().await.effects.is_empty());
 }
 
 // ---------------------------------------------------------------- TODO-5

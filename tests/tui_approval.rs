@@ -12,7 +12,7 @@ use std::collections::HashSet;
 use std::time::Instant;
 use support::tui::{Session, render, screen, snapshot, styled, turn_started};
 use zcode::permission::rules::Rule;
-use zcode::runtime::protocol::{AlwaysOption, Event, PermissionRequest, RequestKind};
+use zcode::protocol::{AlwaysOption, Event, PermissionRequest, RequestKind};
 use zcode::tui::{Model, Msg, update};
 
 fn session(width: u16, height: u16, task: &str) -> Model {

@@ -111,7 +111,7 @@ fn init_asks_the_model_to_write_agents_md() {
     let mut m = session();
     let cmds = submit(&mut m, "/init");
     match cmds.as_slice() {
-        [Cmd::Send(zcode::runtime::protocol::Op::UserInput { text })] => {
+        [Cmd::Send(zcode::protocol::Op::UserInput { text })] => {
             assert!(text.contains("AGENTS.md"), "{text}")
         }
         other => panic!("{other:?}"),

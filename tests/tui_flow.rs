@@ -13,7 +13,7 @@ use support::tui::{
     Session, bash_request, ctrl, event, key, screen_of, session, snapshot, turn_started, type_text,
 };
 use zcode::permission::mode::{ExecutionState, Mode, ModeSource};
-use zcode::runtime::protocol::{Event, Op, PermissionReply, ResolvedBy, TurnEnd};
+use zcode::protocol::{Event, Op, PermissionReply, ResolvedBy, TurnEnd};
 use zcode::store::{TodoItem, TodoPriority, TodoStatus};
 use zcode::tui::cells::{Cell, ToolStatus};
 use zcode::tui::focus::{Focus, focus};
@@ -125,7 +125,7 @@ fn ux11_a_call_resolved_by_a_hook_runs_again_and_a_denial_stays_denied() {
     event(
         &mut m,
         Event::ToolCallDenied {
-            denial: zcode::runtime::protocol::Denial {
+            denial: zcode::protocol::Denial {
                 call_id: "call_a".into(),
                 tool: "Bash".into(),
                 input: json!({"command": "cargo test --workspace"}),

@@ -15,7 +15,7 @@ use support::tui::{
     Session, ctrl, event, key, render, screen_of, snapshot, turn_started, type_text,
 };
 use zcode::permission::mode::{ExecutionState, Mode};
-use zcode::runtime::protocol::{
+use zcode::protocol::{
     AlwaysOption, CompactionOutcome, Event, Op, PermissionReply, PermissionRequest, RequestKind,
     ReturnedInput,
 };
@@ -330,7 +330,7 @@ fn ux11_a_plainly_denied_plan_is_denied_under_its_heading() {
     event(
         &mut m,
         Event::ToolCallDenied {
-            denial: zcode::runtime::protocol::Denial {
+            denial: zcode::protocol::Denial {
                 call_id: "p1".into(),
                 tool: "ExitPlanMode".into(),
                 input,

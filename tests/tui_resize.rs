@@ -7,7 +7,7 @@ mod support;
 use serde_json::json;
 use std::time::Instant;
 use support::tui::{Session, event, render, screen, snapshot, turn_started};
-use zcode::runtime::protocol::{AlwaysOption, Event, PermissionRequest, RequestKind};
+use zcode::protocol::{AlwaysOption, Event, PermissionRequest, RequestKind};
 use zcode::tui::{Model, Msg, update, view};
 
 /// A session with a reply, a tool cell and a Bash approval waiting.

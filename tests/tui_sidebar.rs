@@ -15,7 +15,7 @@ use support::tui::{
 };
 use zcode::model::Usage;
 use zcode::permission::mode::Mode;
-use zcode::runtime::protocol::{Event, TurnEnd};
+use zcode::protocol::{Event, TurnEnd};
 use zcode::store::{TodoItem, TodoPriority, TodoStatus};
 use zcode::tui::screen::{SIDEBAR_WIDTH, transcript_width};
 use zcode::tui::{Model, Msg, update};
@@ -593,7 +593,7 @@ fn demo_setup(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn todo7_a_resumed_session_announces_its_stored_todos() {
-    use zcode::runtime::protocol::Op;
+    use zcode::protocol::Op;
     use zcode::runtime::session::SessionStart;
     let dir = tempfile::tempdir().expect("tempdir");
     let (setup, store) = demo_setup(dir.path(), SessionStart::New);

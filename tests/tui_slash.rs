@@ -17,7 +17,7 @@ use zcode::model::reference::resolve_model_reference;
 use zcode::model::select::SelectedModel;
 use zcode::permission::mode::{Mode, ModeChoice};
 use zcode::permission::rules::{Rule, RuleKind};
-use zcode::runtime::protocol::{Event, HistoryItem, Op, SavedRule, TurnEnd};
+use zcode::protocol::{Event, HistoryItem, Op, SavedRule, TurnEnd};
 use zcode::runtime::session::SessionStart;
 use zcode::runtime::{BrokerChoice, ModelResolver, RuntimeSetup};
 use zcode::store::{Store, TodoItem, TodoPriority, TodoStatus};

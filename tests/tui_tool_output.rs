@@ -8,7 +8,7 @@ use ratatui::style::Color;
 use serde_json::json;
 use support::tui::{Session, ctrl, event, render, screen_of, snapshot, turn_started};
 use zcode::permission::mode::Mode;
-use zcode::runtime::protocol::Event;
+use zcode::protocol::Event;
 use zcode::tui::{Model, update};
 
 fn ctrl_o(m: &mut Model) {
@@ -103,16 +103,16 @@ fn tui2_ctrl_o_works_while_an_approval_waits() {
     event(
         &mut m,
         Event::PermissionRequested {
-            request: zcode::runtime::protocol::PermissionRequest {
+            request: zcode::protocol::PermissionRequest {
                 request_id: "perm_1".into(),
-                kind: zcode::runtime::protocol::RequestKind::Tool,
+                kind: zcode::protocol::RequestKind::Tool,
                 call_id: "c2".into(),
                 tool: "Bash".into(),
                 input: json!({"command": "rm -rf target"}),
                 rule_id: "ask.default".into(),
                 reason: "Bash asks".into(),
                 suggestions: Vec::new(),
-                always: zcode::runtime::protocol::AlwaysOption::Project,
+                always: zcode::protocol::AlwaysOption::Project,
                 full_access_available: false,
                 description: None,
                 edit_mode_available: false,

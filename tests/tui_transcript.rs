@@ -15,7 +15,7 @@ use std::sync::OnceLock;
 use std::time::Instant;
 use support::long_transcript;
 use support::tui::{event, key, render, snapshot, turn_started};
-use zcode::runtime::protocol::{Denial, Event, TurnEnd};
+use zcode::protocol::{Denial, Event, TurnEnd};
 use zcode::tui::cells::{Cell, ToolStatus};
 use zcode::tui::layout::cell::cell_lines;
 use zcode::tui::screen::{transcript_height, transcript_lines, transcript_width};

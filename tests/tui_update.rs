@@ -8,7 +8,7 @@ use serde_json::json;
 use support::tui::{ctrl, key, key_mod, type_text};
 use zcode::permission::mode::{ExecutionState, Mode, ModeChoice};
 use zcode::permission::rules::Rule;
-use zcode::runtime::protocol::{
+use zcode::protocol::{
     AlwaysOption, Event, Op, PermissionReply, PermissionRequest, RequestKind, ResolvedBy, TurnEnd,
 };
 use zcode::tui::cells::{Cell, ToolStatus};
@@ -341,7 +341,7 @@ fn tool_cells_follow_started_finished_and_denied() {
     update(
         &mut m,
         Msg::Runtime(Event::ToolCallDenied {
-            denial: zcode::runtime::protocol::Denial {
+            denial: zcode::protocol::Denial {
                 call_id: "c".into(),
                 tool: "Bash".into(),
                 input: json!({"command": "ls"}),

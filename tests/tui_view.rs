@@ -8,7 +8,7 @@ use serde_json::json;
 use std::time::{Duration, Instant};
 use support::tui::{bash_request, event, render, screen, session, snapshot, turn_started};
 use zcode::permission::mode::{ExecutionState, Mode};
-use zcode::runtime::protocol::{AlwaysOption, Event, RequestKind, TurnEnd};
+use zcode::protocol::{AlwaysOption, Event, RequestKind, TurnEnd};
 use zcode::tui::{Model, Msg, update};
 
 /// A running turn, started 7 seconds before the last tick.
@@ -120,7 +120,7 @@ fn with_tools(width: u16) -> Model {
     event(
         &mut m,
         Event::ToolCallDenied {
-            denial: zcode::runtime::protocol::Denial {
+            denial: zcode::protocol::Denial {
                 call_id: "c4".into(),
                 tool: "Bash".into(),
                 input: json!({"command": "rm -rf target"}),

@@ -11,7 +11,7 @@ use ratatui::text::Line;
 use ratatui::widgets::{Paragraph, Widget};
 use serde_json::{Map, Value, json};
 use support::tui::snapshot;
-use zcode::runtime::protocol::PermissionReply;
+use zcode::protocol::PermissionReply;
 use zcode::tools::ask_user_question::{Question, QuestionOption};
 use zcode::tui::widgets::Theme;
 use zcode::tui::widgets::diff::render_diff;

@@ -3,7 +3,7 @@
 //! channel (the TUI, tests).
 
 use super::race::ClaimHandle;
-use crate::runtime::protocol::{Event, PermissionReply, PermissionRequest};
+use crate::protocol::{Event, PermissionReply, PermissionRequest};
 use futures_util::future::BoxFuture;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -4,9 +4,7 @@
 
 pub mod broker;
 pub mod deny_text;
-pub mod pipeline;
 pub mod race;
-pub mod tool_guard;
 pub mod url_policy;
 
 pub use broker::{

@@ -7,8 +7,8 @@
 
 use super::args::Cli;
 use super::environment::{Environment, Project, ToolLists};
+use crate::protocol::Op;
 use crate::runtime::RuntimeHandle;
-use crate::runtime::protocol::Op;
 use crate::runtime::session::SessionStart;
 use crate::store::SessionFilter;
 use crate::tui::launcher::{Launcher, ModelChoice, SessionSummary};

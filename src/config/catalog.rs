@@ -40,6 +40,11 @@ pub struct Model {
     pub stream: StreamSettings,
 }
 
+/// The largest `maxOutputTokens` the config accepts.
+pub const MAX_OUTPUT_TOKENS_CEILING: u32 = 1_000_000;
+/// The largest timeout the config accepts, in seconds (a day).
+pub const MAX_TIMEOUT_SECS: u64 = 86_400;
+
 /// The limits of one streamed reply of a model as the config file sets
 /// them (`None`: the default, see `model::limits`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

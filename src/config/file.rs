@@ -385,7 +385,7 @@ impl Validator<'_> {
         kind: ProviderKind,
         m: &RawModel,
     ) -> Result<StreamSettings, ConfigError> {
-        use crate::model::limits::{MAX_OUTPUT_TOKENS_CEILING, MAX_TIMEOUT_SECS};
+        use super::catalog::{MAX_OUTPUT_TOKENS_CEILING, MAX_TIMEOUT_SECS};
         let max_output_tokens = match m.max_output_tokens {
             None => None,
             Some(n) if (1..=u64::from(MAX_OUTPUT_TOKENS_CEILING)).contains(&n) => {

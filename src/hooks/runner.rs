@@ -9,7 +9,7 @@ use super::protocol::{
 };
 use crate::config::hooks::{HookEntry, HookEvent, Hooks};
 use crate::permission::check::HookPermission;
-use crate::runtime::protocol::PermissionRequest;
+use crate::protocol::PermissionRequest;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;

@@ -8,20 +8,18 @@
 use std::time::Duration;
 
 use super::ModelRequest;
+/// The config's accepted ranges, which the limits here stay within.
+pub use crate::config::catalog::{MAX_OUTPUT_TOKENS_CEILING, MAX_TIMEOUT_SECS};
 use crate::config::{MaxTokensField, Model, ProviderKind, StreamSettings};
 
 /// The output limit of a model the table does not know.
 pub const DEFAULT_MAX_OUTPUT_TOKENS: u32 = 32_000;
-/// The largest `maxOutputTokens` accepted.
-pub const MAX_OUTPUT_TOKENS_CEILING: u32 = 1_000_000;
 /// The longest wait for content. As long as the byte-level silence allowed
 /// before, so that a slow first token (a long prompt on a local server, a
 /// reasoning model thinking quietly) is not cut where it worked before.
 pub const DEFAULT_CONTENT_IDLE: Duration = Duration::from_secs(300);
 /// The longest one request may take.
 pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(30 * 60);
-/// The largest timeout accepted in the config, in seconds (a day).
-pub const MAX_TIMEOUT_SECS: u64 = 86_400;
 /// The output limit is not shrunk below this to fit the context window.
 const MIN_OUTPUT_TOKENS: u32 = 1024;
 /// Bytes counted as one token when checking what arrives.

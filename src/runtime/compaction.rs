@@ -3,12 +3,13 @@
 //! kept, and the plan file and todos are put back (PLAN-11).
 
 use super::core::{SessionCore, lock};
-use super::injection::{inject, reminder_kind};
+use super::injection::inject;
 use super::plan_file::{plan_file_path, plan_file_reference, read_plan_file_for_reference};
-use super::protocol::{CompactionOutcome, Event};
-use super::transcript::new_entry_id;
+use super::reminders::reminder_kind;
+use super::transcript::{new_entry_id, summary_message};
 use crate::model::accumulate::collect_reply;
 use crate::model::{Message, ModelRequest, ToolSpec};
+use crate::protocol::{CompactionOutcome, Event};
 use crate::store::{NewEntry, entry_kind};
 use crate::tools::todo_reminder::reminder_text;
 use serde_json::json;
@@ -20,8 +21,6 @@ const INSTRUCTIONS: &str = include_str!("../../assets/prompts/compaction.md");
 pub const THRESHOLD_PERCENT: u64 = 80;
 /// The recent part kept verbatim is at most this share of the window.
 pub const KEEP_PERCENT: u64 = 25;
-
-const SUMMARY_PREFIX: &str = "This session continues an earlier conversation that was compacted to save context. Summary of the earlier part:";
 
 /// A rough token estimate (4 characters a token) of what a request sends.
 pub fn estimate_tokens(system: &str, messages: &[Message]) -> u64 {
@@ -113,13 +112,6 @@ pub fn transcript_text(messages: &[Message]) -> String {
     out
 }
 
-/// The history after a compaction: the summary, then the kept messages.
-pub fn summary_message(summary: &str) -> Message {
-    Message::User {
-        content: format!("{SUMMARY_PREFIX}\n\n{}", summary.trim()),
-    }
-}
-
 /// Summarises and replaces older history. A failed summary request is
 /// reported as a notice and changes nothing. `forced` (`/compact`) keeps
 /// only the latest user turn.
@@ -128,7 +120,7 @@ pub async fn compact(
     cancel: &CancellationToken,
     forced: bool,
 ) -> CompactionOutcome {
-    let history = lock(&core.history).clone();
+    let history = core.conversation().history.clone();
     let model = core.model();
     let keep_tokens = if forced {
         0
@@ -188,7 +180,8 @@ pub async fn compact(
         return CompactionOutcome::Failed;
     }
     {
-        let mut h = lock(&core.history);
+        let mut conversation = core.conversation();
+        let h = &mut conversation.history;
         let tail = h.split_off(split);
         *h = vec![summary_message(&summary)];
         h.extend(tail);
@@ -226,7 +219,7 @@ fn reinject_state(core: &SessionCore) {
     // In plan mode the next reminder is the full text again; outside it the
     // pending one-time exit reminder (PLAN-5) must not be lost.
     if core.state().plan_enabled {
-        lock(&core.reminders).reset_plan();
+        core.conversation().reminders.reset_plan();
     }
 }
 

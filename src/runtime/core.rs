@@ -1,12 +1,13 @@
 //! The state one running session shares between its op loop and its turns.
 
-use super::protocol::{Event, TurnEnd};
+use super::reminders::ReminderTracker;
 use crate::approval::{ApprovalBroker, BrokerHandle};
 use crate::hooks::HookRunner;
 use crate::model::select::SelectedModel;
 use crate::model::{Message, Usage};
 use crate::permission::mode::{ExecutionState, ModeChoice};
 use crate::permission::service::PermissionService;
+use crate::protocol::{Event, TurnEnd};
 use crate::session::execution::{ModeChange, ModeChangeError, SessionExecution};
 use crate::store::{NewEntry, Store, StoreError};
 use crate::tools::background::BackgroundProcesses;
@@ -15,6 +16,7 @@ use crate::tools::{FileStateTracker, SessionServices, ToolContext};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::sync::mpsc::UnboundedSender;
+use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
 /// An entry could not be saved; the error was already reported and the
@@ -45,16 +47,17 @@ pub struct SessionCore {
     pub broker: ApprovalBroker,
     /// Where `Op::PermissionReply` goes; `None` for the deny broker.
     pub broker_handle: Option<BrokerHandle>,
+    /// Locked for one synchronous store call at a time, never across an
+    /// await: the runtime's tasks must be `Send`, which a held guard is not.
     pub store: Arc<Mutex<Store>>,
     pub zcode_home: PathBuf,
     pub execution: Mutex<SessionExecution>,
     pub permissions: Mutex<PermissionService>,
-    pub history: Mutex<Vec<Message>>,
-    pub reminders: Mutex<super::injection::ReminderTracker>,
+    /// The conversation and what goes with it, under one lock.
+    pub conversation: Mutex<Conversation>,
     /// `Op::Compact` was received: compact before the next request.
     pub compact_requested: std::sync::atomic::AtomicBool,
     pub files: Arc<Mutex<FileStateTracker>>,
-    pub usage: Mutex<Usage>,
     pub events: UnboundedSender<Event>,
     /// Why the session can no longer be saved, once an entry failed to
     /// save: from then on no model request is sent and no tool runs, since
@@ -65,7 +68,26 @@ pub struct SessionCore {
     /// The last `BackgroundProcesses` event sent: `(count, commands)`.
     pub background_shown: Mutex<(usize, Vec<String>)>,
     /// The server is being asked for the model's context window.
-    pub window_lookup: Mutex<Option<super::model_events::WindowLookupTask>>,
+    pub window_lookup: Mutex<Option<WindowLookupTask>>,
+}
+
+/// What a turn changes together: the messages the model is sent, what
+/// the reminders have seen of them, and the tokens used so far. One lock
+/// holds them, so no reader sees a message without the count that goes
+/// with it.
+#[derive(Debug, Default)]
+pub struct Conversation {
+    pub history: Vec<Message>,
+    pub reminders: ReminderTracker,
+    pub usage: Usage,
+}
+
+/// A lookup of the model's context window under way (`model_events`
+/// starts, awaits and stops it).
+pub struct WindowLookupTask {
+    /// `true` while it runs.
+    pub(super) running: watch::Receiver<bool>,
+    pub(super) cancel: CancellationToken,
 }
 
 impl SessionCore {
@@ -78,41 +100,14 @@ impl SessionCore {
         lock(&self.execution).state()
     }
 
+    /// The conversation, locked (see [`Conversation`]).
+    pub fn conversation(&self) -> MutexGuard<'_, Conversation> {
+        lock(&self.conversation)
+    }
+
     /// The model the next request goes to.
     pub fn model(&self) -> SelectedModel {
         lock(&self.model).clone()
-    }
-
-    /// `/model REF` (MODEL-3): resolves, records the session's model label,
-    /// then swaps; a reference that does not resolve changes nothing.
-    pub fn switch_model(self: &Arc<Self>, reference: &str) {
-        let current = self.model();
-        let resolved = match &self.model_resolver {
-            Some(resolve) => resolve(reference, &current),
-            None => Err("this session cannot switch models".to_string()),
-        };
-        let next = match resolved {
-            Ok(next) => next,
-            Err(message) => {
-                self.emit(Event::Error { message });
-                return;
-            }
-        };
-        let label = format!("{}/{}", next.provider_id, next.model_id);
-        if let Err(e) = lock(&self.store).set_session_model(&self.session_id, &label) {
-            self.emit(Event::Error {
-                message: format!("could not save the session's model: {e}"),
-            });
-        }
-        let provider = next.provider.label().to_string();
-        let context_window = next.context_window;
-        *lock(&self.model) = next;
-        self.emit(Event::ModelChanged {
-            model: label,
-            provider,
-            context_window,
-        });
-        super::model_events::start_window_lookup(self);
     }
 
     /// Persists an entry. On failure the user is told once and the session
@@ -231,7 +226,7 @@ impl SessionCore {
     }
 
     /// Delivers the user's answer to a waiting approval.
-    pub fn reply_permission(&self, request_id: &str, reply: super::protocol::PermissionReply) {
+    pub fn reply_permission(&self, request_id: &str, reply: crate::protocol::PermissionReply) {
         let result = match &self.broker_handle {
             Some(handle) => handle.reply(request_id, reply).map_err(|e| e.to_string()),
             None => Err(format!("no approval is waiting for {request_id}")),
@@ -243,9 +238,9 @@ impl SessionCore {
 
     pub fn add_usage(&self, usage: Usage) {
         let total = {
-            let mut total = lock(&self.usage);
-            total.add(usage);
-            *total
+            let mut conversation = self.conversation();
+            conversation.usage.add(usage);
+            conversation.usage
         };
         self.emit(Event::Usage { usage, total });
     }

@@ -19,7 +19,7 @@ pub const MAX_TOTAL_BYTES: usize = 64 * 1024;
 /// many lines (and bytes); the model is asked to keep it shorter.
 pub const MAX_MEMORY_LINES: usize = 200;
 pub const MAX_MEMORY_BYTES: usize = 16 * 1024;
-/// For a model with a small context window (`super::small_window`): the
+/// For a model with a small context window (see the small_window module): the
 /// instruction files together get this many bytes (the files closest to
 /// the working directory first), `MEMORY.md` this many, each with the
 /// usual notice of what was left out.

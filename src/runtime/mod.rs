@@ -1,6 +1,6 @@
 //! The agent runtime: a background task that owns the session, talks to the
 //! model, runs tools through the approval pipeline and persists everything.
-//! Front ends talk to it only through `protocol::{Op, Event}`.
+//! Front ends talk to it only through `crate::protocol::{Op, Event}`.
 
 pub mod compaction;
 pub mod core;
@@ -9,17 +9,17 @@ pub mod instructions;
 pub mod model_events;
 pub mod plan_file;
 pub mod prompts;
-pub mod protocol;
 pub mod reminders;
 pub mod runner;
 pub mod session;
 pub mod small_window;
+pub mod tool_call;
 pub mod tool_pairing;
 pub mod transcript;
 pub mod turn;
 pub mod zcode_dir;
 
-use self::core::SessionCore;
+use self::core::{Conversation, SessionCore};
 use crate::approval::{ApprovalBroker, ChannelBroker};
 use crate::config::hooks::Hooks;
 use crate::hooks::HookRunner;
@@ -28,11 +28,11 @@ use crate::model::select::SelectedModel;
 use crate::permission::mode::{ExecutionState, ModeChoice};
 use crate::permission::service::PermissionService;
 use crate::permission::settings::PermissionSettings;
+use crate::protocol::{Event, Op};
 use crate::session::execution::SessionExecution;
 use crate::store::Store;
 use crate::tools::FileStateTracker;
 use crate::tools::registry::ToolRegistry;
-use protocol::{Event, Op};
 use session::{OpenRequest, SessionError, SessionStart, open_session};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -140,11 +140,13 @@ pub fn start(setup: RuntimeSetup, mut store: Store) -> Result<RuntimeHandle, Ses
             PermissionService::new(setup.settings, &workspace, Some(&memory_dir))
                 .with_zcode_home(&setup.zcode_home),
         ),
-        history: Mutex::new(opened.history),
-        reminders: Mutex::new(opened.reminders),
+        conversation: Mutex::new(Conversation {
+            history: opened.history,
+            reminders: opened.reminders,
+            usage: Usage::default(),
+        }),
         compact_requested: Default::default(),
         files: Arc::new(Mutex::new(FileStateTracker::default())),
-        usage: Mutex::new(Usage::default()),
         events: event_tx,
         model: Mutex::new(setup.model.clone()),
         model_resolver: setup.model_resolver,

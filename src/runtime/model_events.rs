@@ -6,17 +6,17 @@
 //! `/model` switch), without holding up the first screen. A request made
 //! while it runs waits for it, at most the lookup's own bound
 //! ([`crate::model::context_window::LOOKUP_TIMEOUT`]): the window decides
-//! the prompt (`super::small_window`) and compaction.
+//! the prompt (the small_window module) and compaction.
 
 use std::sync::Arc;
 
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
-use super::core::{SessionCore, lock};
-use super::protocol::Event;
+use super::core::{SessionCore, WindowLookupTask, lock};
 use crate::model::RetryObserver;
 use crate::model::select::SelectedModel;
+use crate::protocol::Event;
 
 /// The window compaction assumes while none is known: small enough for
 /// the local servers that do not say theirs (a llama.cpp slot of 32k is
@@ -39,13 +39,6 @@ pub fn retry_observer(core: &SessionCore) -> RetryObserver {
             reason: notice.reason,
         });
     })
-}
-
-/// A window lookup under way.
-pub struct WindowLookupTask {
-    /// `true` while it runs.
-    running: watch::Receiver<bool>,
-    cancel: CancellationToken,
 }
 
 /// Starts asking the server for the current model's window, if the config
@@ -119,4 +112,37 @@ pub fn stop_window_lookup(core: &SessionCore) {
     if let Some(task) = lock(&core.window_lookup).take() {
         task.cancel.cancel();
     }
+}
+
+/// `/model REF` (MODEL-3): resolves, records the session's model label,
+/// then swaps and asks the server for the new model's window; a reference
+/// that does not resolve changes nothing.
+pub fn switch_model(core: &Arc<SessionCore>, reference: &str) {
+    let current = core.model();
+    let resolved = match &core.model_resolver {
+        Some(resolve) => resolve(reference, &current),
+        None => Err("this session cannot switch models".to_string()),
+    };
+    let next = match resolved {
+        Ok(next) => next,
+        Err(message) => {
+            core.emit(Event::Error { message });
+            return;
+        }
+    };
+    let label = format!("{}/{}", next.provider_id, next.model_id);
+    if let Err(e) = lock(&core.store).set_session_model(&core.session_id, &label) {
+        core.emit(Event::Error {
+            message: format!("could not save the session's model: {e}"),
+        });
+    }
+    let provider = next.provider.label().to_string();
+    let context_window = next.context_window;
+    *lock(&core.model) = next;
+    core.emit(Event::ModelChanged {
+        model: label,
+        provider,
+        context_window,
+    });
+    start_window_lookup(core);
 }

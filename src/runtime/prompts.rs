@@ -22,7 +22,7 @@ pub fn system_prompt(workspace: &Path, state: ExecutionState, context: &ProjectC
 const COMPACT_SYSTEM_PROMPT: &str = include_str!("../../assets/prompts/system_compact.md");
 
 /// The system prompt for a model with a small context window
-/// (`super::small_window`): the short rules, the same environment facts,
+/// (see the small_window module): the short rules, the same environment facts,
 /// and the project instructions under tighter caps.
 pub fn compact_system_prompt(
     workspace: &Path,

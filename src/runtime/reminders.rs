@@ -1,8 +1,14 @@
 //! PLAN-4, PLAN-5: when the plan-mode reminders go into a request, and
-//! their texts. Pure: the runtime keeps a [`PlanReminderState`] per session
-//! and asks it before each model request.
+//! their texts; TODO-6's count of what the todo reminder has seen; how a
+//! reminder is wrapped. Pure: the runtime keeps a [`ReminderTracker`] per
+//! session and asks it before each model request (`injection` adds what
+//! is due).
 
+use crate::model::AssistantReply;
+use crate::store::{EntryRecord, entry_kind};
+use crate::tools::todo_reminder::{ReminderContext, ReminderEvent, should_remind};
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 /// The reminder kind of the plan-mode reminders.
 pub const RUNTIME_MODE_KIND: &str = "runtime_mode";
@@ -107,6 +113,99 @@ impl PlanReminderState {
         self.reset();
         Some(PlanReminder::Exit)
     }
+}
+
+/// The `kind` of an injected reminder, stored in its entry's payload.
+pub mod reminder_kind {
+    pub const TODO: &str = "todo_reminder";
+    pub const PLAN_MODE: &str = "runtime_mode";
+    pub const PLAN_EXIT: &str = "plan_mode_exit";
+    pub const PLAN_FILE: &str = "plan_file_reference";
+    pub const TODOS_AFTER_COMPACTION: &str = "todo_list";
+}
+
+/// What the reminders have seen of this session.
+#[derive(Debug, Clone, Default)]
+pub struct ReminderTracker {
+    todo_events: Vec<ReminderEvent>,
+    plan: PlanReminderState,
+}
+
+impl ReminderTracker {
+    /// Rebuilt from a resumed session's entries.
+    pub fn from_entries(entries: &[EntryRecord]) -> Self {
+        let mut tracker = Self::default();
+        for entry in entries {
+            match entry.kind.as_str() {
+                entry_kind::ASSISTANT_MESSAGE => {
+                    let used = entry
+                        .payload
+                        .get("toolCalls")
+                        .and_then(Value::as_array)
+                        .is_some_and(|calls| {
+                            calls
+                                .iter()
+                                .any(|c| c.get("name").and_then(Value::as_str) == Some("TodoWrite"))
+                        });
+                    tracker.todo_events.push(ReminderEvent::AssistantMessage {
+                        used_todo_write: used,
+                    });
+                }
+                entry_kind::NOTIFICATION
+                    if entry.payload.get("kind").and_then(Value::as_str)
+                        == Some(reminder_kind::TODO) =>
+                {
+                    tracker.todo_events.push(ReminderEvent::TodoReminder);
+                }
+                _ => {}
+            }
+        }
+        tracker
+    }
+
+    /// A message the user typed (not a tool result or a reminder), PLAN-4.
+    pub fn on_real_user_message(&mut self) {
+        self.plan.on_real_user_message();
+    }
+
+    /// After a compaction the next plan reminder is the full one (PLAN-11).
+    pub fn reset_plan(&mut self) {
+        self.plan.reset();
+    }
+
+    /// Counts a reply of the model (only assistant messages count, TODO-6).
+    pub fn on_assistant_reply(&mut self, reply: &AssistantReply) {
+        let used_todo_write = reply.tool_calls.iter().any(|c| c.name == "TodoWrite");
+        self.todo_events
+            .push(ReminderEvent::AssistantMessage { used_todo_write });
+    }
+
+    /// Whether the todo reminder goes into the next request (TODO-6).
+    pub fn todo_reminder_due(&self, context: ReminderContext) -> bool {
+        should_remind(&self.todo_events, context)
+    }
+
+    /// Counts a todo reminder that went into the conversation.
+    pub fn on_todo_reminder(&mut self) {
+        self.todo_events.push(ReminderEvent::TodoReminder);
+    }
+
+    /// The plan-mode reminder for the next request, given whether plan is
+    /// on now (see [`PlanReminderState::before_request`]).
+    pub fn plan_reminder(&mut self, plan_enabled: bool) -> Option<PlanReminder> {
+        self.plan.before_request(plan_enabled)
+    }
+}
+
+/// Wraps reminder text the way models are trained to read it.
+pub fn wrap(text: &str) -> String {
+    format!("<system-reminder>\n{}\n</system-reminder>", text.trim_end())
+}
+
+/// Whether `text` is one block [`wrap`] made: the runtime's, never typed.
+pub fn is_wrapped(text: &str) -> bool {
+    let text = text.trim();
+    text.starts_with("<system-reminder>") && text.ends_with("</system-reminder>")
 }
 
 #[cfg(test)]

@@ -3,9 +3,9 @@
 
 use super::compaction;
 use super::core::{SessionCore, lock};
-use super::protocol::{CompactionOutcome, Event, Op, ReturnedInput, SavedRule, TurnEnd};
 use super::turn::run_turn;
 use crate::permission::rules::{Rule, RuleKind};
+use crate::protocol::{CompactionOutcome, Event, Op, ReturnedInput, SavedRule, TurnEnd};
 use crate::store::{InputStatus, StoreError, TodoStatus};
 use std::sync::Arc;
 use std::time::Duration;
@@ -99,7 +99,9 @@ pub async fn run(core: Arc<SessionCore>, mut ops: UnboundedReceiver<Op>) {
                                     core.emit(Event::Error { message: e.to_string() });
                                 }
                             }
-                            Op::SetModel { reference } => core.switch_model(&reference),
+                            Op::SetModel { reference } => {
+                                super::model_events::switch_model(&core, &reference)
+                            }
                             Op::ListProjectRules => send_project_rules(&core),
                             Op::RemoveProjectRule { kind, rule } => remove_project_rule(&core, kind, &rule),
                             Op::AddProjectRule { kind, rule } => add_project_rule(&core, kind, rule),

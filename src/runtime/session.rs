@@ -1,13 +1,13 @@
 //! Creating or reloading the session a runtime works on (RUN-1, RUN-5,
 //! EXEC-6).
 
-use super::injection::ReminderTracker;
-use super::protocol::HistoryItem;
+use super::reminders::ReminderTracker;
 use super::transcript::{history_items, messages_from_entries, new_entry_id};
 use crate::model::Message;
 use crate::permission::mode::{
     ExecutionState, ModeChoice, ModeSource, StartingModeSources, starting_source, starting_state,
 };
+use crate::protocol::HistoryItem;
 use crate::store::{NewSession, SessionFilter, SessionRecord, Store, StoreError};
 use std::path::{Path, PathBuf};
 

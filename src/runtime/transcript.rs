@@ -2,11 +2,22 @@
 //! RUN-5): every message is written as an entry when it happens, and a
 //! resumed session rebuilds its messages from those entries.
 
-use super::protocol::HistoryItem;
+use super::reminders::is_wrapped;
 use super::tool_pairing::repair_tool_pairing;
 use crate::model::{Message, ToolCall};
+use crate::protocol::HistoryItem;
 use crate::store::{EntryRecord, NewEntry, entry_kind};
 use serde_json::{Value, json};
+
+const SUMMARY_PREFIX: &str = "This session continues an earlier conversation that was compacted to save context. Summary of the earlier part:";
+
+/// The message that stands for summarised history (RUN-4): the history
+/// after a compaction is this, then the kept messages.
+pub fn summary_message(summary: &str) -> Message {
+    Message::User {
+        content: format!("{SUMMARY_PREFIX}\n\n{}", summary.trim()),
+    }
+}
 
 pub fn new_entry_id() -> String {
     format!("ent_{}", uuid::Uuid::new_v4().simple())
@@ -83,9 +94,7 @@ pub fn messages_from_entries(entries: &[EntryRecord]) -> Vec<Message> {
             entry_kind::COMPACTION_SUMMARY => {
                 let kept = p.get("keptMessages").and_then(Value::as_u64).unwrap_or(0) as usize;
                 let tail = messages.split_off(messages.len().saturating_sub(kept));
-                messages = vec![super::compaction::summary_message(&text_field(
-                    p, "summary",
-                ))];
+                messages = vec![summary_message(&text_field(p, "summary"))];
                 messages.extend(tail);
             }
             entry_kind::TOOL_RESULT => {
@@ -114,7 +123,7 @@ pub fn history_items(entries: &[EntryRecord]) -> Vec<HistoryItem> {
         match entry.kind.as_str() {
             entry_kind::USER_MESSAGE => {
                 let text = text_field(p, "text");
-                if !super::injection::is_wrapped(&text) {
+                if !is_wrapped(&text) {
                     items.push(HistoryItem::User { text });
                 }
             }

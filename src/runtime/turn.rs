@@ -6,12 +6,12 @@ use super::compaction;
 use super::core::{SaveFailed, SessionCore, lock};
 use super::injection;
 use super::model_events;
-use super::protocol::{Event, TurnEnd};
 use super::small_window;
+use super::tool_call::{CallOutcome, execute_call};
 use super::transcript::{assistant_entry, new_entry_id, tool_result_entry, user_entry};
-use crate::approval::pipeline::{CallOutcome, execute_call};
 use crate::model::accumulate::ReplyBuilder;
 use crate::model::{AssistantReply, FinishReason, Message, ModelRequest, StreamEvent};
+use crate::protocol::{Event, TurnEnd};
 use crate::store::{NewEntry, entry_kind};
 use futures_util::StreamExt;
 use serde_json::json;
@@ -70,14 +70,14 @@ pub async fn run_turn(
         return failed(core);
     }
     let first_message = {
-        let mut history = lock(&core.history);
-        let first = history.is_empty();
-        history.push(Message::User {
+        let mut conversation = core.conversation();
+        let first = conversation.history.is_empty();
+        conversation.history.push(Message::User {
             content: text.clone(),
         });
+        conversation.reminders.on_real_user_message();
         first
     };
-    lock(&core.reminders).on_real_user_message();
     if first_message {
         // The first line of the first message names the session in lists.
         let title: String = text
@@ -118,7 +118,7 @@ pub async fn run_turn(
                 message: CUT_AT_LIMIT_NOTICE.into(),
             });
         }
-        lock(&core.reminders).on_assistant_reply(&reply);
+        core.conversation().reminders.on_assistant_reply(&reply);
         if !reply.text.trim().is_empty() {
             last_text = reply.text.clone();
         }
@@ -164,7 +164,7 @@ fn interrupted(core: &SessionCore) -> TurnEnd {
     if core.persist(entry).is_err() {
         return failed(core);
     }
-    lock(&core.history).push(Message::User {
+    core.conversation().history.push(Message::User {
         content: INTERRUPTED_NOTE.to_string(),
     });
     core.finish_turn(TurnEnd::Interrupted, None);
@@ -203,7 +203,7 @@ fn record_assistant(
     if reply.text.is_empty() && tool_calls.is_empty() {
         return Ok(());
     }
-    lock(&core.history).push(Message::Assistant {
+    core.conversation().history.push(Message::Assistant {
         text: reply.text.clone(),
         tool_calls,
     });
@@ -233,7 +233,7 @@ async fn stream_reply(core: &SessionCore, cancel: &CancellationToken) -> StreamR
         model.context_window,
     );
     let estimate =
-        compaction::estimate_request_tokens(&prompt.system, &lock(&core.history), &prompt.tools);
+        compaction::estimate_request_tokens(&prompt.system, &core.conversation().history, &prompt.tools);
     let window = model_events::window_for_compaction(&model);
     if forced || compaction::over_threshold(estimate, window) {
         compaction::compact(core, cancel, forced).await;
@@ -245,7 +245,7 @@ async fn stream_reply(core: &SessionCore, cancel: &CancellationToken) -> StreamR
     let request = ModelRequest {
         model: model.model_id.clone(),
         system: prompt.system,
-        messages: lock(&core.history).clone(),
+        messages: core.conversation().history.clone(),
         tools: prompt.tools,
         max_output_tokens: None,
         context_window: model.context_window,
@@ -320,9 +320,6 @@ async fn run_tool_calls(
             None if core.save_failure().is_some() => return Some(TurnEnd::Failed),
             None => {
                 let outcome = execute_call(core, call, cancel).await;
-                if call.name == crate::tools::todo_write::NAME && !outcome.is_error {
-                    core.emit_todos(true);
-                }
                 if cancel.is_cancelled() {
                     end = Some(TurnEnd::Interrupted);
                 } else if outcome.stop_turn {
@@ -342,7 +339,7 @@ async fn run_tool_calls(
         {
             return Some(TurnEnd::Failed);
         }
-        lock(&core.history).push(Message::Tool {
+        core.conversation().history.push(Message::Tool {
             call_id: call.id.clone(),
             content: outcome.content,
             is_error: outcome.is_error,
@@ -361,8 +358,9 @@ async fn run_tool_calls(
             call_id,
             text: text.clone(),
         });
-        lock(&core.history).push(Message::User { content: text });
-        lock(&core.reminders).on_real_user_message();
+        let mut conversation = core.conversation();
+        conversation.history.push(Message::User { content: text });
+        conversation.reminders.on_real_user_message();
     }
     end
 }
@@ -371,7 +369,8 @@ async fn run_tool_calls(
 /// result, since both dialects reject a history with an unanswered call.
 pub fn close_unanswered_calls(core: &SessionCore) {
     let missing: Vec<(String, String)> = {
-        let history = lock(&core.history);
+        let conversation = core.conversation();
+        let history = &conversation.history;
         let Some(at) = history
             .iter()
             .rposition(|m| matches!(m, Message::Assistant { .. }))
@@ -397,7 +396,7 @@ pub fn close_unanswered_calls(core: &SessionCore) {
     for (call_id, tool) in missing {
         let text = "The tool call was interrupted by an internal error; its effect is unknown.";
         let _ = core.persist(tool_result_entry(&call_id, &tool, text, true));
-        lock(&core.history).push(Message::Tool {
+        core.conversation().history.push(Message::Tool {
             call_id,
             content: text.into(),
             is_error: true,

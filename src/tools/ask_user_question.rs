@@ -32,6 +32,7 @@ use super::input::invalid;
 use super::input::kind;
 use super::{Tool, ToolContext, ToolOutput, declared_capability};
 use crate::permission::capability::Capability;
+use crate::protocol::RequestKind;
 use futures_util::future::BoxFuture;
 use serde::Serialize;
 use serde_json::{Map, Value, json};
@@ -119,6 +120,12 @@ impl Tool for AskUserQuestionTool {
     fn preview(&self, input: &Value, _ctx: &ToolContext) -> Option<String> {
         let parsed = AskUserQuestionInput::parse(input.clone()).ok()?;
         Some(summary(&parsed))
+    }
+
+    /// The user answers the questions (ASK-3); the answers come into the
+    /// input `run` gets.
+    fn request_kind(&self) -> RequestKind {
+        RequestKind::Question
     }
 
     fn run<'a>(&'a self, input: Value, _ctx: &'a ToolContext) -> BoxFuture<'a, ToolOutput> {

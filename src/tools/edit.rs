@@ -239,5 +239,6 @@ fn apply(ctx: &ToolContext, path: &Path, input: &EditInput) -> ToolOutput {
         is_error: false,
         diff: Some(diff),
         exit_code: None,
+        effects: Vec::new(),
     }
 }

@@ -3,6 +3,7 @@
 //! the `Tool` trait and the registry.
 
 use crate::permission::capability::Capability;
+use crate::protocol::{AllowedPrompt, RequestKind};
 use futures_util::future::BoxFuture;
 use serde_json::Value;
 use std::path::PathBuf;
@@ -15,6 +16,7 @@ pub mod bash;
 pub mod compact;
 pub mod diff;
 pub mod edit;
+pub mod effect;
 pub mod file_state;
 pub mod glob;
 pub mod grep;
@@ -38,6 +40,7 @@ mod web_redirect;
 
 pub use bash::BashTool;
 pub use edit::EditTool;
+pub use effect::SessionEffect;
 pub use file_state::FileStateTracker;
 pub use glob::GlobTool;
 pub use grep::GrepTool;
@@ -135,6 +138,9 @@ pub struct ToolOutput {
     /// itself. Non-zero makes the call a failure for the front end, while
     /// the model reads the output as it is.
     pub exit_code: Option<i32>,
+    /// What the call changes in the session, applied by the runtime when
+    /// the call succeeded.
+    pub effects: Vec<SessionEffect>,
 }
 
 impl ToolOutput {
@@ -157,6 +163,12 @@ impl ToolOutput {
             is_error: true,
             ..Default::default()
         }
+    }
+
+    /// The same output, with a session effect for the runtime to apply.
+    pub fn with_effect(mut self, effect: SessionEffect) -> Self {
+        self.effects.push(effect);
+        self
     }
 }
 
@@ -189,6 +201,17 @@ pub trait Tool: Send + Sync {
     /// error goes to the model as the tool's result; `run` checks again.
     fn precheck(&self, _input: &Value, _ctx: &ToolContext) -> Result<(), String> {
         Ok(())
+    }
+    /// What the user is shown when the call is asked about: an approval
+    /// (most tools), questions to answer, or a plan to approve. The kind
+    /// decides which replies fit and what the answer does (APPR-6).
+    fn request_kind(&self) -> RequestKind {
+        RequestKind::Tool
+    }
+    /// For a [`RequestKind::Plan`] request: the kinds of commands the plan
+    /// says it will need, shown with it (PLAN-6).
+    fn allowed_prompts(&self, _input: &Value) -> Vec<AllowedPrompt> {
+        Vec::new()
     }
     fn run<'a>(&'a self, input: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolOutput>;
 }

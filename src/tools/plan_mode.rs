@@ -1,18 +1,20 @@
 //! PLAN-3, PLAN-6..9: the EnterPlanMode and ExitPlanMode tools.
 //!
-//! Neither tool changes the execution state itself: the runtime turns plan
-//! on after EnterPlanMode runs, and after an approved ExitPlanMode it
-//! writes the plan file (`runtime::plan_file::write_plan_file`) and turns
-//! plan off. `ExitPlanMode::run` only runs once the user approved, so its
-//! result is the approval text; feedback and plain denial are answered by
-//! the runtime with [`PLAN_NOT_APPROVED`] and [`PLAN_DENIED`].
+//! Neither tool changes the execution state itself: each returns a
+//! [`SessionEffect`] the runtime applies. EnterPlanMode's turns plan on;
+//! an approved ExitPlanMode's has the runtime write the plan file
+//! (`runtime::plan_file::write_plan_file`) and turn plan off.
+//! ExitPlanMode asks a plan request (`RequestKind::Plan`) and `run` only
+//! runs once the user approved, so its result is the approval text;
+//! feedback and plain denial of a plan request are answered by the runtime
+//! with [`PLAN_NOT_APPROVED`] and [`PLAN_DENIED`].
 
 use super::input::invalid;
 use super::input::kind;
-use super::{Tool, ToolContext, ToolOutput, declared_capability};
+use super::{SessionEffect, Tool, ToolContext, ToolOutput, declared_capability};
 use crate::permission::capability::Capability;
+use crate::protocol::RequestKind;
 use futures_util::future::BoxFuture;
-use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 pub const ENTER_NAME: &str = "EnterPlanMode";
@@ -105,19 +107,15 @@ impl Tool for EnterPlanModeTool {
     }
 
     fn run<'a>(&'a self, _input: Value, _ctx: &'a ToolContext) -> BoxFuture<'a, ToolOutput> {
-        Box::pin(async { ToolOutput::ok(ENTER_RESULT) })
+        Box::pin(async { ToolOutput::ok(ENTER_RESULT).with_effect(SessionEffect::EnterPlan) })
     }
 }
 
 // ---------------------------------------------------------------------------
 // ExitPlanMode
 
-/// One entry of `allowedPrompts`: a kind of command the plan will need.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct AllowedPrompt {
-    pub tool: String,
-    pub prompt: String,
-}
+/// One entry of `allowedPrompts`, part of the plan request too.
+pub use crate::protocol::AllowedPrompt;
 
 /// ExitPlanMode's input (PLAN-6).
 #[derive(Debug, Clone, PartialEq)]
@@ -303,10 +301,22 @@ impl Tool for ExitPlanModeTool {
         ExitPlanInput::parse(input.clone()).ok().map(|i| i.plan)
     }
 
+    /// The user approves the plan, comments on it or rejects it (PLAN-7..9).
+    fn request_kind(&self) -> RequestKind {
+        RequestKind::Plan
+    }
+
+    fn allowed_prompts(&self, input: &Value) -> Vec<AllowedPrompt> {
+        ExitPlanInput::parse(input.clone())
+            .map(|plan| plan.allowed_prompts().to_vec())
+            .unwrap_or_default()
+    }
+
     fn run<'a>(&'a self, input: Value, _ctx: &'a ToolContext) -> BoxFuture<'a, ToolOutput> {
         Box::pin(async move {
             match ExitPlanInput::parse(input) {
-                Ok(input) => ToolOutput::ok(approved_result(&input.plan, input.allowed_prompts())),
+                Ok(input) => ToolOutput::ok(approved_result(&input.plan, input.allowed_prompts()))
+                    .with_effect(SessionEffect::ExitPlan { plan: input.plan }),
                 Err(e) => ToolOutput::error(e),
             }
         })

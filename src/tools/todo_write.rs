@@ -9,10 +9,12 @@
 //! `{"oldTodos": [...], "todos": [...], "summary": {"pending": n,
 //! "in_progress": n, "completed": n, "total": n}}`. The description tells the
 //! model so; [`result_json`] builds the JSON for other readers (the UI).
+//! A saved list comes with [`SessionEffect::TodosChanged`], so the runtime
+//! sends it to the front ends (TODO-7).
 
 use super::input;
 use super::input::kind;
-use super::{Tool, ToolContext, ToolOutput, blocking, declared_capability};
+use super::{SessionEffect, Tool, ToolContext, ToolOutput, blocking, declared_capability};
 use crate::permission::capability::Capability;
 use crate::store::{Store, TodoItem, TodoPriority, TodoStatus};
 use futures_util::future::BoxFuture;
@@ -305,7 +307,8 @@ impl Tool for TodoWriteTool {
             let session_id = ctx.session_id.clone();
             blocking(
                 move || match lock(&store).replace_todos(&session_id, &todos) {
-                    Ok(old) => ToolOutput::ok(result_text(&old, &todos)),
+                    Ok(old) => ToolOutput::ok(result_text(&old, &todos))
+                        .with_effect(SessionEffect::TodosChanged),
                     Err(e) => ToolOutput::error(format!("Cannot save the todo list: {e}")),
                 },
             )

@@ -150,6 +150,7 @@ fn write_file(ctx: &ToolContext, path: &Path, content: &str) -> ToolOutput {
         is_error: false,
         diff: (!diff.is_empty()).then_some(diff),
         exit_code: None,
+        effects: Vec::new(),
     }
 }
 

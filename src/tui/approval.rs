@@ -4,7 +4,7 @@
 //! changes (answered here, or resolved elsewhere, by a hook) it is built
 //! afresh, so no selection, scroll or feedback carries over.
 
-use crate::runtime::protocol::{AlwaysOption, PermissionRequest, RequestKind};
+use crate::protocol::{AlwaysOption, PermissionRequest, RequestKind};
 use crate::tools::ask_user_question::AskUserQuestionInput;
 use crate::tui::widgets::question_panel::QuestionPanel;
 use ratatui::text::Line;

@@ -6,7 +6,7 @@
 //! feedback field, or its options), the todo overlay, an open picker, the
 //! slash popup, the composer.
 
-use crate::runtime::protocol::RequestKind;
+use crate::protocol::RequestKind;
 use crate::tui::model::Model;
 use crate::tui::slash::Popup;
 

@@ -1,6 +1,6 @@
 //! Key bindings: which key means what, and the footer hints that say so.
 
-use crate::runtime::protocol::RequestKind;
+use crate::protocol::RequestKind;
 use crate::tui::focus::Focus;
 use crate::tui::model::Model;
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};

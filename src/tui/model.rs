@@ -1,7 +1,7 @@
 //! Everything the screen shows, and nothing else (TUI-1).
 
 use crate::permission::mode::ExecutionState;
-use crate::runtime::protocol::PermissionRequest;
+use crate::protocol::PermissionRequest;
 use crate::store::TodoItem;
 use crate::tui::approval::ApprovalPanel;
 use crate::tui::cells::Cells;

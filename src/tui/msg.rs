@@ -1,7 +1,7 @@
 //! What goes into `update` and what comes out of it.
 
 use super::launcher::{ModelChoice, SessionSummary};
-use crate::runtime::protocol::{Event, Op};
+use crate::protocol::{Event, Op};
 use crate::runtime::session::SessionStart;
 use crossterm::event::KeyEvent;
 use std::time::Instant;

@@ -4,7 +4,7 @@
 
 use super::launcher::{ModelChoice, SessionSummary};
 use crate::permission::mode::{ExecutionState, ModeChoice};
-use crate::runtime::protocol::SavedRule;
+use crate::protocol::SavedRule;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PickerKind {

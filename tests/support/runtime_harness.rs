@@ -36,7 +36,7 @@ use zcode::model::{HttpSettings, ModelProvider};
 use zcode::permission::mode::{Mode, ModeChoice};
 use zcode::permission::rules::{Rule, RuleKind};
 use zcode::permission::settings::PermissionSettings;
-use zcode::runtime::protocol::{Event, Op, PermissionReply, PermissionRequest, TurnEnd};
+use zcode::protocol::{Event, Op, PermissionReply, PermissionRequest, TurnEnd};
 use zcode::runtime::session::SessionStart;
 use zcode::runtime::{BrokerChoice, RuntimeSetup};
 use zcode::store::{EntryRecord, InputStatus, Store, default_db_path, entry_kind};

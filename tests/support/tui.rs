@@ -8,7 +8,7 @@ use ratatui::backend::TestBackend;
 use serde_json::json;
 use zcode::permission::mode::{ExecutionState, Mode, ModeSource};
 use zcode::permission::rules::Rule;
-use zcode::runtime::protocol::{AlwaysOption, Event, PermissionRequest, RequestKind};
+use zcode::protocol::{AlwaysOption, Event, PermissionRequest, RequestKind};
 use zcode::tui::{Model, Msg, update, view};
 
 /// Asserts `value` against `snapshots/{name}.snap`. insta resolves the

@@ -5,7 +5,7 @@
 
 use super::{truncate, wrap};
 use crate::permission::suggest::MAX_SHOWN_BASH_PREFIXES;
-use crate::runtime::protocol::{PermissionRequest, RequestKind};
+use crate::protocol::{PermissionRequest, RequestKind};
 use crate::tui::approval::{ApprovalOption, ApprovalPanel, approval_options};
 use crate::tui::cells::input_summary;
 use crate::tui::theme::Theme;

@@ -5,7 +5,7 @@
 //! panel.
 
 use super::{page, scroll_page};
-use crate::runtime::protocol::{Op, PermissionReply, RequestKind};
+use crate::protocol::{Op, PermissionReply, RequestKind};
 use crate::tui::approval::{ApprovalOption, approval_options};
 use crate::tui::keys::{Action, action};
 use crate::tui::model::Model;

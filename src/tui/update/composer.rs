@@ -3,7 +3,7 @@
 
 use super::{scroll_page, slash};
 use crate::permission::mode::ModeChoice;
-use crate::runtime::protocol::Op;
+use crate::protocol::Op;
 use crate::tui::keys::Action;
 use crate::tui::model::Model;
 use crate::tui::msg::Cmd;

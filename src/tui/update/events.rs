@@ -1,7 +1,7 @@
 //! What the runtime's events do to the model: the transcript's cells, the
 //! approval queue, the status line's state.
 
-use crate::runtime::protocol::{CompactionOutcome, Event, HistoryItem, TurnEnd, retry_line};
+use crate::protocol::{CompactionOutcome, Event, HistoryItem, TurnEnd, retry_line};
 use crate::tui::cells::{Cell, ToolStatus, input_summary};
 use crate::tui::model::Model;
 use crate::tui::picker::Picker;

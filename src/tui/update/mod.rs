@@ -22,7 +22,7 @@ use super::screen::{
     SIDEBAR_MIN_TERMINAL_WIDTH, transcript_height, transcript_rows, transcript_width,
 };
 use super::theme::Theme;
-use crate::runtime::protocol::{Op, RequestKind};
+use crate::protocol::{Op, RequestKind};
 use crossterm::event::KeyEvent;
 use events::on_event;
 

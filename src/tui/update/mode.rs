@@ -4,7 +4,7 @@
 //! none. A session that starts in yolo it did not ask for says so.
 
 use crate::permission::mode::{ExecutionState, Mode, ModeChoice, ModeSource};
-use crate::runtime::protocol::Op;
+use crate::protocol::Op;
 use crate::tui::cells::Cell;
 use crate::tui::model::Model;
 use crate::tui::msg::Cmd;

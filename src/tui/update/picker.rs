@@ -2,7 +2,7 @@
 //! closes; the permissions picker also removes the highlighted rule with
 //! `d`/Delete pressed twice (GRANT-4). The picker takes every key.
 
-use crate::runtime::protocol::Op;
+use crate::protocol::Op;
 use crate::runtime::session::SessionStart;
 use crate::tui::cells::Cell;
 use crate::tui::keys::{ListKey, list_key};

@@ -2,7 +2,7 @@
 
 use crate::permission::mode::{ModeChoice, parse_mode_choice};
 use crate::permission::rules::{Rule, RuleKind};
-use crate::runtime::protocol::Op;
+use crate::protocol::Op;
 use crate::runtime::session::SessionStart;
 use crate::tui::cells::Cell;
 use crate::tui::focus::slash_popup;

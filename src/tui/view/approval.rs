@@ -1,7 +1,7 @@
 //! The approval panel (TUI-3, APPR-6): the head of the queue in a bordered
 //! box, with a count of the rest. Its rows come from `layout::approval`.
 
-use crate::runtime::protocol::RequestKind;
+use crate::protocol::RequestKind;
 use crate::tui::layout::approval::{body, tail_len};
 use crate::tui::model::Model;
 use crate::tui::theme::Theme;

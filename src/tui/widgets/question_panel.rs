@@ -18,7 +18,7 @@
 //! nothing is checked takes the highlighted option. Skipped questions are
 //! left out of the answers map.
 
-use crate::runtime::protocol::PermissionReply;
+use crate::protocol::PermissionReply;
 use crate::tools::ask_user_question::{Question, join_labels};
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use serde_json::{Map, Value};

@@ -1,52 +1,54 @@
-//! One tool call from the model's request to its result (APPR-1): parse and
-//! validate → PreToolUse hooks → permission decision and overlays → on ask,
-//! the tool's precheck (a call that can only fail is not put to the user),
-//! then the broker/hook race → the handler → PostToolUse hooks.
+//! The approval step of a call the permission check asked about: the
+//! request the user sees (its kind is the tool's), the race between the
+//! user and the PermissionRequest hooks (APPR-3..5), and what the answer
+//! does (APPR-6..8, GRANT-1/2, FULL-2/3).
 
-use super::deny_text;
-use super::tool_guard;
-use super::url_policy::CallUrlPolicy;
-use super::{Answer, BrokerAnswer, ClaimHandle, race_approval};
+use super::guard;
+use super::{evaluate, precheck};
+use crate::approval::deny_text;
+use crate::approval::{Answer, BrokerAnswer, ClaimHandle, race_approval};
 use crate::config::hooks::HookEvent;
-use crate::hooks::{HookError, PermissionHookDecision, ToolResponse};
+use crate::hooks::{HookError, PermissionHookDecision};
 use crate::model::ToolCall;
-use crate::permission::capability::{AllowAlways, SideEffectScope};
-use crate::permission::check::{Behavior, HookPermission, rule_id};
+use crate::permission::capability::AllowAlways;
+use crate::permission::check::{self, Behavior};
 use crate::permission::mode::{Mode, ModeChoice};
-use crate::permission::rules::{Rule, RuleKind, RuleSet};
+use crate::permission::rules::{Rule, RuleKind};
 use crate::permission::service::Evaluation;
-use crate::runtime::core::{SessionCore, lock};
-use crate::runtime::plan_file::write_plan_file;
-use crate::runtime::protocol::{
-    AlwaysOption, Denial, Event, PermissionReply, PermissionRequest, RequestKind, ResolvedBy,
+use crate::protocol::{
+    AlwaysOption, Event, PermissionReply, PermissionRequest, RequestKind, ResolvedBy,
 };
-use crate::sandbox::SandboxKind;
-use crate::tools::{Tool, UrlPermission};
-use crate::tools::{ask_user_question, plan_mode};
+use crate::runtime::core::{SessionCore, lock};
+use crate::tools::Tool;
 use serde_json::Value;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
-/// What the model receives for one call.
-#[derive(Debug, Clone, PartialEq)]
-pub struct CallOutcome {
-    pub content: String,
-    pub is_error: bool,
-    /// A turn-control result: the turn ends after this call (PLAN-9).
-    pub stop_turn: bool,
-    /// A real user message to add after this turn's tool results (the
-    /// feedback on a plan, PLAN-8).
-    pub follow_up: Option<String>,
-}
+/// Rule ids of the approval's own decisions, recorded with a denial like
+/// the permission check's ids (`permission::check::rule_id`), which the
+/// executor passes on as they are.
+pub mod rule_id {
+    /// The user denied the call.
+    pub const USER_DENIED: &str = "approval.userDenied";
+    /// Nobody could be asked (headless, or the front end is gone).
+    pub const NO_CLIENT: &str = "approval.noClient";
+    /// A PermissionRequest hook denied the call.
+    pub const HOOK_DENY: &str = "hook.permissionRequest.deny";
+    /// A PermissionRequest hook approved with an input that is invalid.
+    pub const HOOK_INVALID_INPUT: &str = "hook.permissionRequest.invalidInput";
+    /// The reply was not one the request offered (APPR-6).
+    pub const INVALID_REPLY: &str = "approval.invalidReply";
+    /// The user interrupted while the call waited for approval.
+    pub const CANCELLED: &str = "approval.cancelled";
+    /// Full access was chosen where the request did not offer it.
+    pub const FULL_ACCESS_UNAVAILABLE: &str = "approval.fullAccessUnavailable";
+    /// Full access could not be saved.
+    pub const FULL_ACCESS_FAILED: &str = "approval.fullAccessFailed";
 
-impl CallOutcome {
-    pub fn error(content: impl Into<String>) -> Self {
-        Self {
-            content: content.into(),
-            is_error: true,
-            stop_turn: false,
-            follow_up: None,
-        }
+    /// A denial that answered an approval (the user, nobody, or a hook),
+    /// as opposed to a rule or mode that refused the call outright.
+    pub fn refused_approval(rule_id: &str) -> bool {
+        matches!(rule_id, USER_DENIED | NO_CLIENT | HOOK_DENY)
     }
 }
 
@@ -54,13 +56,10 @@ impl CallOutcome {
 /// answers through the channel broker (APPR-7).
 const USER_DENIED_REASON: &str = "Denied in TUI";
 
-const INTERRUPTED_TEXT: &str =
-    "Interrupted by the user before the tool call ran. The tool was NOT executed.";
-
 /// The approval's verdict: run with this input, or not.
-enum Approval {
+pub(super) enum Approval {
     Run(Value),
-    /// ExitPlanMode: the user wants changes (PLAN-8).
+    /// A plan request: the user wants changes (PLAN-8).
     PlanFeedback(String),
     Denied {
         rule_id: String,
@@ -70,191 +69,6 @@ enum Approval {
     /// The call would fail if it ran (its precheck said why), so nobody
     /// was asked to approve it.
     Fails(String),
-}
-
-pub async fn execute_call(
-    core: &SessionCore,
-    call: &ToolCall,
-    cancel: &CancellationToken,
-) -> CallOutcome {
-    let raw_input = match parse_arguments(&call.arguments) {
-        Ok(v) => v,
-        Err(e) => {
-            let msg = format!(
-                "Invalid arguments for {}: {e}. Send a JSON object.",
-                call.name
-            );
-            return finish_without_running(core, call, Value::Null, msg);
-        }
-    };
-    core.emit(Event::ToolCallStarted {
-        call_id: call.id.clone(),
-        tool: call.name.clone(),
-        input: raw_input.clone(),
-    });
-    let Some(tool) = core.registry.get(&call.name) else {
-        let msg = format!(
-            "Unknown tool {}. Available tools: {}.",
-            call.name,
-            core.registry.names().join(", ")
-        );
-        return finish_error(core, call, msg);
-    };
-    let input = match tool_guard::validate(tool.as_ref(), raw_input) {
-        Ok(v) => v,
-        Err(msg) => return finish_error(core, call, msg),
-    };
-
-    // HOOK-3: PreToolUse may rewrite the input before the permission check.
-    let pre = core
-        .hooks
-        .pre_tool_use(&call.name, &input, &call.id, cancel)
-        .await;
-    for error in &pre.errors {
-        core.emit(Event::Notice {
-            message: format!("PreToolUse hook: {error}"),
-        });
-    }
-    let input = match pre.updated_input {
-        Some(updated) => match tool_guard::validate(tool.as_ref(), updated) {
-            Ok(v) => v,
-            Err(msg) => {
-                return finish_error(
-                    core,
-                    call,
-                    format!("Input rewritten by a PreToolUse hook is invalid: {msg}"),
-                );
-            }
-        },
-        None => input,
-    };
-
-    // An interrupt during the hooks must not let the call go ahead.
-    if cancel.is_cancelled() {
-        return finish_error(core, call, INTERRUPTED_TEXT.to_string());
-    }
-    let eval = match evaluate(core, tool.as_ref(), &input, pre.permission.as_ref()) {
-        Ok(eval) => eval,
-        Err(msg) => {
-            return deny(
-                core,
-                call,
-                &input,
-                rule_id::PROJECT_DENY,
-                &msg,
-                deny_text::policy_denied(&call.name, &msg),
-            );
-        }
-    };
-    let approval = match eval.decision.behavior {
-        Behavior::Allow => Approval::Run(input.clone()),
-        Behavior::Deny => {
-            let reason = eval.decision.reason.to_string();
-            Approval::Denied {
-                rule_id: eval.decision.rule_id.to_string(),
-                text: deny_text::policy_denied(&call.name, &reason),
-                reason,
-            }
-        }
-        // A call that can only fail is not put to the user.
-        Behavior::Ask => match precheck(core, tool.as_ref(), &input, cancel) {
-            Err(msg) => Approval::Fails(msg),
-            Ok(()) => ask(core, &tool, call, input.clone(), &eval, cancel).await,
-        },
-    };
-    match approval {
-        Approval::Denied {
-            rule_id,
-            reason,
-            text,
-        } if call.name == plan_mode::EXIT_NAME && refused_approval(&rule_id) => {
-            // PLAN-9: a refused plan ends the turn; plan mode stays on.
-            let text = if rule_id == "approval.userDenied" {
-                plan_mode::PLAN_DENIED.to_string()
-            } else {
-                text
-            };
-            let mut outcome = deny(core, call, &input, &rule_id, &reason, text);
-            outcome.stop_turn = true;
-            outcome
-        }
-        Approval::Denied {
-            rule_id,
-            reason,
-            text,
-        } => deny(core, call, &input, &rule_id, &reason, text),
-        Approval::PlanFeedback(feedback) => {
-            // The plan was sent back: not a success, though the model
-            // reads PLAN-8's text as a plain result.
-            core.emit(Event::ToolCallFinished {
-                call_id: call.id.clone(),
-                tool: call.name.clone(),
-                output: plan_mode::PLAN_NOT_APPROVED.to_string(),
-                is_error: true,
-                diff: None,
-                exit_code: None,
-            });
-            CallOutcome {
-                content: plan_mode::PLAN_NOT_APPROVED.to_string(),
-                is_error: false,
-                stop_turn: false,
-                follow_up: Some(feedback),
-            }
-        }
-        Approval::Fails(msg) => finish_error(core, call, msg),
-        Approval::Run(_) if cancel.is_cancelled() => {
-            finish_error(core, call, INTERRUPTED_TEXT.to_string())
-        }
-        // The evaluation already says where the call runs: the read-only
-        // sandbox when allowed on its read-only judgment, else where
-        // approved commands run.
-        Approval::Run(input) => run_tool(core, &tool, call, input, eval.sandbox, cancel).await,
-    }
-}
-
-/// The tool's own checks of whether the call could succeed now.
-fn precheck(
-    core: &SessionCore,
-    tool: &dyn Tool,
-    input: &Value,
-    cancel: &CancellationToken,
-) -> Result<(), String> {
-    tool_guard::precheck(tool, input, &core.tool_context(cancel))
-}
-
-fn parse_arguments(arguments: &str) -> Result<Value, String> {
-    if arguments.trim().is_empty() {
-        return Ok(Value::Object(Default::default()));
-    }
-    match serde_json::from_str::<Value>(arguments) {
-        Ok(v @ Value::Object(_)) => Ok(v),
-        Ok(_) => Err("the arguments are not a JSON object".into()),
-        Err(e) => Err(format!("the arguments are not valid JSON ({e})")),
-    }
-}
-
-/// `check_permission` + overlays with the current rules and state.
-fn evaluate(
-    core: &SessionCore,
-    tool: &dyn Tool,
-    input: &Value,
-    hook: Option<&HookPermission>,
-) -> Result<Evaluation, String> {
-    let rules: RuleSet = lock(&core.store)
-        .project_rules(&core.project_id)
-        .map_err(|e| format!("the saved project rules cannot be read ({e})"))?;
-    let state = core.state();
-    let capability = tool.capability();
-    Ok(
-        lock(&core.permissions).evaluate(
-            tool.name(),
-            Some(&capability),
-            input,
-            state,
-            &rules,
-            hook,
-        ),
-    )
 }
 
 /// What the user is asked about (APPR-2): built from the input the call
@@ -268,11 +82,8 @@ fn permission_request(
     eval: &Evaluation,
     cancel: &CancellationToken,
 ) -> PermissionRequest {
-    let kind = match call.name.as_str() {
-        ask_user_question::NAME => RequestKind::Question,
-        plan_mode::EXIT_NAME => RequestKind::Plan,
-        _ => RequestKind::Tool,
-    };
+    // The tool says what it asks; the pipeline knows no tool by name.
+    let kind = guard::request_kind(tool.as_ref());
     PermissionRequest {
         request_id,
         kind,
@@ -292,7 +103,7 @@ fn permission_request(
         always: match eval.capability.allow_always_option() {
             _ if kind != RequestKind::Tool => AlwaysOption::None,
             // A saved rule could never lift this ask (PERM-10).
-            _ if eval.decision.rule_id == rule_id::EDIT_PROTECTED_PATH => AlwaysOption::None,
+            _ if eval.decision.rule_id == check::rule_id::EDIT_PROTECTED_PATH => AlwaysOption::None,
             AllowAlways::Project => AlwaysOption::Project,
             AllowAlways::Session => AlwaysOption::Session,
             AllowAlways::Never => AlwaysOption::None,
@@ -302,12 +113,10 @@ fn permission_request(
         full_access_available: kind == RequestKind::Tool && eval.capability.allow_always.is_none(),
         edit_mode_available: kind == RequestKind::Tool && edit_mode_would_allow(core, eval),
         allowed_prompts: match kind {
-            RequestKind::Plan => plan_mode::ExitPlanInput::parse(input.clone())
-                .map(|plan| plan.allowed_prompts().to_vec())
-                .unwrap_or_default(),
+            RequestKind::Plan => guard::allowed_prompts(tool.as_ref(), input),
             _ => Vec::new(),
         },
-        preview: tool_guard::preview(tool.as_ref(), input, &core.tool_context(cancel)),
+        preview: guard::preview(tool.as_ref(), input, &core.tool_context(cancel)),
     }
 }
 
@@ -324,11 +133,13 @@ fn edit_mode_would_allow(core: &SessionCore, eval: &Evaluation) -> bool {
         && !state.plan_enabled
         && matches!(
             eval.decision.rule_id,
-            rule_id::NEEDS_APPROVAL | rule_id::RISK_HIGH | rule_id::RISK_CRITICAL
+            check::rule_id::NEEDS_APPROVAL
+                | check::rule_id::RISK_HIGH
+                | check::rule_id::RISK_CRITICAL
         )
 }
 
-async fn ask(
+pub(super) async fn ask(
     core: &SessionCore,
     tool: &Arc<dyn Tool>,
     call: &ToolCall,
@@ -366,7 +177,7 @@ async fn ask(
         ),
         Answer::Hook(PermissionHookDecision::Deny { message }) => (
             Approval::Denied {
-                rule_id: "hook.permissionRequest.deny".into(),
+                rule_id: rule_id::HOOK_DENY.into(),
                 text: deny_text::policy_denied(&call.name, &message),
                 reason: message,
             },
@@ -445,7 +256,7 @@ fn report_hook_errors(core: &SessionCore, errors: &[String]) {
 
 fn no_client(call: &ToolCall, reason: String) -> Approval {
     Approval::Denied {
-        rule_id: "approval.noClient".into(),
+        rule_id: rule_id::NO_CLIENT.into(),
         text: deny_text::no_client(&call.name, &reason),
         reason,
     }
@@ -482,7 +293,7 @@ async fn ask_user_again(
 
 fn interrupted() -> Approval {
     Approval::Denied {
-        rule_id: "approval.cancelled".into(),
+        rule_id: rule_id::CANCELLED.into(),
         reason: "Interrupted by the user".into(),
         text:
             "Interrupted by the user before the tool call was approved. The tool was NOT executed."
@@ -526,7 +337,7 @@ fn apply_reply(
     if !reply_fits(request, &reply) {
         let reason = format!("The reply does not fit this {} request", call.name);
         return Approval::Denied {
-            rule_id: "approval.invalidReply".into(),
+            rule_id: rule_id::INVALID_REPLY.into(),
             text: deny_text::policy_denied(&call.name, &reason),
             reason,
         };
@@ -536,7 +347,7 @@ fn apply_reply(
         PermissionReply::Answers {
             answers,
             annotations,
-        } if call.name == ask_user_question::NAME => {
+        } if request.kind == RequestKind::Question => {
             // ASK-3: the answers come only from the user, into the input,
             // which the tool validates again before it runs.
             let mut input = input;
@@ -548,13 +359,13 @@ fn apply_reply(
             }
             Approval::Run(input)
         }
-        PermissionReply::PlanFeedback { feedback } if call.name == plan_mode::EXIT_NAME => {
+        PermissionReply::PlanFeedback { feedback } if request.kind == RequestKind::Plan => {
             Approval::PlanFeedback(feedback)
         }
         PermissionReply::Answers { .. } | PermissionReply::PlanFeedback { .. } => {
             let reason = format!("The reply does not fit a {} request", call.name);
             Approval::Denied {
-                rule_id: "approval.invalidReply".into(),
+                rule_id: rule_id::INVALID_REPLY.into(),
                 text: deny_text::policy_denied(&call.name, &reason),
                 reason,
             }
@@ -587,7 +398,7 @@ fn apply_reply(
         PermissionReply::FullAccess => {
             if !request.full_access_available {
                 return Approval::Denied {
-                    rule_id: "approval.fullAccessUnavailable".into(),
+                    rule_id: rule_id::FULL_ACCESS_UNAVAILABLE.into(),
                     reason: "Full access is not available for this tool".into(),
                     text: deny_text::policy_denied(
                         &call.name,
@@ -598,14 +409,14 @@ fn apply_reply(
             match grant_full_access(core, &request.request_id) {
                 Ok(()) => Approval::Run(input),
                 Err(msg) => Approval::Denied {
-                    rule_id: "approval.fullAccessFailed".into(),
+                    rule_id: rule_id::FULL_ACCESS_FAILED.into(),
                     text: deny_text::policy_denied(&call.name, &msg),
                     reason: msg,
                 },
             }
         }
         PermissionReply::Deny { feedback } => Approval::Denied {
-            rule_id: "approval.userDenied".into(),
+            rule_id: rule_id::USER_DENIED.into(),
             reason: match &feedback {
                 Some(f) if !f.trim().is_empty() => format!("{USER_DENIED_REASON}: {}", f.trim()),
                 _ => USER_DENIED_REASON.into(),
@@ -653,12 +464,12 @@ enum Recheck {
 
 /// APPR-8: a hook approved with a new input: validate it and decide again.
 fn recheck(core: &SessionCore, tool: &dyn Tool, call: &ToolCall, updated: Value) -> Recheck {
-    let input = match tool_guard::validate(tool, updated) {
+    let input = match guard::validate(tool, updated) {
         Ok(v) => v,
         Err(msg) => {
             let reason = format!("Input rewritten by a PermissionRequest hook is invalid: {msg}");
             return Recheck::Denied(Approval::Denied {
-                rule_id: "hook.permissionRequest.invalidInput".into(),
+                rule_id: rule_id::HOOK_INVALID_INPUT.into(),
                 text: deny_text::policy_denied(&call.name, &reason),
                 reason,
             });
@@ -668,7 +479,7 @@ fn recheck(core: &SessionCore, tool: &dyn Tool, call: &ToolCall, updated: Value)
         Ok(e) => e,
         Err(msg) => {
             return Recheck::Denied(Approval::Denied {
-                rule_id: rule_id::PROJECT_DENY.into(),
+                rule_id: check::rule_id::PROJECT_DENY.into(),
                 text: deny_text::policy_denied(&call.name, &msg),
                 reason: msg,
             });
@@ -683,171 +494,47 @@ fn recheck(core: &SessionCore, tool: &dyn Tool, call: &ToolCall, updated: Value)
                 reason,
             })
         }
-        _ if eval.decision.rule_id == rule_id::PROJECT_ASK || eval.target.memory_file => {
+        _ if eval.decision.rule_id == check::rule_id::PROJECT_ASK || eval.target.memory_file => {
             Recheck::AskAgain(input, eval)
         }
         _ => Recheck::Run(input),
     }
 }
 
-async fn run_tool(
-    core: &SessionCore,
-    tool: &Arc<dyn Tool>,
-    call: &ToolCall,
-    input: Value,
-    sandbox: Option<SandboxKind>,
-    cancel: &CancellationToken,
-) -> CallOutcome {
-    let mut ctx = core.tool_context(cancel);
-    ctx.sandbox = sandbox.map(|kind| core.sandbox_policy(kind));
-    ctx.url_permission = url_permission(core, tool.as_ref());
-    // A panicking or stuck tool is a failed call, not a broken session.
-    let output = tool_guard::run(tool.as_ref(), input.clone(), &ctx).await;
-    // A command may have left processes running in the background.
-    core.refresh_background();
-    if !output.is_error {
-        after_run(core, call, &input);
-    }
-    core.emit(Event::ToolCallFinished {
-        call_id: call.id.clone(),
-        tool: call.name.clone(),
-        output: output.content.clone(),
-        is_error: output.failed(),
-        diff: output.diff.clone(),
-        exit_code: output.exit_code,
-    });
-    if core.hooks.has_hooks(HookEvent::PostToolUse, &call.name) {
-        let response = ToolResponse {
-            output: output.content.clone(),
-            is_error: output.is_error,
-        };
-        for error in core
-            .hooks
-            .post_tool_use(&call.name, &input, &call.id, response, cancel)
-            .await
-        {
-            core.emit(Event::Notice {
-                message: format!("PostToolUse hook: {error}"),
-            });
+#[cfg(test)]
+mod tests {
+    use super::rule_id;
+
+    #[test]
+    fn appr7_approval_rule_ids_keep_their_wire_values() {
+        let ids = [
+            (rule_id::USER_DENIED, "approval.userDenied"),
+            (rule_id::NO_CLIENT, "approval.noClient"),
+            (rule_id::HOOK_DENY, "hook.permissionRequest.deny"),
+            (
+                rule_id::HOOK_INVALID_INPUT,
+                "hook.permissionRequest.invalidInput",
+            ),
+            (rule_id::INVALID_REPLY, "approval.invalidReply"),
+            (rule_id::CANCELLED, "approval.cancelled"),
+            (
+                rule_id::FULL_ACCESS_UNAVAILABLE,
+                "approval.fullAccessUnavailable",
+            ),
+            (rule_id::FULL_ACCESS_FAILED, "approval.fullAccessFailed"),
+        ];
+        for (id, wire) in ids {
+            assert_eq!(id, wire);
         }
     }
-    CallOutcome {
-        content: output.content,
-        is_error: output.is_error,
-        stop_turn: false,
-        follow_up: None,
+
+    #[test]
+    fn plan9_only_answers_to_an_approval_count_as_refusals() {
+        assert!(rule_id::refused_approval(rule_id::USER_DENIED));
+        assert!(rule_id::refused_approval(rule_id::NO_CLIENT));
+        assert!(rule_id::refused_approval(rule_id::HOOK_DENY));
+        assert!(!rule_id::refused_approval(rule_id::CANCELLED));
+        assert!(!rule_id::refused_approval(rule_id::INVALID_REPLY));
+        assert!(!rule_id::refused_approval("rule.project.deny"));
     }
-}
-
-/// For a tool that reaches the network: the decision its run applies to
-/// URLs it was not approved for (WebFetch's redirects). Without readable
-/// project rules there is none, and the tool stays on its approved host.
-fn url_permission(core: &SessionCore, tool: &dyn Tool) -> Option<Arc<dyn UrlPermission>> {
-    let capability = tool.capability();
-    if capability.side_effect_scope != SideEffectScope::Network {
-        return None;
-    }
-    let rules = lock(&core.store).project_rules(&core.project_id).ok()?;
-    let state = core.state();
-    let service = lock(&core.permissions).clone();
-    Some(Arc::new(CallUrlPolicy::new(
-        service,
-        rules,
-        state,
-        tool.name(),
-        capability,
-    )))
-}
-
-/// A denial that answered an approval (the user, nobody, or a hook), as
-/// opposed to a rule or mode that refused the call outright.
-fn refused_approval(rule_id: &str) -> bool {
-    matches!(
-        rule_id,
-        "approval.userDenied" | "approval.noClient" | "hook.permissionRequest.deny"
-    )
-}
-
-/// Session-state effects of the plan tools, once they ran.
-fn after_run(core: &SessionCore, call: &ToolCall, input: &Value) {
-    match call.name.as_str() {
-        // PLAN-1/PLAN-3: entering takes effect at once, without approval.
-        plan_mode::ENTER_NAME if !core.state().plan_enabled => {
-            if let Err(e) = core.change_mode(ModeChoice::Plan) {
-                core.emit(Event::Error {
-                    message: e.to_string(),
-                });
-            }
-        }
-        // PLAN-7: the approved plan is written, then plan turns off; a
-        // failed write is reported and does not keep plan on.
-        plan_mode::EXIT_NAME => {
-            let plan = input
-                .get("plan")
-                .and_then(Value::as_str)
-                .unwrap_or_default();
-            if let Err(e) = write_plan_file(&core.workspace, &core.session_id, plan) {
-                core.emit(Event::Notice {
-                    message: format!("could not write the plan file: {e}"),
-                });
-            }
-            if let Err(e) = core.exit_plan() {
-                core.emit(Event::Error {
-                    message: e.to_string(),
-                });
-            }
-        }
-        _ => {}
-    }
-}
-
-fn deny(
-    core: &SessionCore,
-    call: &ToolCall,
-    input: &Value,
-    rule_id: &str,
-    reason: &str,
-    text: String,
-) -> CallOutcome {
-    let input = if input.is_null() {
-        serde_json::from_str(&call.arguments).unwrap_or(Value::Null)
-    } else {
-        input.clone()
-    };
-    core.emit(Event::ToolCallDenied {
-        denial: Denial {
-            call_id: call.id.clone(),
-            tool: call.name.clone(),
-            input,
-            rule_id: rule_id.to_string(),
-            reason: reason.to_string(),
-        },
-    });
-    CallOutcome::error(text)
-}
-
-fn finish_error(core: &SessionCore, call: &ToolCall, msg: String) -> CallOutcome {
-    core.emit(Event::ToolCallFinished {
-        call_id: call.id.clone(),
-        tool: call.name.clone(),
-        output: msg.clone(),
-        is_error: true,
-        diff: None,
-        exit_code: None,
-    });
-    CallOutcome::error(msg)
-}
-
-fn finish_without_running(
-    core: &SessionCore,
-    call: &ToolCall,
-    input: Value,
-    msg: String,
-) -> CallOutcome {
-    core.emit(Event::ToolCallStarted {
-        call_id: call.id.clone(),
-        tool: call.name.clone(),
-        input,
-    });
-    finish_error(core, call, msg)
 }

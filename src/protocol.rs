@@ -6,7 +6,6 @@ use crate::model::Usage;
 use crate::permission::mode::{ExecutionState, ModeChoice, ModeSource};
 use crate::permission::rules::{Rule, RuleKind};
 use crate::store::TodoItem;
-use crate::tools::plan_mode::AllowedPrompt;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -113,6 +112,14 @@ pub enum RequestKind {
     /// ExitPlanMode: the plan is in `input.plan`; answer `AllowOnce`
     /// (approve), `PlanFeedback` or `Deny` (PLAN-7..9).
     Plan,
+}
+
+/// One entry of a plan's `allowedPrompts` (PLAN-6): a kind of command the
+/// plan will need.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AllowedPrompt {
+    pub tool: String,
+    pub prompt: String,
 }
 
 /// A tool call waiting for the user (APPR-2).

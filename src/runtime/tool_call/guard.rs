@@ -2,6 +2,7 @@
 //! a panic in `validate`, `preview` or `run` becomes a tool error for that
 //! call, and a cancelled run ends even when the tool does not stop.
 
+use crate::protocol::{AllowedPrompt, RequestKind};
 use crate::tools::{Tool, ToolContext, ToolOutput};
 use futures_util::FutureExt;
 use serde_json::Value;
@@ -34,6 +35,17 @@ pub fn precheck(tool: &dyn Tool, input: &Value, ctx: &ToolContext) -> Result<(),
 /// `tool.preview`, a panic being no preview.
 pub fn preview(tool: &dyn Tool, input: &Value, ctx: &ToolContext) -> Option<String> {
     catch_unwind(AssertUnwindSafe(|| tool.preview(input, ctx))).unwrap_or(None)
+}
+
+/// `tool.request_kind`, a panic being a plain tool approval (whose replies
+/// grant nothing the tool did not ask for).
+pub fn request_kind(tool: &dyn Tool) -> RequestKind {
+    catch_unwind(AssertUnwindSafe(|| tool.request_kind())).unwrap_or(RequestKind::Tool)
+}
+
+/// `tool.allowed_prompts`, a panic being none.
+pub fn allowed_prompts(tool: &dyn Tool, input: &Value) -> Vec<AllowedPrompt> {
+    catch_unwind(AssertUnwindSafe(|| tool.allowed_prompts(input))).unwrap_or_default()
 }
 
 /// `tool.run`: a panic is a tool error; once `ctx.cancel` fires the tool has
@@ -91,6 +103,12 @@ mod tests {
         fn precheck(&self, _: &Value, _: &ToolContext) -> Result<(), String> {
             panic!("precheck broke")
         }
+        fn request_kind(&self) -> RequestKind {
+            panic!("request_kind broke")
+        }
+        fn allowed_prompts(&self, _: &Value) -> Vec<AllowedPrompt> {
+            panic!("allowed_prompts broke")
+        }
         fn run<'a>(&'a self, input: Value, _: &'a ToolContext) -> BoxFuture<'a, ToolOutput> {
             Box::pin(async move {
                 if input["hang"] == true {
@@ -115,6 +133,8 @@ mod tests {
             precheck(&Broken, &json!({}), &ctx()),
             Err(internal_error("Broken"))
         );
+        assert_eq!(request_kind(&Broken), RequestKind::Tool);
+        assert!(allowed_prompts(&Broken, &json!({})).is_empty());
         let out = run(&Broken, json!({}), &ctx()).await;
         assert!(out.is_error);
         assert_eq!(out.content, internal_error("Broken"));
