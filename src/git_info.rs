@@ -70,7 +70,7 @@ mod tests {
     }
 
     #[test]
-    fn ux11_branch_is_read_from_head_in_the_workspace_or_above() {
+    fn ux_branch_is_read_from_head_in_the_workspace_or_above() {
         let repo = repo_with_head("ref: refs/heads/feature/login\n");
         assert_eq!(
             current_branch(repo.path()).as_deref(),
@@ -82,7 +82,7 @@ mod tests {
     }
 
     #[test]
-    fn ux11_a_detached_head_shows_its_short_sha() {
+    fn ux_a_detached_head_shows_its_short_sha() {
         let repo = repo_with_head("0123456789abcdef0123456789abcdef01234567\n");
         assert_eq!(
             current_branch(repo.path()).as_deref(),
@@ -91,7 +91,7 @@ mod tests {
     }
 
     #[test]
-    fn ux11_a_linked_worktree_follows_its_gitdir_file() {
+    fn ux_a_linked_worktree_follows_its_gitdir_file() {
         let main = repo_with_head("ref: refs/heads/main\n");
         let wt_git = main.path().join(".git/worktrees/wt");
         std::fs::create_dir_all(&wt_git).unwrap();
@@ -106,7 +106,7 @@ mod tests {
     }
 
     #[test]
-    fn ux11_no_repository_or_a_garbage_head_is_none() {
+    fn ux_no_repository_or_a_garbage_head_is_none() {
         let dir = tempfile::tempdir().unwrap();
         // tempdirs may sit inside a repository on a developer machine; the
         // check that matters is the garbage HEAD below.

@@ -280,7 +280,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn ux11_each_turn_end_has_a_subtype_and_an_exit_code() {
+    fn ux_each_turn_end_has_a_subtype_and_an_exit_code() {
         let cases = [
             (TurnEnd::Completed, "success", 0),
             (TurnEnd::Stopped, "success", 0),
@@ -295,7 +295,7 @@ mod tests {
     }
 
     #[test]
-    fn ux11_the_result_object_is_snake_case() {
+    fn ux_the_result_object_is_snake_case() {
         let outcome = Outcome {
             end: TurnEnd::RoundLimit,
             answer: Some("partial".into()),

@@ -31,7 +31,7 @@ fn run_into_closed_pipe(args: &[&str]) -> std::process::Output {
 }
 
 #[test]
-fn ux11_listings_into_a_closed_pipe_end_quietly() {
+fn ux_listings_into_a_closed_pipe_end_quietly() {
     for args in [
         &["models"][..],
         &["sessions", "list"],

@@ -70,7 +70,7 @@ async fn call(tool: &dyn Tool, input: Value, ctx: &ToolContext) -> ToolOutput {
 }
 
 #[test]
-fn ux11_unreadable_config_file_says_its_cause_once() {
+fn ux_unreadable_config_file_says_its_cause_once() {
     let w = ws();
     let path = w.file.join("config.json");
     let err = Config::load_file(&path).unwrap_err();
@@ -81,7 +81,7 @@ fn ux11_unreadable_config_file_says_its_cause_once() {
 }
 
 #[test]
-fn ux11_config_file_without_permission_says_it_once() {
+fn ux_config_file_without_permission_says_it_once() {
     if running_as_root() {
         eprintln!("skipped: root reads a file whatever its mode (the ENOTDIR case covers root)");
         return;
@@ -96,7 +96,7 @@ fn ux11_config_file_without_permission_says_it_once() {
 }
 
 #[test]
-fn ux11_failed_mode_change_save_says_its_cause_once() {
+fn ux_failed_mode_change_save_says_its_cause_once() {
     let w = ws();
     let store_error = match Store::open(w.file.join("db").join("sessions.db")) {
         Err(e) => e,
@@ -122,7 +122,7 @@ fn clone_store_error(file: &Path) -> StoreError {
 }
 
 #[tokio::test]
-async fn ux11_read_write_edit_of_a_blocked_path_say_the_cause_once() {
+async fn ux_read_write_edit_of_a_blocked_path_say_the_cause_once() {
     let w = ws();
     let blocked = w.file.join("inner.txt");
     let path = blocked.to_string_lossy().into_owned();
@@ -155,7 +155,7 @@ async fn ux11_read_write_edit_of_a_blocked_path_say_the_cause_once() {
 }
 
 #[tokio::test]
-async fn ux11_read_and_write_without_permission_say_it_once() {
+async fn ux_read_and_write_without_permission_say_it_once() {
     if running_as_root() {
         eprintln!(
             "skipped: root reads and writes whatever the mode (the ENOTDIR case covers root)"
@@ -184,7 +184,7 @@ async fn ux11_read_and_write_without_permission_say_it_once() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn ux11_cli_says_an_unreadable_config_once() {
+async fn ux_cli_says_an_unreadable_config_once() {
     let h = support::headless::Harness::new();
     let file = h.home().join("plain-file");
     std::fs::write(&file, "x").unwrap();

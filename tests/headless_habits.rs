@@ -56,7 +56,7 @@ fn with_piped(task: &str, data: &str) -> String {
 // ------------------------------------------------------- -p is a flag
 
 #[tokio::test(flavor = "multi_thread")]
-async fn ux11_print_flag_takes_the_task_as_an_argument_anywhere() {
+async fn ux_print_flag_takes_the_task_as_an_argument_anywhere() {
     let (_h, server, run) =
         answered_run(&["-p", "--output-format", "json", "say hi"], Input::Null).await;
     assert_eq!(run.code, Some(0), "{run}");
@@ -79,7 +79,7 @@ async fn ux11_print_flag_takes_the_task_as_an_argument_anywhere() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn ux11_a_task_starting_with_a_dash_goes_after_double_dash() {
+async fn ux_a_task_starting_with_a_dash_goes_after_double_dash() {
     let (_h, server, run) = answered_run(
         &["-p", "--mode", "plan", "--", "-v: what does it do?"],
         Input::Null,
@@ -95,7 +95,7 @@ async fn ux11_a_task_starting_with_a_dash_goes_after_double_dash() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn ux11_a_task_given_twice_is_refused_with_a_hint_to_quote() {
+async fn ux_a_task_given_twice_is_refused_with_a_hint_to_quote() {
     for args in [
         &["-p", "fix", "the bug"][..],
         &["--prompt", "fix", "the bug"][..],
@@ -113,7 +113,7 @@ async fn ux11_a_task_given_twice_is_refused_with_a_hint_to_quote() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn ux11_print_without_a_task_says_how_to_give_one() {
+async fn ux_print_without_a_task_says_how_to_give_one() {
     let (_h, server, run) = answered_run(&["-p"], Input::Null).await;
     assert_eq!(run.code, Some(2), "{run}");
     assert_eq!(run.stdout, "", "{run}");
@@ -127,7 +127,7 @@ async fn ux11_print_without_a_task_says_how_to_give_one() {
 }
 
 #[test]
-fn ux11_print_without_a_task_at_a_terminal_does_not_wait_for_typing() {
+fn ux_print_without_a_task_at_a_terminal_does_not_wait_for_typing() {
     let home = tempfile::tempdir().unwrap();
     let project = tempfile::tempdir().unwrap();
     let mut pty = Pty::spawn(
@@ -153,7 +153,7 @@ fn ux11_print_without_a_task_at_a_terminal_does_not_wait_for_typing() {
 // ------------------------------------------------------- piped input
 
 #[tokio::test(flavor = "multi_thread")]
-async fn ux11_piped_stdin_is_the_task() {
+async fn ux_piped_stdin_is_the_task() {
     let (_h, server, run) = answered_run(
         &["-p", "--output-format", "json"],
         Input::Piped(b"list the files here\n".to_vec()),
@@ -165,7 +165,7 @@ async fn ux11_piped_stdin_is_the_task() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn ux11_piped_data_is_sent_with_the_task() {
+async fn ux_piped_data_is_sent_with_the_task() {
     let data = "def main():\n    print(\"hi\")\n";
     let (_h, server, run) = answered_run(
         &["-p", "summarise this"],
@@ -184,7 +184,7 @@ async fn ux11_piped_data_is_sent_with_the_task() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn ux11_stdin_redirected_from_a_file_is_sent_with_the_task() {
+async fn ux_stdin_redirected_from_a_file_is_sent_with_the_task() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("build.log");
     std::fs::write(&file, "error[E0308]: mismatched types\n").unwrap();
@@ -197,7 +197,7 @@ async fn ux11_stdin_redirected_from_a_file_is_sent_with_the_task() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn ux11_dash_reads_the_task_from_stdin() {
+async fn ux_dash_reads_the_task_from_stdin() {
     for args in [&["-p", "-"][..], &["--prompt", "-"][..]] {
         let (_h, server, run) = answered_run(
             args,
@@ -215,7 +215,7 @@ async fn ux11_dash_reads_the_task_from_stdin() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn ux11_a_pipe_that_never_closes_does_not_hold_a_task_given_as_argument() {
+async fn ux_a_pipe_that_never_closes_does_not_hold_a_task_given_as_argument() {
     let (_h, server, run) = answered_run(&["-p", "say hi"], Input::OpenPipe).await;
     assert_eq!(run.code, Some(0), "{run}");
     assert_eq!(run.stdout, "Done.\n", "{run}");
@@ -224,7 +224,7 @@ async fn ux11_a_pipe_that_never_closes_does_not_hold_a_task_given_as_argument() 
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn ux11_a_pipe_that_never_closes_is_no_task() {
+async fn ux_a_pipe_that_never_closes_is_no_task() {
     let (_h, server, run) = answered_run(&["-p"], Input::OpenPipe).await;
     assert_eq!(run.code, Some(2), "{run}");
     assert!(run.stderr.contains("no task"), "{run}");
@@ -233,7 +233,7 @@ async fn ux11_a_pipe_that_never_closes_is_no_task() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn ux11_piped_input_over_the_cap_is_refused() {
+async fn ux_piped_input_over_the_cap_is_refused() {
     let big = vec![b'x'; 1024 * 1024 + 1];
     let (_h, server, run) = answered_run(&["-p", "count the x"], Input::Piped(big)).await;
     assert_eq!(run.code, Some(2), "{run}");
@@ -247,7 +247,7 @@ async fn ux11_piped_input_over_the_cap_is_refused() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn ux11_non_utf8_piped_input_is_replaced_with_a_note() {
+async fn ux_non_utf8_piped_input_is_replaced_with_a_note() {
     let (_h, server, run) = answered_run(
         &["-p", "translate"],
         Input::Piped(b"caf\xe9 cr\xe8me\n".to_vec()),
@@ -263,7 +263,7 @@ async fn ux11_non_utf8_piped_input_is_replaced_with_a_note() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn ux11_binary_piped_input_is_refused() {
+async fn ux_binary_piped_input_is_refused() {
     let (_h, server, run) = answered_run(
         &["-p", "what is this?"],
         Input::Piped(b"\x7fELF\x02\x01\x01\x00\x00\x00".to_vec()),
@@ -298,7 +298,7 @@ fn field_names(v: &Value) -> Vec<String> {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn ux11_json_result_has_the_fields_scripts_read() {
+async fn ux_json_result_has_the_fields_scripts_read() {
     let h = Harness::new();
     let server = FakeModelServer::start().await;
     server.enqueue_all([
@@ -349,7 +349,7 @@ async fn ux11_json_result_has_the_fields_scripts_read() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn ux11_stream_json_ends_with_the_same_result_object() {
+async fn ux_stream_json_ends_with_the_same_result_object() {
     let h = Harness::new();
     let server = FakeModelServer::start().await;
     server.enqueue_all([
@@ -379,7 +379,7 @@ async fn ux11_stream_json_ends_with_the_same_result_object() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn ux11_a_failed_run_says_so_on_stderr_in_every_format() {
+async fn ux_a_failed_run_says_so_on_stderr_in_every_format() {
     for format in ["text", "json", "stream-json"] {
         let h = Harness::new();
         let server = FakeModelServer::start().await;
@@ -417,7 +417,7 @@ async fn ux11_a_failed_run_says_so_on_stderr_in_every_format() {
 // ------------------------------------------------------- without -p
 
 #[test]
-fn ux11_a_task_without_print_opens_the_terminal_ui_with_it() {
+fn ux_a_task_without_print_opens_the_terminal_ui_with_it() {
     let rt = tokio::runtime::Runtime::new().unwrap();
     let server = rt.block_on(FakeModelServer::start());
     server.enqueue(Reply::sse(sse::openai_text("Hello from the model.")));
@@ -439,7 +439,7 @@ fn ux11_a_task_without_print_opens_the_terminal_ui_with_it() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn ux11_resume_taking_the_task_as_its_id_gets_a_hint() {
+async fn ux_resume_taking_the_task_as_its_id_gets_a_hint() {
     let (_h, server, run) = answered_run(&["-p", "--resume", "fix the bug"], Input::Null).await;
     assert_eq!(run.code, Some(2), "{run}");
     assert!(

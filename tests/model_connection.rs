@@ -99,7 +99,7 @@ fn assert_clean(text: &str, url: &str) {
 // ---- retries --------------------------------------------------------------
 
 #[tokio::test]
-async fn ux11_each_retry_is_told_with_attempt_delay_and_reason() {
+async fn ux_each_retry_is_told_with_attempt_delay_and_reason() {
     let server = FakeModelServer::start().await;
     server.enqueue(Reply::json(
         503,
@@ -131,7 +131,7 @@ async fn ux11_each_retry_is_told_with_attempt_delay_and_reason() {
 }
 
 #[tokio::test]
-async fn ux11_a_refused_connection_is_retried_with_a_plain_reason() {
+async fn ux_a_refused_connection_is_retried_with_a_plain_reason() {
     for kind in [ProviderKind::Openai, ProviderKind::Anthropic] {
         let root = format!("http://127.0.0.1:{}", closed_port());
         let p = provider_at(kind, &root, test_settings());
@@ -154,7 +154,7 @@ async fn ux11_a_refused_connection_is_retried_with_a_plain_reason() {
 }
 
 #[test]
-fn ux11_retry_line_reads_like_a_sentence() {
+fn ux_retry_line_reads_like_a_sentence() {
     assert_eq!(
         retry_line(2, 4, 2000, "connection refused"),
         "retrying in 2 s, 2 of 4: connection refused"
@@ -170,7 +170,7 @@ fn ux11_retry_line_reads_like_a_sentence() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn ux11_headless_prints_each_retry_on_stderr_and_as_a_stream_event() {
+async fn ux_headless_prints_each_retry_on_stderr_and_as_a_stream_event() {
     let h = Harness::new();
     let server = FakeModelServer::start().await;
     server.enqueue(Reply::json(503, &json!({"error": {"message": "busy"}})));
@@ -208,7 +208,7 @@ async fn ux11_headless_prints_each_retry_on_stderr_and_as_a_stream_event() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn ux11_headless_final_connection_error_is_one_line_naming_the_url_once() {
+async fn ux_headless_final_connection_error_is_one_line_naming_the_url_once() {
     let h = Harness::new();
     let base = format!("http://127.0.0.1:{}/v1", closed_port());
     let run = h
@@ -261,7 +261,7 @@ async fn silent_server() -> (String, tokio::task::JoinHandle<()>) {
 }
 
 #[tokio::test]
-async fn ux11_connection_failures_are_one_clean_line_in_both_dialects() {
+async fn ux_connection_failures_are_one_clean_line_in_both_dialects() {
     let tls = plain_http_server().await;
     let (silent, _silent_task) = silent_server().await;
     for kind in [ProviderKind::Openai, ProviderKind::Anthropic] {
@@ -303,7 +303,7 @@ async fn ux11_connection_failures_are_one_clean_line_in_both_dialects() {
 }
 
 #[tokio::test]
-async fn ux11_tls_error_to_a_plain_server_suggests_http() {
+async fn ux_tls_error_to_a_plain_server_suggests_http() {
     let tls = plain_http_server().await;
     let p = provider_at(
         ProviderKind::Openai,
@@ -318,7 +318,7 @@ async fn ux11_tls_error_to_a_plain_server_suggests_http() {
 }
 
 #[tokio::test]
-async fn ux11_http_errors_name_the_url_once_and_read_html_pages() {
+async fn ux_http_errors_name_the_url_once_and_read_html_pages() {
     let nginx = "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n\
                  <center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n";
     let cases: Vec<(Reply, &str)> = vec![
@@ -398,7 +398,7 @@ fn llamacpp_models(n_ctx_train: u64) -> Value {
 }
 
 #[tokio::test]
-async fn ux11_window_comes_from_llamacpp_props_before_the_training_context() {
+async fn ux_window_comes_from_llamacpp_props_before_the_training_context() {
     let server = FakeModelServer::start().await;
     server.route("/props", Reply::json(200, &llamacpp_props(16384)));
     server.route("/v1/models", Reply::json(200, &llamacpp_models(131072)));
@@ -422,7 +422,7 @@ async fn ux11_window_comes_from_llamacpp_props_before_the_training_context() {
 }
 
 #[tokio::test]
-async fn ux11_window_comes_from_v1_models_metadata_of_each_server_kind() {
+async fn ux_window_comes_from_v1_models_metadata_of_each_server_kind() {
     let cases = [
         // llama.cpp without /props: the training context, last resort.
         (llamacpp_models(131072), "any-name", 131072),
@@ -467,7 +467,7 @@ async fn ux11_window_comes_from_v1_models_metadata_of_each_server_kind() {
 }
 
 #[tokio::test]
-async fn ux11_window_is_unknown_when_the_server_does_not_say_and_is_asked_once() {
+async fn ux_window_is_unknown_when_the_server_does_not_say_and_is_asked_once() {
     let server = FakeModelServer::start().await;
     // /props missing (404), /v1/models without any window.
     server.route(
@@ -488,7 +488,7 @@ async fn ux11_window_is_unknown_when_the_server_does_not_say_and_is_asked_once()
 }
 
 #[tokio::test]
-async fn ux11_a_slow_server_leaves_the_window_unknown_and_does_not_hold_the_lookup() {
+async fn ux_a_slow_server_leaves_the_window_unknown_and_does_not_hold_the_lookup() {
     let server = FakeModelServer::start().await;
     // The head comes, the body only after two minutes.
     let slow = Reply::status(200)
@@ -516,7 +516,7 @@ async fn ux11_a_slow_server_leaves_the_window_unknown_and_does_not_hold_the_look
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn ux11_headless_run_learns_the_window_from_the_server() {
+async fn ux_headless_run_learns_the_window_from_the_server() {
     let h = Harness::new();
     let server = FakeModelServer::start().await;
     server.route("/props", Reply::json(200, &llamacpp_props(200_000)));
@@ -563,7 +563,7 @@ async fn ux11_headless_run_learns_the_window_from_the_server() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn ux11_models_listing_says_the_window_is_asked_of_the_server() {
+async fn ux_models_listing_says_the_window_is_asked_of_the_server() {
     let h = Harness::new();
     let server = FakeModelServer::start().await;
     let run = h.run(&["models"], &openai_env(&server)).await;
@@ -579,7 +579,7 @@ async fn ux11_models_listing_says_the_window_is_asked_of_the_server() {
 // ---- the TUI ----------------------------------------------------------------
 
 #[test]
-fn ux11_tui_shows_each_retry_and_the_window_the_server_found() {
+fn ux_tui_shows_each_retry_and_the_window_the_server_found() {
     use support::tui::{Session, event, screen_of};
     use zcode::protocol::Event;
     let mut m = Session::new(120, 16)

@@ -319,7 +319,7 @@ fn git(dir: &Path, args: &[&str]) -> String {
 }
 
 #[test]
-fn ux11_plan_files_never_show_in_git_status() {
+fn ux_plan_files_never_show_in_git_status() {
     let tmp = tempfile::tempdir().unwrap();
     git(tmp.path(), &["init", "-q"]);
     assert_eq!(git(tmp.path(), &["status", "--porcelain"]), "");
@@ -346,7 +346,7 @@ fn ux11_plan_files_never_show_in_git_status() {
 }
 
 #[test]
-fn ux11_an_existing_zcode_dir_and_gitignore_are_left_as_they_are() {
+fn ux_an_existing_zcode_dir_and_gitignore_are_left_as_they_are() {
     let tmp = tempfile::tempdir().unwrap();
     std::fs::create_dir(tmp.path().join(".zcode")).unwrap();
     std::fs::write(tmp.path().join(".zcode/.gitignore"), "!plans/\n").unwrap();

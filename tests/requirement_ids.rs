@@ -18,7 +18,8 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// Every file under `dir`, in a stable order.
+/// Every file under `dir`, in a stable order; the third-party MCP server's
+/// packages (its lockfile and what npm installed) are not the project's.
 fn files_under(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut pending = vec![dir.to_path_buf()];
@@ -29,7 +30,12 @@ fn files_under(dir: &Path) -> Vec<PathBuf> {
                 .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
                 .path();
             if path.is_dir() {
-                pending.push(path);
+                if path
+                    .file_name()
+                    .is_some_and(|n| n != "node_modules" && n != "mcp-third-party")
+                {
+                    pending.push(path);
+                }
             } else {
                 out.push(path);
             }
@@ -282,6 +288,6 @@ fn the_scanner_reads_ids_ranges_and_word_boundaries() {
         ["PERM-8", "CAP-2"]
     );
 
-    let doc = "- **PERM-8** plan.\n- **`ux11_…`** not an id.\n  - **RULE-1** nested.\n";
+    let doc = "- **PERM-8** plan.\n- **`ux_…`** not an id.\n  - **RULE-1** nested.\n";
     assert_eq!(explained_ids(doc), ["PERM-8"]);
 }

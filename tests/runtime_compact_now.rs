@@ -63,7 +63,7 @@ fn summaries(h: &Harness) -> usize {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn ux11_compact_runs_at_once_without_waiting_for_a_message() {
+async fn ux_compact_runs_at_once_without_waiting_for_a_message() {
     let mut h = two_turns().await;
     h.enqueue_text(SUMMARY);
     h.send(Op::Compact);
@@ -106,7 +106,7 @@ async fn ux11_compact_runs_at_once_without_waiting_for_a_message() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn ux11_compact_with_nothing_to_summarise_says_so_and_sends_nothing() {
+async fn ux_compact_with_nothing_to_summarise_says_so_and_sends_nothing() {
     let mut h = Setup::new(Dialect::OpenAi, Mode::Build).start().await;
     h.send(Op::Compact);
     assert_eq!(
@@ -119,7 +119,7 @@ async fn ux11_compact_with_nothing_to_summarise_says_so_and_sends_nothing() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn ux11_an_interrupt_cancels_the_compaction_and_changes_nothing() {
+async fn ux_an_interrupt_cancels_the_compaction_and_changes_nothing() {
     let mut h = two_turns().await;
     // The summary never comes.
     h.server
@@ -145,7 +145,7 @@ async fn ux11_an_interrupt_cancels_the_compaction_and_changes_nothing() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn ux11_a_message_sent_while_compacting_waits_for_the_summary() {
+async fn ux_a_message_sent_while_compacting_waits_for_the_summary() {
     let mut h = two_turns().await;
     // A slow summary: the message surely arrives while it is under way.
     h.server.enqueue(
@@ -183,7 +183,7 @@ async fn ux11_a_message_sent_while_compacting_waits_for_the_summary() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn ux11_compact_during_a_turn_happens_before_its_next_request_and_says_so() {
+async fn ux_compact_during_a_turn_happens_before_its_next_request_and_says_so() {
     let mut h = two_turns().await;
     h.enqueue_bash("b1", "touch a.txt");
     h.enqueue_text(SUMMARY);
@@ -217,7 +217,7 @@ async fn ux11_compact_during_a_turn_happens_before_its_next_request_and_says_so(
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn ux11_compact_during_a_turn_that_sends_no_more_requests_runs_when_it_ends() {
+async fn ux_compact_during_a_turn_that_sends_no_more_requests_runs_when_it_ends() {
     let mut h = two_turns_in(Setup::new(Dialect::OpenAi, Mode::Build).plan()).await;
     let plan = serde_json::json!({"plan": "# Add the parser"}).to_string();
     h.enqueue_tool_calls(&[("p1", "ExitPlanMode", &plan)]);

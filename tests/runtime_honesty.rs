@@ -51,7 +51,7 @@ fn edit_args(file: &str, old: &str, new: &str) -> String {
 // ---- checks that would fail the call come before the question -------------
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn ux11_edit_of_an_unread_file_fails_before_anyone_is_asked() {
+async fn ux_edit_of_an_unread_file_fails_before_anyone_is_asked() {
     let mut h = build().start().await;
     std::fs::write(h.path("notes.txt"), "hello\n").unwrap();
     h.enqueue_tool_calls(&[("c1", "Edit", &edit_args("notes.txt", "hello", "bye"))]);
@@ -91,7 +91,7 @@ async fn ux11_edit_of_an_unread_file_fails_before_anyone_is_asked() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn ux11_write_over_an_unread_file_and_an_edit_that_cannot_apply_are_not_asked() {
+async fn ux_write_over_an_unread_file_and_an_edit_that_cannot_apply_are_not_asked() {
     let mut h = build().start().await;
     std::fs::write(h.path("keep.txt"), "precious\n").unwrap();
     let write = json!({"file_path": "keep.txt", "content": "gone\n"}).to_string();
@@ -114,7 +114,7 @@ async fn ux11_write_over_an_unread_file_and_an_edit_that_cannot_apply_are_not_as
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn ux11_an_invalid_input_is_not_asked_about() {
+async fn ux_an_invalid_input_is_not_asked_about() {
     let mut h = build().start().await;
     h.enqueue_tool_calls(&[("b1", "Bash", r#"{"command": "touch x", "timeout": "soon"}"#)]);
     h.enqueue_text("done");
@@ -149,7 +149,7 @@ async fn denied_bash_result(feedback: Option<&str>) -> String {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn ux11_deny_with_feedback_tells_the_model_to_follow_it() {
+async fn ux_deny_with_feedback_tells_the_model_to_follow_it() {
     assert_eq!(
         denied_bash_result(Some("  use the Write tool instead  ")).await,
         "The user denied permission to use Bash. The tool was NOT executed. \
@@ -158,7 +158,7 @@ async fn ux11_deny_with_feedback_tells_the_model_to_follow_it() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn ux11_plain_deny_tells_the_model_to_stop_and_wait() {
+async fn ux_plain_deny_tells_the_model_to_stop_and_wait() {
     let expected = "The user denied permission to use Bash. The tool was NOT executed. \
                     Stop what you are doing and wait for the user's instructions.";
     assert_eq!(denied_bash_result(None).await, expected);
@@ -168,7 +168,7 @@ async fn ux11_plain_deny_tells_the_model_to_stop_and_wait() {
 // ---- what the approval request carries --------------------------------------
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn ux11_bash_request_carries_its_description_and_a_plain_reason() {
+async fn ux_bash_request_carries_its_description_and_a_plain_reason() {
     let mut h = build().start().await;
     let args = json!({"command": "touch a.txt", "description": "Create the marker file"});
     h.enqueue_tool_calls(&[("b1", "Bash", &args.to_string())]);
@@ -199,7 +199,7 @@ async fn ux11_bash_request_carries_its_description_and_a_plain_reason() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn ux11_write_requests_say_where_the_file_is() {
+async fn ux_write_requests_say_where_the_file_is() {
     let mut h = build().start().await;
     let outside = tempfile::tempdir().unwrap();
     let out_file = outside.path().join("o.txt");
@@ -224,7 +224,7 @@ async fn ux11_write_requests_say_where_the_file_is() {
 // ---- "Allow edits for the rest of this session" ------------------------------
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn ux11_allow_edits_for_the_session_runs_the_call_and_switches_to_edit_mode() {
+async fn ux_allow_edits_for_the_session_runs_the_call_and_switches_to_edit_mode() {
     let mut h = build().start().await;
     let one = json!({"file_path": "one.txt", "content": "1\n"}).to_string();
     let two = json!({"file_path": "two.txt", "content": "2\n"}).to_string();
@@ -262,7 +262,7 @@ async fn ux11_allow_edits_for_the_session_runs_the_call_and_switches_to_edit_mod
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn ux11_allow_edits_for_the_session_is_refused_for_a_command() {
+async fn ux_allow_edits_for_the_session_is_refused_for_a_command() {
     let mut h = build().start().await;
     h.enqueue_bash("b1", "touch a.txt");
     h.enqueue_text("ok");
@@ -283,7 +283,7 @@ async fn ux11_allow_edits_for_the_session_is_refused_for_a_command() {
 // ---- results that say what happened -----------------------------------------
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn ux11_a_command_that_exits_non_zero_is_a_failure_with_its_exit_code() {
+async fn ux_a_command_that_exits_non_zero_is_a_failure_with_its_exit_code() {
     let mut h = Setup::new(Dialect::Anthropic, Mode::Yolo).start().await;
     h.enqueue_tool_calls(&[
         ("b1", "Bash", r#"{"command": "echo some output; exit 3"}"#),
@@ -317,7 +317,7 @@ fn exit_plan_with_prompts(h: &Harness) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn ux11_plan_feedback_is_a_rejection_and_reaches_the_front_end_as_the_users_message() {
+async fn ux_plan_feedback_is_a_rejection_and_reaches_the_front_end_as_the_users_message() {
     let mut h = build().plan().start().await;
     exit_plan_with_prompts(&h);
     h.enqueue_text("revising");
@@ -356,7 +356,7 @@ async fn ux11_plan_feedback_is_a_rejection_and_reaches_the_front_end_as_the_user
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn ux11_a_plainly_rejected_plan_is_not_a_success() {
+async fn ux_a_plainly_rejected_plan_is_not_a_success() {
     let mut h = build().plan().start().await;
     exit_plan_with_prompts(&h);
     h.input("plan it");
@@ -389,7 +389,7 @@ fn stalled(body: &str, events: usize, pause: Duration) -> Reply {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn ux11_interrupt_hands_queued_inputs_back_instead_of_sending_them() {
+async fn ux_interrupt_hands_queued_inputs_back_instead_of_sending_them() {
     let mut h = build().start().await;
     h.server.enqueue(stalled(
         &h.text_body("a long answer that never ends"),
@@ -453,7 +453,7 @@ async fn ux11_interrupt_hands_queued_inputs_back_instead_of_sending_them() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn ux11_an_input_sent_after_the_interrupt_still_runs() {
+async fn ux_an_input_sent_after_the_interrupt_still_runs() {
     let mut h = build().start().await;
     h.server.enqueue(stalled(
         &h.text_body("a long answer that never ends"),
@@ -524,11 +524,11 @@ async fn interrupted_then_next_request(dialect: Dialect) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn ux11_the_model_learns_its_answer_was_cut_openai() {
+async fn ux_the_model_learns_its_answer_was_cut_openai() {
     interrupted_then_next_request(Dialect::OpenAi).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn ux11_the_model_learns_its_answer_was_cut_anthropic() {
+async fn ux_the_model_learns_its_answer_was_cut_anthropic() {
     interrupted_then_next_request(Dialect::Anthropic).await;
 }

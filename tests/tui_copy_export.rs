@@ -43,7 +43,7 @@ const ANSWER: &str =
     "Two steps:\n\n```sh\ncargo build\n```\n\nthen\n\n```rust\nfn main() {}\n```\n";
 
 #[test]
-fn ux11_copy_puts_the_last_answer_on_the_clipboard_and_names_its_code_blocks() {
+fn ux_copy_puts_the_last_answer_on_the_clipboard_and_names_its_code_blocks() {
     let mut m = session();
     answered(&mut m, ANSWER);
     let cmds = submit(&mut m, "/copy");
@@ -54,7 +54,7 @@ fn ux11_copy_puts_the_last_answer_on_the_clipboard_and_names_its_code_blocks() {
 }
 
 #[test]
-fn ux11_copy_n_copies_one_code_block() {
+fn ux_copy_n_copies_one_code_block() {
     let mut m = session();
     answered(&mut m, ANSWER);
     assert_eq!(
@@ -68,14 +68,14 @@ fn ux11_copy_n_copies_one_code_block() {
 }
 
 #[test]
-fn ux11_copy_with_no_answer_yet_says_so() {
+fn ux_copy_with_no_answer_yet_says_so() {
     let mut m = session();
     assert!(submit(&mut m, "/copy").is_empty());
     assert!(last_text(&m).contains("no answer to copy"));
 }
 
 #[test]
-fn ux11_copy_of_a_huge_answer_points_to_export() {
+fn ux_copy_of_a_huge_answer_points_to_export() {
     let mut m = session();
     answered(&mut m, &"word ".repeat(40_000));
     assert!(submit(&mut m, "/copy").is_empty());
@@ -83,7 +83,7 @@ fn ux11_copy_of_a_huge_answer_points_to_export() {
 }
 
 #[test]
-fn ux11_export_writes_markdown_to_the_named_or_default_file() {
+fn ux_export_writes_markdown_to_the_named_or_default_file() {
     let mut m = session();
     m.session_id = "abcdef0123456789".into();
     answered(&mut m, ANSWER);

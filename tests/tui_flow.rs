@@ -87,7 +87,7 @@ fn waiting_on_bash(start: Instant) -> Model {
 }
 
 #[test]
-fn ux11_a_call_waiting_for_approval_says_waiting_for_you_not_running() {
+fn ux_a_call_waiting_for_approval_says_waiting_for_you_not_running() {
     let start = Instant::now();
     let mut m = waiting_on_bash(start);
     assert_eq!(tool_status(&m, "call_a"), Some(ToolStatus::Waiting));
@@ -109,7 +109,7 @@ fn ux11_a_call_waiting_for_approval_says_waiting_for_you_not_running() {
 }
 
 #[test]
-fn ux11_a_call_resolved_by_a_hook_runs_again_and_a_denial_stays_denied() {
+fn ux_a_call_resolved_by_a_hook_runs_again_and_a_denial_stays_denied() {
     let mut m = waiting_on_bash(Instant::now());
     event(
         &mut m,
@@ -138,7 +138,7 @@ fn ux11_a_call_resolved_by_a_hook_runs_again_and_a_denial_stays_denied() {
 }
 
 #[test]
-fn ux11_a_turn_that_ends_while_a_call_waits_marks_it_failed() {
+fn ux_a_turn_that_ends_while_a_call_waits_marks_it_failed() {
     let mut m = waiting_on_bash(Instant::now());
     event(
         &mut m,
@@ -151,7 +151,7 @@ fn ux11_a_turn_that_ends_while_a_call_waits_marks_it_failed() {
 }
 
 #[test]
-fn ux11_the_clock_stops_while_a_request_waits_and_the_status_says_so() {
+fn ux_the_clock_stops_while_a_request_waits_and_the_status_says_so() {
     let start = Instant::now();
     let mut m = session(80, 20);
     tick(&mut m, start);
@@ -228,7 +228,7 @@ fn streaming_reply() -> Model {
 }
 
 #[test]
-fn ux11_rows_streamed_below_a_scrolled_up_view_do_not_move_it() {
+fn ux_rows_streamed_below_a_scrolled_up_view_do_not_move_it() {
     let mut m = streaming_reply();
     update(&mut m, key(KeyCode::PageUp));
     update(&mut m, key(KeyCode::PageUp));
@@ -251,7 +251,7 @@ fn ux11_rows_streamed_below_a_scrolled_up_view_do_not_move_it() {
 }
 
 #[test]
-fn ux11_end_after_scrolling_up_follows_the_stream_again() {
+fn ux_end_after_scrolling_up_follows_the_stream_again() {
     let mut m = streaming_reply();
     update(&mut m, key(KeyCode::PageUp));
     event(
@@ -286,7 +286,7 @@ fn ux11_end_after_scrolling_up_follows_the_stream_again() {
 }
 
 #[test]
-fn ux11_a_wheel_notch_in_a_streaming_batch_moves_from_what_was_shown() {
+fn ux_a_wheel_notch_in_a_streaming_batch_moves_from_what_was_shown() {
     let mut m = streaming_reply();
     update(&mut m, key(KeyCode::PageUp));
     let first = reading_rows(&m);
@@ -329,7 +329,7 @@ fn listed_files(m: &mut Model, id: &str) {
 }
 
 #[test]
-fn ux11_tool_cells_expanding_above_and_below_keep_the_rows_being_read() {
+fn ux_tool_cells_expanding_above_and_below_keep_the_rows_being_read() {
     let mut m = session(80, 20);
     turn_started(&mut m, 1, "list and count");
     listed_files(&mut m, "above");
@@ -389,7 +389,7 @@ fn with_todos(width: u16, height: u16) -> Model {
 }
 
 #[test]
-fn ux11_below_100_columns_the_status_line_shows_todo_progress() {
+fn ux_below_100_columns_the_status_line_shows_todo_progress() {
     let m = with_todos(80, 20);
     let status = status_row(&m);
     assert!(status.contains("todos 1/3"), "{status}");
@@ -401,7 +401,7 @@ fn ux11_below_100_columns_the_status_line_shows_todo_progress() {
 }
 
 #[test]
-fn ux11_ctrl_t_below_100_columns_opens_the_todos_as_an_overlay() {
+fn ux_ctrl_t_below_100_columns_opens_the_todos_as_an_overlay() {
     let mut m = with_todos(80, 20);
     assert!(
         footer_row(&m).contains("ctrl+t todos"),
@@ -427,7 +427,7 @@ fn ux11_ctrl_t_below_100_columns_opens_the_todos_as_an_overlay() {
 }
 
 #[test]
-fn ux11_the_todos_overlay_steps_back_for_a_request_and_closes_when_wide() {
+fn ux_the_todos_overlay_steps_back_for_a_request_and_closes_when_wide() {
     let mut m = with_todos(80, 20);
     update(&mut m, ctrl('t'));
     event(
@@ -445,7 +445,7 @@ fn ux11_the_todos_overlay_steps_back_for_a_request_and_closes_when_wide() {
 }
 
 #[test]
-fn ux11_ctrl_t_at_100_columns_still_toggles_the_sidebar() {
+fn ux_ctrl_t_at_100_columns_still_toggles_the_sidebar() {
     let mut m = with_todos(120, 20);
     update(&mut m, ctrl('t'));
     assert!(m.sidebar_hidden);
@@ -455,7 +455,7 @@ fn ux11_ctrl_t_at_100_columns_still_toggles_the_sidebar() {
 }
 
 #[test]
-fn ux11_ctrl_t_without_a_list_opens_nothing() {
+fn ux_ctrl_t_without_a_list_opens_nothing() {
     let mut m = session(80, 20);
     update(&mut m, ctrl('t'));
     assert_eq!(focus(&m), Focus::Composer);
@@ -465,7 +465,7 @@ fn ux11_ctrl_t_without_a_list_opens_nothing() {
 // ---- Ctrl+C again to quit ------------------------------------------------------
 
 #[test]
-fn ux11_the_quit_hint_expires_after_two_seconds() {
+fn ux_the_quit_hint_expires_after_two_seconds() {
     let start = Instant::now();
     let mut m = session(80, 20);
     tick(&mut m, start);
@@ -484,7 +484,7 @@ fn ux11_the_quit_hint_expires_after_two_seconds() {
 }
 
 #[test]
-fn ux11_the_quit_hint_counts_from_when_it_was_armed() {
+fn ux_the_quit_hint_counts_from_when_it_was_armed() {
     let start = Instant::now();
     let mut m = session(80, 20);
     tick(&mut m, start);
@@ -500,7 +500,7 @@ fn ux11_the_quit_hint_counts_from_when_it_was_armed() {
 const CARRIED_OVER: &str = "yolo mode, carried over from the last session: every tool call runs without asking; shift+tab changes it";
 
 #[test]
-fn ux11_yolo_carried_over_from_the_last_session_is_said_in_the_transcript() {
+fn ux_yolo_carried_over_from_the_last_session_is_said_in_the_transcript() {
     let m = Session::new(80, 20)
         .mode(Mode::Yolo)
         .mode_source(ModeSource::ProjectLast)
@@ -532,7 +532,7 @@ fn confirmed(model: &mut Model, state: ExecutionState) {
 }
 
 #[test]
-fn ux11_shift_tab_leaves_one_line_even_once_the_runtime_confirms() {
+fn ux_shift_tab_leaves_one_line_even_once_the_runtime_confirms() {
     let mut m = session(80, 20);
     update(&mut m, key(KeyCode::BackTab));
     let edit = ExecutionState::new(Mode::Edit, false);
@@ -548,7 +548,7 @@ fn ux11_shift_tab_leaves_one_line_even_once_the_runtime_confirms() {
 }
 
 #[test]
-fn ux11_two_quick_mode_changes_leave_two_lines_and_no_flicker() {
+fn ux_two_quick_mode_changes_leave_two_lines_and_no_flicker() {
     let mut m = session(80, 20);
     update(&mut m, key(KeyCode::BackTab));
     update(&mut m, key(KeyCode::BackTab));
@@ -565,7 +565,7 @@ fn ux11_two_quick_mode_changes_leave_two_lines_and_no_flicker() {
 }
 
 #[test]
-fn ux11_slash_mode_plan_and_the_runtime_each_leave_a_line() {
+fn ux_slash_mode_plan_and_the_runtime_each_leave_a_line() {
     let mut m = session(80, 20);
     type_text(&mut m, "/mode yolo");
     update(&mut m, key(KeyCode::Enter));
@@ -585,7 +585,7 @@ fn ux11_slash_mode_plan_and_the_runtime_each_leave_a_line() {
 }
 
 #[test]
-fn ux11_a_mode_chosen_in_the_picker_leaves_a_line() {
+fn ux_a_mode_chosen_in_the_picker_leaves_a_line() {
     let mut m = session(80, 20);
     type_text(&mut m, "/mode");
     update(&mut m, key(KeyCode::Enter));
@@ -600,7 +600,7 @@ fn ux11_a_mode_chosen_in_the_picker_leaves_a_line() {
 }
 
 #[test]
-fn ux11_a_paste_under_the_todos_overlay_reaches_the_composer() {
+fn ux_a_paste_under_the_todos_overlay_reaches_the_composer() {
     let mut m = with_todos(80, 20);
     update(&mut m, ctrl('t'));
     update(&mut m, Msg::Paste("keep this".into()));
@@ -608,7 +608,7 @@ fn ux11_a_paste_under_the_todos_overlay_reaches_the_composer() {
 }
 
 #[test]
-fn ux11_an_emptied_todo_list_closes_its_overlay_for_good() {
+fn ux_an_emptied_todo_list_closes_its_overlay_for_good() {
     let mut m = with_todos(80, 20);
     update(&mut m, ctrl('t'));
     event(&mut m, Event::TodosChanged { todos: Vec::new() });

@@ -28,7 +28,7 @@ fn wait_gone_from_footer(pty: &Pty, text: &str) {
 }
 
 #[test]
-fn ux11_the_quit_hint_disappears_without_a_key() {
+fn ux_the_quit_hint_disappears_without_a_key() {
     let home = tempfile::tempdir().expect("temp home");
     let project = tempfile::tempdir().expect("temp project");
     let mut pty = start(home.path(), project.path(), &[]);
@@ -52,7 +52,7 @@ fn ux11_the_quit_hint_disappears_without_a_key() {
 }
 
 #[test]
-fn ux11_yolo_carried_over_from_the_last_session_is_said_but_not_when_asked_for() {
+fn ux_yolo_carried_over_from_the_last_session_is_said_but_not_when_asked_for() {
     let home = tempfile::tempdir().expect("temp home");
     let project = tempfile::tempdir().expect("temp project");
     let carried = "yolo mode, carried over from the last session";
@@ -87,7 +87,7 @@ fn ux11_yolo_carried_over_from_the_last_session_is_said_but_not_when_asked_for()
 }
 
 #[test]
-fn ux11_a_call_waiting_for_approval_says_so_in_its_cell_and_the_status_line() {
+fn ux_a_call_waiting_for_approval_says_so_in_its_cell_and_the_status_line() {
     let rt = Runtime::new().expect("a tokio runtime");
     let server = rt.block_on(FakeModelServer::start());
     let home = tempfile::tempdir().expect("temp home");
@@ -123,7 +123,7 @@ fn ux11_a_call_waiting_for_approval_says_so_in_its_cell_and_the_status_line() {
 }
 
 #[test]
-fn ux11_ctrl_t_opens_the_todo_overlay_on_a_narrow_terminal() {
+fn ux_ctrl_t_opens_the_todo_overlay_on_a_narrow_terminal() {
     let rt = Runtime::new().expect("a tokio runtime");
     let server = rt.block_on(FakeModelServer::start());
     let home = tempfile::tempdir().expect("temp home");

@@ -111,7 +111,7 @@ fn colour_of(m: &Model, symbol: &str) -> Option<Color> {
 // ---- the approval panel ---------------------------------------------------
 
 #[test]
-fn ux11_approval_why_line_is_the_plain_reason_and_the_description_is_above_the_command() {
+fn ux_approval_why_line_is_the_plain_reason_and_the_description_is_above_the_command() {
     let mut m = session(80, 24, "Add the marker");
     let mut r = request(
         "Bash",
@@ -133,7 +133,7 @@ fn ux11_approval_why_line_is_the_plain_reason_and_the_description_is_above_the_c
 }
 
 #[test]
-fn ux11_a_long_reason_wraps_instead_of_being_cut() {
+fn ux_a_long_reason_wraps_instead_of_being_cut() {
     let mut m = session(60, 24, "Run it");
     asking(
         &mut m,
@@ -160,7 +160,7 @@ fn write_request(edit_mode: bool) -> PermissionRequest {
 }
 
 #[test]
-fn ux11_allow_edits_for_the_session_has_its_own_digit_and_the_mode_change_shows() {
+fn ux_allow_edits_for_the_session_has_its_own_digit_and_the_mode_change_shows() {
     let mut m = session(80, 30, "Write the notes");
     asking(&mut m, write_request(true));
     let screen = screen_of(&m);
@@ -198,7 +198,7 @@ fn ux11_allow_edits_for_the_session_has_its_own_digit_and_the_mode_change_shows(
 }
 
 #[test]
-fn ux11_allow_edits_is_not_offered_where_edit_mode_would_not_allow_the_call() {
+fn ux_allow_edits_is_not_offered_where_edit_mode_would_not_allow_the_call() {
     let mut m = session(80, 30, "Write the notes");
     asking(&mut m, write_request(false));
     let screen = screen_of(&m);
@@ -207,7 +207,7 @@ fn ux11_allow_edits_is_not_offered_where_edit_mode_would_not_allow_the_call() {
 }
 
 #[test]
-fn ux11_plan_approval_lists_the_requested_permissions_as_not_granted() {
+fn ux_plan_approval_lists_the_requested_permissions_as_not_granted() {
     let mut m = session(80, 30, "Plan the parser");
     let mut r = request(
         "ExitPlanMode",
@@ -237,7 +237,7 @@ fn ux11_plan_approval_lists_the_requested_permissions_as_not_granted() {
 // ---- honest cells ---------------------------------------------------------
 
 #[test]
-fn ux11_a_non_zero_exit_is_a_red_cross_with_its_exit_code() {
+fn ux_a_non_zero_exit_is_a_red_cross_with_its_exit_code() {
     let mut m = session(80, 24, "Run them");
     started(&mut m, "b1", "Bash", json!({"command": "make check"}));
     finished(
@@ -279,7 +279,7 @@ const PLAN: &str =
     "Some words first\n\n```md\n# not this\n```\n\n## Add the parser\n\n1. Write it\n2. Test it";
 
 #[test]
-fn ux11_a_plan_sent_back_says_so_under_its_heading_and_the_feedback_is_the_users_message() {
+fn ux_a_plan_sent_back_says_so_under_its_heading_and_the_feedback_is_the_users_message() {
     let mut m = session(80, 24, "Plan it");
     started(
         &mut m,
@@ -323,7 +323,7 @@ fn ux11_a_plan_sent_back_says_so_under_its_heading_and_the_feedback_is_the_users
 }
 
 #[test]
-fn ux11_a_plainly_denied_plan_is_denied_under_its_heading() {
+fn ux_a_plainly_denied_plan_is_denied_under_its_heading() {
     let mut m = session(80, 24, "Plan it");
     let input = json!({"plan": "# Add the parser\n\n1. Write it"});
     started(&mut m, "p1", "ExitPlanMode", input.clone());
@@ -346,7 +346,7 @@ fn ux11_a_plainly_denied_plan_is_denied_under_its_heading() {
 }
 
 #[test]
-fn ux11_returned_inputs_go_back_to_the_composer_and_leave_a_notice() {
+fn ux_returned_inputs_go_back_to_the_composer_and_leave_a_notice() {
     let mut m = session(80, 24, "Long task");
     for (id, text) in [("in_1", "first"), ("in_2", "second")] {
         event(
@@ -399,7 +399,7 @@ fn ux11_returned_inputs_go_back_to_the_composer_and_leave_a_notice() {
 // ---- expanded output ------------------------------------------------------
 
 #[test]
-fn ux11_expanded_output_wraps_long_lines_after_a_marker() {
+fn ux_expanded_output_wraps_long_lines_after_a_marker() {
     let mut m = session(60, 20, "Show the log");
     started(&mut m, "c1", "Bash", json!({"command": "cat build.log"}));
     let long = format!("warning: {} END", "x".repeat(100));
@@ -424,7 +424,7 @@ fn ux11_expanded_output_wraps_long_lines_after_a_marker() {
 const SUMMARY: &str = "The user asked for a parser.\n\n- The lexer is done.\n- Tests pass.";
 
 #[test]
-fn ux11_compaction_is_busy_while_it_runs_and_esc_cancels_it() {
+fn ux_compaction_is_busy_while_it_runs_and_esc_cancels_it() {
     let mut m = Session::new(80, 24).start();
     type_text(&mut m, "/compact");
     assert_eq!(
@@ -450,7 +450,7 @@ fn ux11_compaction_is_busy_while_it_runs_and_esc_cancels_it() {
 }
 
 #[test]
-fn ux11_the_compaction_summary_is_a_cell_that_expands_with_ctrl_o() {
+fn ux_the_compaction_summary_is_a_cell_that_expands_with_ctrl_o() {
     let mut m = Session::new(80, 24).start();
     event(&mut m, Event::CompactionStarted);
     event(
@@ -487,7 +487,7 @@ fn ux11_the_compaction_summary_is_a_cell_that_expands_with_ctrl_o() {
 }
 
 #[test]
-fn ux11_compacting_with_nothing_to_summarise_says_so() {
+fn ux_compacting_with_nothing_to_summarise_says_so() {
     let mut m = Session::new(80, 24).start();
     event(&mut m, Event::CompactionStarted);
     event(
@@ -504,7 +504,7 @@ fn ux11_compacting_with_nothing_to_summarise_says_so() {
 // ---- /model ---------------------------------------------------------------
 
 #[test]
-fn ux11_model_picker_says_context_unknown_rather_than_zero() {
+fn ux_model_picker_says_context_unknown_rather_than_zero() {
     let mut m = Session::new(80, 16).model("local/small", "Local").start();
     update(
         &mut m,

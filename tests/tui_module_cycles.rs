@@ -50,7 +50,7 @@ fn names_after<'a>(text: &'a str, prefix: &str) -> Vec<&'a str> {
 }
 
 #[test]
-fn ux11_the_tui_modules_form_no_import_cycle() {
+fn ux_the_tui_modules_form_no_import_cycle() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/tui");
     let mut files = Vec::new();
     rust_files(&root, &mut files);

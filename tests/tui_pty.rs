@@ -518,7 +518,7 @@ fn demo_overflowing(options: PtyOptions) -> Pty {
 /// modifier key): zcode turns on alternate scroll, not mouse capture, and
 /// the terminal sends each wheel notch as a run of arrow keys.
 #[test]
-fn ux11_the_wheel_scrolls_while_the_mouse_stays_the_terminals() {
+fn ux_the_wheel_scrolls_while_the_mouse_stays_the_terminals() {
     let home = tempfile::tempdir().expect("temp home");
     let project = tempfile::tempdir().expect("temp project");
     let mut pty = demo_overflowing(PtyOptions::new(
@@ -566,7 +566,7 @@ fn ux11_the_wheel_scrolls_while_the_mouse_stays_the_terminals() {
 /// `ZCODE_MOUSE=capture` keeps the wheel as mouse events, for terminals
 /// that do not turn it into arrows.
 #[test]
-fn ux11_mouse_capture_on_request_scrolls_with_mouse_events() {
+fn ux_mouse_capture_on_request_scrolls_with_mouse_events() {
     let home = tempfile::tempdir().expect("temp home");
     let project = tempfile::tempdir().expect("temp project");
     let mut pty = demo_overflowing(
@@ -592,7 +592,7 @@ fn ux11_mouse_capture_on_request_scrolls_with_mouse_events() {
 /// Quitting leaves the conversation in the terminal's scrollback, then the
 /// command that resumes the session.
 #[test]
-fn ux11_quitting_leaves_the_conversation_and_the_resume_command() {
+fn ux_quitting_leaves_the_conversation_and_the_resume_command() {
     let home = tempfile::tempdir().expect("temp home");
     let project = tempfile::tempdir().expect("temp project");
     let mut pty = start_offline(home.path(), project.path());
@@ -671,7 +671,7 @@ fn tui2_frames_go_out_as_synchronized_updates() {
 /// `/copy` sends the answer to the terminal's clipboard as OSC 52 and
 /// `/export FILE` writes the conversation, from the real binary.
 #[test]
-fn ux11_copy_and_export_from_the_real_terminal() {
+fn ux_copy_and_export_from_the_real_terminal() {
     let home = tempfile::tempdir().expect("temp home");
     let project = tempfile::tempdir().expect("temp project");
     let mut pty = start_offline(home.path(), project.path());

@@ -159,7 +159,7 @@ fn rules_picker() -> Model {
 // ---- 1. the welcome --------------------------------------------------------
 
 #[test]
-fn ux11_a_new_session_welcomes_with_help() {
+fn ux_a_new_session_welcomes_with_help() {
     let m = session(80, 16);
     let shown = screen_of(&m);
     assert!(shown.contains(WELCOME), "{shown}");
@@ -167,7 +167,7 @@ fn ux11_a_new_session_welcomes_with_help() {
 }
 
 #[test]
-fn ux11_the_welcome_stays_when_the_session_starts_with_notices() {
+fn ux_the_welcome_stays_when_the_session_starts_with_notices() {
     let m = Session::new(80, 16)
         .sandbox_notice("no kernel sandbox: read-only commands are asked")
         .start();
@@ -177,7 +177,7 @@ fn ux11_the_welcome_stays_when_the_session_starts_with_notices() {
 }
 
 #[test]
-fn ux11_a_resumed_session_welcomes_below_its_history() {
+fn ux_a_resumed_session_welcomes_below_its_history() {
     let mut m = Model::new(80, 16);
     event(&mut m, started(true));
     event(
@@ -204,7 +204,7 @@ fn ux11_a_resumed_session_welcomes_below_its_history() {
 }
 
 #[test]
-fn ux11_the_welcome_is_not_part_of_the_conversation() {
+fn ux_the_welcome_is_not_part_of_the_conversation() {
     let mut m = session(80, 16);
     support::tui::turn_started(&mut m, 1, "hello");
     event(
@@ -228,7 +228,7 @@ fn ux11_the_welcome_is_not_part_of_the_conversation() {
 // ---- 2. the slash popup's hidden rows --------------------------------------
 
 #[test]
-fn ux11_the_slash_popup_says_how_many_commands_are_below_and_above() {
+fn ux_the_slash_popup_says_how_many_commands_are_below_and_above() {
     // The popup's row that counts the hidden commands, if any.
     fn count_row(m: &Model) -> String {
         let shown = screen(m, 72, 16);
@@ -272,7 +272,7 @@ fn ux11_the_slash_popup_says_how_many_commands_are_below_and_above() {
 // ---- 3. large pastes as chips ----------------------------------------------
 
 #[test]
-fn ux11_a_large_paste_is_a_chip_and_enter_sends_the_whole_text() {
+fn ux_a_large_paste_is_a_chip_and_enter_sends_the_whole_text() {
     let mut m = session(80, 16);
     let text = lines(200);
     paste(&mut m, &text);
@@ -285,7 +285,7 @@ fn ux11_a_large_paste_is_a_chip_and_enter_sends_the_whole_text() {
 }
 
 #[test]
-fn ux11_a_long_one_line_paste_is_a_chip_and_a_short_one_is_text() {
+fn ux_a_long_one_line_paste_is_a_chip_and_a_short_one_is_text() {
     let mut m = session(80, 16);
     let long = "x".repeat(1_500);
     paste(&mut m, &long);
@@ -299,7 +299,7 @@ fn ux11_a_long_one_line_paste_is_a_chip_and_a_short_one_is_text() {
 }
 
 #[test]
-fn ux11_backspace_deletes_a_chip_whole() {
+fn ux_backspace_deletes_a_chip_whole() {
     let mut m = session(80, 16);
     type_text(&mut m, "see ");
     paste(&mut m, &lines(50));
@@ -316,7 +316,7 @@ fn ux11_backspace_deletes_a_chip_whole() {
 }
 
 #[test]
-fn ux11_several_pastes_make_several_chips_sent_in_place() {
+fn ux_several_pastes_make_several_chips_sent_in_place() {
     let mut m = session(80, 16);
     let (a, b, c) = (lines(20), lines(30), format!("other\n{}", lines(19)));
     type_text(&mut m, "compare ");
@@ -333,7 +333,7 @@ fn ux11_several_pastes_make_several_chips_sent_in_place() {
 }
 
 #[test]
-fn ux11_the_cursor_steps_over_a_chip_and_edits_keep_it_whole() {
+fn ux_the_cursor_steps_over_a_chip_and_edits_keep_it_whole() {
     let mut m = session(80, 16);
     let text = lines(40);
     let label = "[pasted 40 lines]";
@@ -367,7 +367,7 @@ fn ux11_the_cursor_steps_over_a_chip_and_edits_keep_it_whole() {
 }
 
 #[test]
-fn ux11_a_chip_among_lines_keeps_the_cursor_where_it_shows() {
+fn ux_a_chip_among_lines_keeps_the_cursor_where_it_shows() {
     let mut m = session(40, 16);
     type_text(&mut m, "first");
     update(&mut m, key_mod(KeyCode::Enter, KeyModifiers::SHIFT));
@@ -392,7 +392,7 @@ fn ux11_a_chip_among_lines_keeps_the_cursor_where_it_shows() {
 }
 
 #[test]
-fn ux11_recalling_a_pasted_input_brings_back_the_whole_text() {
+fn ux_recalling_a_pasted_input_brings_back_the_whole_text() {
     let mut m = session(80, 16);
     let text = lines(120);
     type_text(&mut m, "explain ");
@@ -405,7 +405,7 @@ fn ux11_recalling_a_pasted_input_brings_back_the_whole_text() {
 }
 
 #[test]
-fn ux11_a_chip_in_a_command_argument_is_sent_whole() {
+fn ux_a_chip_in_a_command_argument_is_sent_whole() {
     let mut m = session(80, 16);
     let task = lines(30);
     type_text(&mut m, "/plan ");
@@ -418,7 +418,7 @@ fn ux11_a_chip_in_a_command_argument_is_sent_whole() {
 }
 
 #[test]
-fn ux11_paste_into_the_other_field_and_the_feedback_field_is_plain_text() {
+fn ux_paste_into_the_other_field_and_the_feedback_field_is_plain_text() {
     let text = lines(30);
     let mut m = with_request(80, 24, question_request());
     update(&mut m, key(KeyCode::Char('o')));
@@ -441,7 +441,7 @@ fn ux11_paste_into_the_other_field_and_the_feedback_field_is_plain_text() {
 // ---- 4. /todos with the sidebar's marks ------------------------------------
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn ux11_todos_lists_with_the_sidebars_marks() {
+async fn ux_todos_lists_with_the_sidebars_marks() {
     let mut h = Setup::new(Dialect::OpenAi, Mode::Build).start().await;
     let todos = vec![
         TodoItem::new("read the spec", TodoStatus::Completed, TodoPriority::High),
@@ -471,7 +471,7 @@ async fn ux11_todos_lists_with_the_sidebars_marks() {
 // ---- 5. /permissions adds rules and confirms removals ----------------------
 
 #[test]
-fn ux11_permissions_adds_allow_ask_and_deny_rules() {
+fn ux_permissions_adds_allow_ask_and_deny_rules() {
     let mut m = session(80, 16);
     let add = |kind, rule| vec![Cmd::Send(Op::AddProjectRule { kind, rule })];
     assert_eq!(
@@ -501,7 +501,7 @@ fn ux11_permissions_adds_allow_ask_and_deny_rules() {
 }
 
 #[test]
-fn ux11_permissions_refuses_what_it_cannot_read() {
+fn ux_permissions_refuses_what_it_cannot_read() {
     let mut m = session(80, 16);
     for (line, says) in [
         ("/permissions add Bash(npm test", "Bash(npm test"),
@@ -518,7 +518,7 @@ fn ux11_permissions_refuses_what_it_cannot_read() {
 }
 
 #[test]
-fn ux11_removing_a_rule_takes_a_second_press() {
+fn ux_removing_a_rule_takes_a_second_press() {
     let mut m = rules_picker();
     update(&mut m, key(KeyCode::Down));
     // The first press asks.
@@ -547,7 +547,7 @@ fn ux11_removing_a_rule_takes_a_second_press() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn ux11_an_added_rule_is_saved_and_the_list_comes_back() {
+async fn ux_an_added_rule_is_saved_and_the_list_comes_back() {
     let mut h = Setup::new(Dialect::OpenAi, Mode::Build).start().await;
     let rule = Rule::with_content("Bash", "npm test:*");
     h.send(Op::AddProjectRule {
@@ -602,7 +602,7 @@ fn record(kind: &str, payload: Value, seq: i64) -> EntryRecord {
 }
 
 #[test]
-fn ux11_a_resumed_session_hides_the_texts_meant_for_the_model() {
+fn ux_a_resumed_session_hides_the_texts_meant_for_the_model() {
     let read = ToolCall {
         id: "call_1".into(),
         name: "Read".into(),
@@ -692,7 +692,7 @@ fn ux11_a_resumed_session_hides_the_texts_meant_for_the_model() {
 // ---- 7. the footer of the text fields --------------------------------------
 
 #[test]
-fn ux11_the_footer_says_what_enter_and_esc_do_in_the_other_field() {
+fn ux_the_footer_says_what_enter_and_esc_do_in_the_other_field() {
     let mut m = with_request(80, 24, question_request());
     let options = hints(focus(&m), &m);
     assert!(!options.contains(&("esc", "back to the options")));
@@ -710,7 +710,7 @@ fn ux11_the_footer_says_what_enter_and_esc_do_in_the_other_field() {
 }
 
 #[test]
-fn ux11_the_footer_says_what_enter_and_esc_do_in_the_feedback_field() {
+fn ux_the_footer_says_what_enter_and_esc_do_in_the_feedback_field() {
     let mut m = with_request(80, 24, bash_request("perm_1"));
     open_feedback(&mut m);
     let footer = hints(focus(&m), &m);
@@ -743,7 +743,7 @@ fn ux11_the_footer_says_what_enter_and_esc_do_in_the_feedback_field() {
 // ---- 8. /model errors point to `zcode models` ------------------------------
 
 #[test]
-fn ux11_model_errors_point_to_zcode_models() {
+fn ux_model_errors_point_to_zcode_models() {
     let config = Config::parse(
         r#"{"providers": [{"id": "local", "kind": "openai",
             "baseUrl": "http://127.0.0.1:9/v1",

@@ -7,7 +7,7 @@ mod support;
 use support::tui::{Session, screen};
 
 #[test]
-fn ux11_the_status_line_names_the_workspace_and_branch() {
+fn ux_the_status_line_names_the_workspace_and_branch() {
     let mut m = Session::new(140, 12).model("local/small", "local").start();
     m.workspace = "/home/dev/zcode".into();
     m.git_branch = Some("feature/login".into());

@@ -795,7 +795,7 @@ fn plan_request(id: &str) -> PermissionRequest {
 /// The question panel's Other field takes a paste as typing would; a
 /// line break in it becomes a space (the answer is one line).
 #[test]
-fn ux11_paste_reaches_the_question_other_field() {
+fn ux_paste_reaches_the_question_other_field() {
     let mut m = with_requests(vec![question_request(false)]);
     assert!(update(&mut m, key(KeyCode::Char('o'))).is_empty());
     assert!(update(&mut m, Msg::Paste("Zeta\r\nnine".into())).is_empty());
@@ -812,7 +812,7 @@ fn ux11_paste_reaches_the_question_other_field() {
 /// The deny-with-feedback field takes a paste, line breaks kept; while
 /// only the options show, a paste goes nowhere.
 #[test]
-fn ux11_paste_reaches_the_deny_feedback_field() {
+fn ux_paste_reaches_the_deny_feedback_field() {
     // Allow once, deny with feedback, deny.
     let mut m = with_requests(vec![bash_request("perm_1", AlwaysOption::None, false)]);
     assert!(update(&mut m, Msg::Paste("ignored".into())).is_empty());
@@ -832,7 +832,7 @@ fn ux11_paste_reaches_the_deny_feedback_field() {
 /// it: the next request starts with its own panel, and Enter answers it
 /// with its first option rather than sending the old feedback.
 #[test]
-fn ux11_feedback_typed_on_a_request_resolved_by_a_hook_does_not_carry_over() {
+fn ux_feedback_typed_on_a_request_resolved_by_a_hook_does_not_carry_over() {
     let mut m = with_requests(vec![
         bash_request("perm_1", AlwaysOption::None, false),
         bash_request("perm_2", AlwaysOption::None, false),
@@ -853,7 +853,7 @@ fn ux11_feedback_typed_on_a_request_resolved_by_a_hook_does_not_carry_over() {
 /// The same for a long plan scrolled down: the next plan shows from its
 /// top.
 #[test]
-fn ux11_a_scrolled_plan_resolved_by_a_hook_leaves_the_next_plan_at_its_top() {
+fn ux_a_scrolled_plan_resolved_by_a_hook_leaves_the_next_plan_at_its_top() {
     let mut m = with_requests(vec![plan_request("plan_1"), plan_request("plan_2")]);
     update(&mut m, key(KeyCode::PageDown));
     let scrolled = support::tui::screen_of(&m);
@@ -889,7 +889,7 @@ fn footer_for(focus: zcode::tui::focus::Focus, m: &Model) -> String {
 /// Every layer that can have the keys: `focus` names it, the footer shows
 /// that layer's hints, and a key acts on that layer and no other.
 #[test]
-fn ux11_footer_hints_and_key_handling_agree_on_the_focus_of_every_layer() {
+fn ux_footer_hints_and_key_handling_agree_on_the_focus_of_every_layer() {
     use zcode::tui::focus::{Focus, focus, slash_popup};
     let request = |m: &mut Model, request: PermissionRequest| {
         update(m, Msg::Runtime(Event::PermissionRequested { request }));

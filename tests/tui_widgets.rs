@@ -672,7 +672,7 @@ const TABLE: &str =
     "| Tool | Risk | Notes |\n|:-----|:----:|------:|\n| Read | low | 1 |\n| Bash | high | 22 |\n";
 
 #[test]
-fn ux11_a_table_is_laid_out_in_aligned_columns() {
+fn ux_a_table_is_laid_out_in_aligned_columns() {
     let rows = rows_of(&render_markdown(TABLE, 40, &Theme::colored()));
     assert_eq!(
         rows,
@@ -686,7 +686,7 @@ fn ux11_a_table_is_laid_out_in_aligned_columns() {
 }
 
 #[test]
-fn ux11_table_alignment_is_honoured_in_every_row() {
+fn ux_table_alignment_is_honoured_in_every_row() {
     let text = "| left | centre | right |\n|---|:---:|---:|\n| a | b | c |\n";
     let rows = rows_of(&render_markdown(text, 40, &Theme::colored()));
     assert_eq!(rows[2], "a    │   b    │     c");
@@ -696,7 +696,7 @@ fn ux11_table_alignment_is_honoured_in_every_row() {
 }
 
 #[test]
-fn ux11_table_cells_wrap_within_their_column() {
+fn ux_table_cells_wrap_within_their_column() {
     let text = "| key | description |\n|---|---|\n\
         | a | a long description that needs several lines to fit |\n| b | short |\n";
     let lines = render_markdown(text, 30, &Theme::colored());
@@ -719,7 +719,7 @@ fn ux11_table_cells_wrap_within_their_column() {
 }
 
 #[test]
-fn ux11_table_header_is_bold_and_cells_keep_inline_styles() {
+fn ux_table_header_is_bold_and_cells_keep_inline_styles() {
     let theme = Theme::colored();
     let text = "| Name | Use |\n|---|---|\n| `jq` | **fast** *json* |\n";
     let lines = render_markdown(text, 40, &theme);
@@ -745,7 +745,7 @@ fn ux11_table_header_is_bold_and_cells_keep_inline_styles() {
 }
 
 #[test]
-fn ux11_table_columns_measure_wide_characters() {
+fn ux_table_columns_measure_wide_characters() {
     let text = "| 名前 | x |\n|---|---|\n| 日本語 | y |\n| ab | 😀z |\n";
     let rows = rows_of(&render_markdown(text, 40, &Theme::colored()));
     assert_eq!(rows.len(), 4, "{rows:?}");
@@ -756,7 +756,7 @@ fn ux11_table_columns_measure_wide_characters() {
 }
 
 #[test]
-fn ux11_a_narrow_table_becomes_one_record_per_row() {
+fn ux_a_narrow_table_becomes_one_record_per_row() {
     let text =
         "| name | kind | size |\n|---|---|---|\n| main.rs | file | 12 KB |\n| src | dir | - |\n";
     let lines = render_markdown(text, 14, &Theme::colored());
@@ -784,7 +784,7 @@ fn ux11_a_narrow_table_becomes_one_record_per_row() {
 }
 
 #[test]
-fn ux11_a_monochrome_table_is_set_apart_without_colour() {
+fn ux_a_monochrome_table_is_set_apart_without_colour() {
     let lines = render_markdown(TABLE, 40, &Theme::monochrome());
     for span in lines.iter().flat_map(|l| &l.spans) {
         assert_eq!((span.style.fg, span.style.bg), (None, None), "{span:?}");
@@ -795,14 +795,14 @@ fn ux11_a_monochrome_table_is_set_apart_without_colour() {
 }
 
 #[test]
-fn ux11_a_table_in_a_list_item_keeps_the_item_indent() {
+fn ux_a_table_in_a_list_item_keeps_the_item_indent() {
     let text = "- options:\n\n  | a | b |\n  |---|---|\n  | 1 | 2 |\n";
     let rows = rows_of(&render_markdown(text, 40, &Theme::colored()));
     assert_eq!(rows, ["• options:", "", "  a │ b", "  ──┼──", "  1 │ 2"]);
 }
 
 #[test]
-fn ux11_a_streaming_table_is_a_table_and_is_kept_once_finished() {
+fn ux_a_streaming_table_is_a_table_and_is_kept_once_finished() {
     let text = format!("Before.\n\n{TABLE}\nAfter the table, more words.\n");
     let pieces = support_word_pieces(&text);
     let mut finished_table: Option<Vec<Line<'static>>> = None;
@@ -860,7 +860,7 @@ fn snapshot_markdown_table() {
 }
 
 #[test]
-fn ux11_long_code_lines_wrap_with_a_marker() {
+fn ux_long_code_lines_wrap_with_a_marker() {
     let code = "let total = items.iter().map(|i| i.price).sum::<u64>();";
     let text = format!("```\n{code}\n```\n");
     let lines = render_markdown(&text, 24, &Theme::colored());
@@ -885,7 +885,7 @@ fn ux11_long_code_lines_wrap_with_a_marker() {
 }
 
 #[test]
-fn ux11_wrapped_code_keeps_its_highlighting() {
+fn ux_wrapped_code_keeps_its_highlighting() {
     let text = "```rust\nlet s = \"a string literal long enough to wrap\";\n```\n";
     let lines = render_markdown(text, 24, &Theme::colored());
     assert!(lines.len() >= 2, "{lines:?}");
@@ -904,7 +904,7 @@ fn ux11_wrapped_code_keeps_its_highlighting() {
 }
 
 #[test]
-fn ux11_a_growing_code_line_wraps_while_it_streams() {
+fn ux_a_growing_code_line_wraps_while_it_streams() {
     let mut doc = MarkdownDoc::new(20, &Theme::colored());
     doc.push("```\nabcdefghijklmnopqrstuvwxyz0123");
     assert_eq!(
@@ -914,7 +914,7 @@ fn ux11_a_growing_code_line_wraps_while_it_streams() {
 }
 
 #[test]
-fn ux11_code_in_a_list_item_wraps_inside_its_indent() {
+fn ux_code_in_a_list_item_wraps_inside_its_indent() {
     let text =
         "1. run:\n\n   ```sh\n   cargo test --workspace --all-features -- --nocapture\n   ```\n";
     let lines = render_markdown(text, 30, &Theme::monochrome());
@@ -926,7 +926,7 @@ fn ux11_code_in_a_list_item_wraps_inside_its_indent() {
 }
 
 #[test]
-fn ux11_item_numbers_of_ten_and_more_line_up() {
+fn ux_item_numbers_of_ten_and_more_line_up() {
     let text: String = (1..=11).map(|n| format!("{n}. item {n}\n")).collect();
     let rows = rows_of(&render_markdown(&text, 40, &Theme::colored()));
     assert_eq!(rows[0], " 1. item 1");
@@ -942,7 +942,7 @@ fn ux11_item_numbers_of_ten_and_more_line_up() {
 }
 
 #[test]
-fn ux11_a_loose_list_of_ten_items_lines_up_while_streaming() {
+fn ux_a_loose_list_of_ten_items_lines_up_while_streaming() {
     let text: String = (1..=10).map(|n| format!("{n}. item {n}\n\n")).collect();
     let text = format!("{text}After.\n");
     let pieces = support_word_pieces(&text);
@@ -955,7 +955,7 @@ fn ux11_a_loose_list_of_ten_items_lines_up_while_streaming() {
 }
 
 #[test]
-fn ux11_list_items_keep_their_hanging_indent_while_streaming() {
+fn ux_list_items_keep_their_hanging_indent_while_streaming() {
     // As models stream it: the next item's marker comes before its text.
     let pieces = [
         "- the first item is long enough to wrap",
@@ -1001,7 +1001,7 @@ fn ux11_list_items_keep_their_hanging_indent_while_streaming() {
 }
 
 #[test]
-fn ux11_a_heading_in_a_list_item_starts_on_its_marker_row() {
+fn ux_a_heading_in_a_list_item_starts_on_its_marker_row() {
     let rows = rows_of(&render_markdown(
         "- # Setup\n- next\n",
         30,
@@ -1011,7 +1011,7 @@ fn ux11_a_heading_in_a_list_item_starts_on_its_marker_row() {
 }
 
 #[test]
-fn ux11_a_task_item_wraps_under_its_text() {
+fn ux_a_task_item_wraps_under_its_text() {
     let text = "- [ ] a task item that is long enough to wrap\n";
     let rows = rows_of(&render_markdown(text, 30, &Theme::colored()));
     assert_eq!(
@@ -1027,7 +1027,7 @@ fn with_preview_text(preview: &str) -> Question {
 }
 
 #[test]
-fn ux11_question_preview_is_shown_preformatted_line_by_line() {
+fn ux_question_preview_is_shown_preformatted_line_by_line() {
     let preview = "def __init__(self):\n    return **x**\n\n- not a list\n\tindented";
     let panel = QuestionPanel::new(vec![with_preview_text(preview)]);
     let theme = Theme::colored();
@@ -1055,7 +1055,7 @@ fn ux11_question_preview_is_shown_preformatted_line_by_line() {
 }
 
 #[test]
-fn ux11_long_preview_lines_wrap_with_the_code_marker() {
+fn ux_long_preview_lines_wrap_with_the_code_marker() {
     let preview = "┌────────────────────────────────────────────┐\nshort";
     let panel = QuestionPanel::new(vec![with_preview_text(preview)]);
     let rows = rows_of(&panel.lines(30, &Theme::colored()));
@@ -1104,7 +1104,7 @@ proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
 
     #[test]
-    fn ux11_tables_and_code_always_fit_the_width(
+    fn ux_tables_and_code_always_fit_the_width(
         picks in proptest::collection::vec(0..TABLE_PIECES.len(), 0..60),
         width in 8u16..60,
         color in proptest::bool::ANY,
@@ -1124,7 +1124,7 @@ proptest::proptest! {
 /// A reply that ends on what looks like a bare marker is shown once the
 /// stream is over: `42.` is an answer, not a list waiting for its text.
 #[test]
-fn ux11_a_finished_reply_ending_in_a_bare_marker_is_shown() {
+fn ux_a_finished_reply_ending_in_a_bare_marker_is_shown() {
     for (answer, shown) in [("42.", "42"), ("2)", "2"), ("See:\n\n>", "See:")] {
         let mut doc = MarkdownDoc::new(40, &Theme::monochrome());
         doc.push(answer);

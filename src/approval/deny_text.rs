@@ -31,7 +31,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn ux11_user_deny_with_feedback_says_follow_it_and_without_says_stop_and_wait() {
+    fn ux_user_deny_with_feedback_says_follow_it_and_without_says_stop_and_wait() {
         let t = user_denied("Bash", Some(" use cargo nextest instead "));
         assert!(t.contains("was NOT executed"));
         assert!(!t.contains("wait for the user's instructions"), "{t}");

@@ -70,7 +70,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn ux11_piped_data_follows_the_task_in_its_own_block() {
+    fn ux_piped_data_follows_the_task_in_its_own_block() {
         assert_eq!(
             with_piped_input("summarise this", "line 1\nline 2\n"),
             "summarise this\n\nPiped input (stdin):\n<stdin>\nline 1\nline 2\n</stdin>"
@@ -78,7 +78,7 @@ mod tests {
     }
 
     #[test]
-    fn ux11_a_terminal_is_never_read() {
+    fn ux_a_terminal_is_never_read() {
         // Each would block on a read of the terminal if it tried one.
         assert_eq!(
             headless_task(TaskArg::Text("hi".into()), StdinKind::Terminal).unwrap(),

@@ -193,7 +193,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn ux11_stray_bytes_are_replaced_and_counted() {
+    fn ux_stray_bytes_are_replaced_and_counted() {
         let d = decode(b"caf\xe9 cr\xe8me").unwrap();
         assert_eq!(d.text, "caf\u{FFFD} cr\u{FFFD}me");
         assert_eq!(d.invalid_bytes, 2);
@@ -201,12 +201,12 @@ mod tests {
     }
 
     #[test]
-    fn ux11_nul_bytes_mean_binary() {
+    fn ux_nul_bytes_mean_binary() {
         assert!(decode(b"ELF\x00\x01").is_err());
     }
 
     #[test]
-    fn ux11_reading_stops_just_past_the_cap() {
+    fn ux_reading_stops_just_past_the_cap() {
         let mut at_cap = std::io::repeat(b'x').take(MAX_STDIN_BYTES as u64);
         assert_eq!(read_capped(&mut at_cap).unwrap().len(), MAX_STDIN_BYTES);
         // An endless source is refused, not read forever.

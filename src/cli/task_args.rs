@@ -93,7 +93,7 @@ mod tests {
     }
 
     #[test]
-    fn ux11_the_task_may_come_before_or_after_the_options() {
+    fn ux_the_task_may_come_before_or_after_the_options() {
         for args in [
             &["-p", "fix it", "--mode", "plan"][..],
             &["-p", "--mode", "plan", "fix it"][..],
@@ -114,7 +114,7 @@ mod tests {
     }
 
     #[test]
-    fn ux11_dash_and_double_dash() {
+    fn ux_dash_and_double_dash() {
         assert_eq!(task_arg(&parse(&["-p", "-"])).unwrap(), TaskArg::FromStdin);
         assert_eq!(
             task_arg(&parse(&["--prompt", "-"])).unwrap(),
@@ -128,7 +128,7 @@ mod tests {
     }
 
     #[test]
-    fn ux11_a_task_given_twice_names_both_and_shows_the_quoted_form() {
+    fn ux_a_task_given_twice_names_both_and_shows_the_quoted_form() {
         let err = task_arg(&parse(&["-p", "fix", "the bug"])).unwrap_err();
         assert_eq!(
             err.to_string(),
@@ -143,7 +143,7 @@ mod tests {
     }
 
     #[test]
-    fn ux11_resume_with_spaces_is_a_task_taken_for_an_id() {
+    fn ux_resume_with_spaces_is_a_task_taken_for_an_id() {
         let cli = parse(&["-p", "--resume", "fix the bug"]);
         assert!(check_resume(&cli).is_err());
         assert!(check_resume(&parse(&["-p", "x", "--resume", "sess_1"])).is_ok());
@@ -151,7 +151,7 @@ mod tests {
     }
 
     #[test]
-    fn ux11_the_twice_hint_keeps_headless_or_the_ui() {
+    fn ux_the_twice_hint_keeps_headless_or_the_ui() {
         let ui = task_arg(&parse(&["fix", "the bug"]))
             .unwrap_err()
             .to_string();

@@ -103,6 +103,17 @@ impl Launcher for EnvLauncher {
             .collect())
     }
 
+    fn memory_file(&self) -> anyhow::Result<std::path::PathBuf> {
+        let project = Project::resolve(None)?;
+        Ok(self
+            .env
+            .home
+            .join("projects")
+            .join(project.id)
+            .join("memory")
+            .join("MEMORY.md"))
+    }
+
     fn models(&self) -> anyhow::Result<Vec<ModelChoice>> {
         let catalog = self.env.config.catalog(|k| std::env::var(k).ok());
         Ok(catalog

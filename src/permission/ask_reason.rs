@@ -97,7 +97,7 @@ mod tests {
     }
 
     #[test]
-    fn ux11_every_ask_of_the_build_rules_says_what_the_call_does() {
+    fn ux_every_ask_of_the_build_rules_says_what_the_call_does() {
         let cases = [
             (
                 "Bash",
@@ -148,7 +148,7 @@ mod tests {
     }
 
     #[test]
-    fn ux11_asks_of_rules_hooks_and_questions_are_in_plain_words() {
+    fn ux_asks_of_rules_hooks_and_questions_are_in_plain_words() {
         let (reason, _) = ask_reason("AskUserQuestion", json!({}), &no_rules());
         assert_eq!(reason, "asks you a question");
         assert_eq!(
@@ -179,7 +179,7 @@ mod tests {
     }
 
     #[test]
-    fn ux11_no_ask_reason_names_a_risk_level() {
+    fn ux_no_ask_reason_names_a_risk_level() {
         for text in [HOOK_ASK, ALWAYS_ASK, user_interaction("Other")] {
             assert!(
                 !text.contains("risk") && !text.contains("needs approval"),

@@ -340,7 +340,7 @@ mod tests {
     }
 
     #[test]
-    fn ux11_the_starting_source_names_what_starting_state_took() {
+    fn ux_the_starting_source_names_what_starting_state_took() {
         let yolo = Some(ExecutionState::new(Mode::Yolo, false));
         let last = StartingModeSources {
             project_last_selected: yolo,

@@ -232,8 +232,11 @@ async fn stream_reply(core: &SessionCore, cancel: &CancellationToken) -> StreamR
         &core.registry,
         model.context_window,
     );
-    let estimate =
-        compaction::estimate_request_tokens(&prompt.system, &core.conversation().history, &prompt.tools);
+    let estimate = compaction::estimate_request_tokens(
+        &prompt.system,
+        &core.conversation().history,
+        &prompt.tools,
+    );
     let window = model_events::window_for_compaction(&model);
     if forced || compaction::over_threshold(estimate, window) {
         compaction::compact(core, cancel, forced).await;

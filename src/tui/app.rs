@@ -161,6 +161,19 @@ pub async fn run(handle: RuntimeHandle, launcher: Box<dyn Launcher>) -> anyhow::
                         term.suspend()?;
                         model.dirty = true;
                     }
+                    Cmd::EditMemory => {
+                        let edited = launcher
+                            .memory_file()
+                            .and_then(|path| term.edit_file(&path).map(|()| path));
+                        msgs.push_back(match edited {
+                            Ok(path) => notice_msg(format!(
+                                "Saved {}; sessions from now on see it (this one keeps the memory it started with).",
+                                path.display()
+                            )),
+                            Err(e) => error_msg(format!("/memory edit: {e}")),
+                        });
+                        model.dirty = true;
+                    }
                     Cmd::ListSessions => msgs.push_back(match launcher.sessions() {
                         Ok(list) => Msg::Sessions(list),
                         Err(e) => error_msg(format!("cannot list the sessions: {e}")),
@@ -246,6 +259,10 @@ fn export(path: &std::path::Path, markdown: &str) -> Msg {
 
 fn error_msg(message: String) -> Msg {
     Msg::Runtime(Event::Error { message })
+}
+
+fn notice_msg(message: String) -> Msg {
+    Msg::Runtime(Event::Notice { message })
 }
 
 /// Asks the runtime to stop and gives it a grace period to finish writing.

@@ -277,7 +277,7 @@ mod tests {
     }
 
     #[test]
-    fn ux11_a_plan_is_titled_by_its_first_heading() {
+    fn ux_a_plan_is_titled_by_its_first_heading() {
         assert_eq!(
             plan_title("intro\n\n## Add the parser ##\n# Later"),
             "Add the parser"

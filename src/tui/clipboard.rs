@@ -84,7 +84,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn ux11_osc52_carries_the_text_base64_encoded() {
+    fn ux_osc52_carries_the_text_base64_encoded() {
         let seq = osc52("héllo\n`code`").unwrap();
         assert!(seq.starts_with("\x1b]52;c;") && seq.ends_with('\x07'));
         let payload = &seq["\x1b]52;c;".len()..seq.len() - 1];
@@ -95,7 +95,7 @@ mod tests {
     }
 
     #[test]
-    fn ux11_osc52_refuses_empty_and_oversized_text() {
+    fn ux_osc52_refuses_empty_and_oversized_text() {
         assert_eq!(osc52(""), Err(CopyError::Empty));
         let big = "x".repeat(MAX_COPY_BYTES + 1);
         let err = osc52(&big).unwrap_err();

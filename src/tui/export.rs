@@ -180,7 +180,7 @@ mod tests {
     }
 
     #[test]
-    fn ux11_last_answer_skips_later_non_answers_and_an_empty_stream() {
+    fn ux_last_answer_skips_later_non_answers_and_an_empty_stream() {
         let cells = vec![
             Cell::Assistant {
                 text: "first".into(),
@@ -204,7 +204,7 @@ mod tests {
     }
 
     #[test]
-    fn ux11_code_blocks_are_found_fenced_and_indented() {
+    fn ux_code_blocks_are_found_fenced_and_indented() {
         let md = "intro\n\n```rust\nfn main() {}\n```\n\ntext\n\n    indented\n\n~~~\n```inner```\n~~~\n";
         assert_eq!(
             code_blocks(md),
@@ -214,7 +214,7 @@ mod tests {
     }
 
     #[test]
-    fn ux11_export_keeps_tool_output_fenced_even_when_it_holds_fences() {
+    fn ux_export_keeps_tool_output_fenced_even_when_it_holds_fences() {
         let cells = vec![
             Cell::User {
                 text: "show notes".into(),
@@ -240,7 +240,7 @@ mod tests {
     }
 
     #[test]
-    fn ux11_export_name_uses_the_short_session_id() {
+    fn ux_export_name_uses_the_short_session_id() {
         assert_eq!(default_export_name("0123456789abcdef"), "zcode-01234567.md");
     }
 }

@@ -37,4 +37,7 @@ pub trait Launcher {
     fn sessions(&self) -> anyhow::Result<Vec<SessionSummary>>;
     /// The configured models (empty when only the offline demo exists).
     fn models(&self) -> anyhow::Result<Vec<ModelChoice>>;
+    /// The project's memory index, `MEMORY.md` in its memory directory
+    /// (which may not exist yet).
+    fn memory_file(&self) -> anyhow::Result<std::path::PathBuf>;
 }

@@ -36,6 +36,8 @@ pub enum Cmd {
     Send(Op),
     Quit,
     Suspend,
+    /// `/memory edit`: open the project's MEMORY.md in the user's editor.
+    EditMemory,
     /// `/resume`: list this project's sessions (answered by `Msg::Sessions`).
     ListSessions,
     /// `/model`: list the configured models (answered by `Msg::Models`).

@@ -187,7 +187,7 @@ mod tests {
     }
 
     #[test]
-    fn ux11_exit_text_holds_the_conversation_then_the_resume_command() {
+    fn ux_exit_text_holds_the_conversation_then_the_resume_command() {
         let model = model_with(vec![
             Cell::User {
                 text: "add a test".into(),
@@ -211,7 +211,7 @@ mod tests {
     }
 
     #[test]
-    fn ux11_a_long_transcript_leaves_its_tail_and_says_what_was_left_out() {
+    fn ux_a_long_transcript_leaves_its_tail_and_says_what_was_left_out() {
         let mut cells = Vec::new();
         for i in 0..300 {
             cells.push(Cell::User {
@@ -236,7 +236,7 @@ mod tests {
     }
 
     #[test]
-    fn ux11_one_huge_last_entry_leaves_only_its_tail() {
+    fn ux_one_huge_last_entry_leaves_only_its_tail() {
         let reply: String = (0..5000).map(|i| format!("line {i}\n\n")).collect();
         let model = model_with(vec![
             Cell::User {
@@ -260,12 +260,12 @@ mod tests {
     }
 
     #[test]
-    fn ux11_an_empty_session_prints_nothing() {
+    fn ux_an_empty_session_prints_nothing() {
         assert_eq!(exit_text(&model_with(Vec::new()), MAX_ROWS), "");
     }
 
     #[test]
-    fn ux11_styles_become_sgr_and_control_characters_are_neutralised() {
+    fn ux_styles_become_sgr_and_control_characters_are_neutralised() {
         let line = Line::from(vec![
             Span::styled(
                 "ok",

@@ -95,8 +95,8 @@ pub const COMMANDS: [CommandInfo; 15] = [
     CommandInfo {
         command: SlashCommand::Memory,
         name: "memory",
-        arg: None,
-        description: "Show the instruction files loaded and the project's memory",
+        arg: Some("[edit]"),
+        description: "Show the instruction files and memory loaded; edit opens MEMORY.md",
     },
     CommandInfo {
         command: SlashCommand::Mcp,

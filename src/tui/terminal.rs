@@ -130,6 +130,45 @@ impl TuiTerminal {
     }
 }
 
+impl TuiTerminal {
+    /// Gives the terminal to the user's editor (`$VISUAL`, else `$EDITOR`,
+    /// else `vi`) on `path` until it exits, then takes it again. The
+    /// file's directory is made first.
+    pub fn edit_file(&mut self, path: &std::path::Path) -> anyhow::Result<()> {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", dir.display()))?;
+        }
+        let editor = std::env::var("VISUAL")
+            .ok()
+            .filter(|e| !e.trim().is_empty())
+            .or_else(|| {
+                std::env::var("EDITOR")
+                    .ok()
+                    .filter(|e| !e.trim().is_empty())
+            })
+            .unwrap_or_else(|| "vi".to_string());
+        // `code -w` and the like: the words are the program and its flags.
+        let mut words = editor.split_whitespace();
+        let program = words.next().unwrap_or("vi").to_string();
+        let flags: Vec<String> = words.map(str::to_string).collect();
+        restore();
+        let ran = std::process::Command::new(&program)
+            .args(&flags)
+            .arg(path)
+            .status();
+        enter_modes()?;
+        enhance_keyboard();
+        execute!(io::stdout(), Clear(ClearType::All))?;
+        self.terminal.swap_buffers();
+        match ran {
+            Ok(status) if status.success() => Ok(()),
+            Ok(status) => Err(anyhow::anyhow!("{program} ended with {status}")),
+            Err(e) => Err(anyhow::anyhow!("cannot run the editor {program}: {e}")),
+        }
+    }
+}
+
 impl Drop for TuiTerminal {
     fn drop(&mut self) {
         let _ = self.terminal.show_cursor();

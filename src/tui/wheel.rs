@@ -85,7 +85,7 @@ mod tests {
     }
 
     #[test]
-    fn ux11_a_wheel_run_of_arrows_scrolls_and_a_single_press_stays_a_key() {
+    fn ux_a_wheel_run_of_arrows_scrolls_and_a_single_press_stays_a_key() {
         let batch = vec![
             key(KeyCode::Up),
             key(KeyCode::Up),
@@ -109,7 +109,7 @@ mod tests {
     }
 
     #[test]
-    fn ux11_arrows_typed_ahead_on_a_panel_stay_keys() {
+    fn ux_arrows_typed_ahead_on_a_panel_stay_keys() {
         let down = || key(KeyCode::Down);
         let msgs = coalesce(vec![down(), down(), key(KeyCode::Enter)], false, keys_only);
         assert_eq!(msgs.len(), 3);
@@ -117,7 +117,7 @@ mod tests {
     }
 
     #[test]
-    fn ux11_arrows_with_modifiers_are_never_a_wheel() {
+    fn ux_arrows_with_modifiers_are_never_a_wheel() {
         let shift_up = Event::Key(KeyEvent::new(KeyCode::Up, KeyModifiers::SHIFT));
         let msgs = coalesce(vec![shift_up.clone(), shift_up], true, keys_only);
         assert!(msgs.iter().all(|m| matches!(m, Msg::Key(_))), "{msgs:?}");

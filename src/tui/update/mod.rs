@@ -327,7 +327,7 @@ fn on_paste(model: &mut Model, text: &str) {
         }
         Focus::Approval(_) => {}
         Focus::Todos | Focus::Picker | Focus::SlashPopup | Focus::Composer => {
-            // A large paste shows as a chip (TUI-4).
+            // A large paste shows as a chip (TUI-5).
             model.composer.paste(&text);
             model.history_pos = None;
             model.quit_armed = false;

@@ -146,7 +146,11 @@ fn execute(model: &mut Model, line: &str, info: CommandInfo, arg: Option<String>
             },
         },
         SlashCommand::Todos => vec![Cmd::Send(Op::ShowTodos)],
-        SlashCommand::Memory => vec![Cmd::Send(Op::ShowMemory)],
+        SlashCommand::Memory => match arg.as_deref().map(str::trim) {
+            None => vec![Cmd::Send(Op::ShowMemory)],
+            Some("edit") => vec![Cmd::EditMemory],
+            Some(_) => error(model, "/memory takes no argument, or edit".to_string()),
+        },
         SlashCommand::Mcp => match arg
             .as_deref()
             .map(str::split_whitespace)

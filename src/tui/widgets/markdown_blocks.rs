@@ -272,7 +272,7 @@ mod tests {
     }
 
     #[test]
-    fn ux11_a_loose_list_stays_one_block() {
+    fn ux_a_loose_list_stays_one_block() {
         assert_eq!(cuts("1. one\n\n2. two\n\n10. ten\n\nafter"), [6]);
         // A list after a paragraph is a block of its own.
         assert_eq!(cuts("para\n\n- a\n\n- b\n\npara"), [2, 6]);

@@ -368,7 +368,7 @@ mod tests {
         > | a | b |\n> |---|---|\n> | 1 | 2 |\n\nDone.";
 
     #[test]
-    fn ux11_streamed_tables_code_and_lists_match_the_whole_render() {
+    fn ux_streamed_tables_code_and_lists_match_the_whole_render() {
         for theme in [Theme::colored(), Theme::monochrome()] {
             check_streaming(TABLES, 1, &theme);
             check_streaming(TABLES, 5, &theme);
@@ -376,7 +376,7 @@ mod tests {
     }
 
     #[test]
-    fn ux11_a_line_of_markers_only_waits_for_its_text() {
+    fn ux_a_line_of_markers_only_waits_for_its_text() {
         let mut doc = MarkdownDoc::new(40, &Theme::colored());
         doc.push("- one\n- two\n  -");
         assert_eq!(text_of(&doc.open_rows(true)), ["• one", "• two"]);

@@ -258,7 +258,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn ux11_columns_are_cut_down_widest_first() {
+    fn ux_columns_are_cut_down_widest_first() {
         assert_eq!(fit(&[3, 10, 4], 20), Some(vec![3, 10, 4]));
         assert_eq!(fit(&[3, 30, 20], 30), Some(vec![3, 14, 13]));
         assert_eq!(fit(&[30, 30], 21), Some(vec![11, 10]));
