@@ -421,7 +421,7 @@ pub enum Event {
 /// How a retry reads for a person: `retrying in 2 s, 2 of 4: connection
 /// refused`.
 pub fn retry_line(attempt: u32, max_attempts: u32, delay_ms: u64, reason: &str) -> String {
-    let delay = if delay_ms % 1000 == 0 || delay_ms >= 10_000 {
+    let delay = if delay_ms.is_multiple_of(1000) || delay_ms >= 10_000 {
         format!("{} s", (delay_ms + 500) / 1000)
     } else {
         format!("{:.1} s", delay_ms as f64 / 1000.0)

@@ -130,7 +130,7 @@ impl std::fmt::Debug for BrokerHandle {
 
 fn timeout_reason(timeout: Duration) -> String {
     let ms = timeout.as_millis();
-    let shown = if ms % 1000 == 0 {
+    let shown = if ms.is_multiple_of(1000) {
         format!("{} s", ms / 1000)
     } else {
         format!("{ms} ms")

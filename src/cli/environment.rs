@@ -137,14 +137,15 @@ fn carry_over_project_ids(home: &Path, store: &mut Store) {
             for (old, new) in moves {
                 let from = home.join("projects").join(&old);
                 let to = home.join("projects").join(&new);
-                if from.is_dir() && !to.exists() {
-                    if let Err(e) = std::fs::rename(&from, &to) {
-                        eprintln!(
-                            "zcode: warning: cannot move {} to {}: {e}",
-                            from.display(),
-                            to.display()
-                        );
-                    }
+                if from.is_dir()
+                    && !to.exists()
+                    && let Err(e) = std::fs::rename(&from, &to)
+                {
+                    eprintln!(
+                        "zcode: warning: cannot move {} to {}: {e}",
+                        from.display(),
+                        to.display()
+                    );
                 }
             }
         }

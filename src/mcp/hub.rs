@@ -171,7 +171,7 @@ impl McpHub {
                     Status::Failed(format!("invalid definition: {why}")),
                 ),
                 Ok(t) => {
-                    let status = if setup.disallowed.iter().any(|d| *d == server_rule) {
+                    let status = if setup.disallowed.contains(&server_rule) {
                         Status::Disallowed
                     } else if matches!(entry.origin, Origin::Project(_))
                         && !setup.trusted.contains(&entry.name)
@@ -197,7 +197,8 @@ impl McpHub {
             });
         }
         let (changed, _) = watch::channel(0);
-        let hub = McpHub {
+
+        McpHub {
             inner: Arc::new(Inner {
                 servers: RwLock::new(slots),
                 disallowed: setup.disallowed,
@@ -208,8 +209,7 @@ impl McpHub {
                 timeout: setup.timeout,
                 pending: std::sync::Mutex::new(to_start),
             }),
-        };
-        hub
+        }
     }
 
     fn spawn_server(&self, index: usize, transport: Transport) {

@@ -662,7 +662,7 @@ fn connect_cause(e: &reqwest::Error, connect_timeout: Duration) -> String {
     }
     if e.is_timeout() || all.contains("timed out") {
         let millis = connect_timeout.as_millis();
-        let waited = if millis % 1000 == 0 {
+        let waited = if millis.is_multiple_of(1000) {
             format!("{} s", millis / 1000)
         } else {
             format!("{:.1} s", connect_timeout.as_secs_f64())

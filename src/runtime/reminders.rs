@@ -81,7 +81,7 @@ impl PlanReminderState {
         if !due {
             return None;
         }
-        let full = self.injections % FULL_REMINDER_EVERY == 0;
+        let full = self.injections.is_multiple_of(FULL_REMINDER_EVERY);
         self.injections = self.injections.saturating_add(1);
         self.user_messages_since_last = 0;
         Some(if full {

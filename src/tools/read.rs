@@ -176,11 +176,11 @@ pub fn read_numbered(
         let mut more = dropped;
         if dropped > 0 {
             // The kept bytes may end inside a character.
-            if let Err(e) = std::str::from_utf8(bytes) {
-                if e.error_len().is_none() {
-                    bytes = &bytes[..e.valid_up_to()];
-                    more += 1;
-                }
+            if let Err(e) = std::str::from_utf8(bytes)
+                && e.error_len().is_none()
+            {
+                bytes = &bytes[..e.valid_up_to()];
+                more += 1;
             }
         }
         let text = match std::str::from_utf8(bytes) {

@@ -125,10 +125,10 @@ fn write_file(ctx: &ToolContext, path: &Path, content: &str) -> ToolOutput {
         Err(OpenFailure::Missing) => None,
         Err(e) => return ToolOutput::error(e.message(path, NAME)),
     };
-    if let Some(parent) = path.parent() {
-        if let Err(e) = std::fs::create_dir_all(parent) {
-            return ToolOutput::error(format!("Cannot create {}: {e}", parent.display()));
-        }
+    if let Some(parent) = path.parent()
+        && let Err(e) = std::fs::create_dir_all(parent)
+    {
+        return ToolOutput::error(format!("Cannot create {}: {e}", parent.display()));
     }
     if let Err(e) = atomic_write(path, content.as_bytes()) {
         return ToolOutput::error(format!("Cannot write {shown}: {e}"));

@@ -161,7 +161,7 @@ pub fn short_id(id: &str) -> &str {
 
 /// `128000` → `128k`.
 fn tokens(n: u64) -> String {
-    if n >= 1000 && n % 1000 == 0 {
+    if n >= 1000 && n.is_multiple_of(1000) {
         format!("{}k", n / 1000)
     } else if n >= 1000 {
         format!("{:.1}k", n as f64 / 1000.0)

@@ -197,7 +197,7 @@ fn context_style(model: &Model, theme: &Theme) -> Option<Style> {
 pub fn tokens(n: u64) -> String {
     fn one_decimal(value: u64, unit: u64, suffix: &str) -> String {
         let tenths = (value * 10 + unit / 2) / unit;
-        if tenths % 10 == 0 {
+        if tenths.is_multiple_of(10) {
             format!("{}{suffix}", tenths / 10)
         } else {
             format!("{}.{}{suffix}", tenths / 10, tenths % 10)
