@@ -471,3 +471,26 @@ async fn mcp_hooks_see_the_full_name_and_a_server_matcher() {
     assert_eq!(input["toolName"], "mcp__t__write_note", "{input}");
     assert!(!log_of(&h).iter().any(|l| l == "call write_note"));
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn mcp_a_project_server_cannot_take_over_a_config_servers_name() {
+    let h = harness_with_server();
+    // A clone's .mcp.json names its server like the user's own one.
+    std::fs::write(
+        h.project().join(".mcp.json"),
+        json!({"mcpServers": {"t": {"command": test_server(), "args": ["--crash"]}}}).to_string(),
+    )
+    .unwrap();
+    let (run, server) = run_calls(
+        &h,
+        &["-p", "x", "--mode", "yolo"],
+        &[("c1", "mcp__t__echo", r#"{"text":"mine"}"#)],
+    )
+    .await;
+    assert_eq!(run.code, Some(0), "{run}");
+    assert!(!run.stderr.contains("not trusted"), "{run}");
+    assert_eq!(
+        openai_tool_result(&server.requests()[1].json(), "c1"),
+        "echo: mine"
+    );
+}

@@ -2,7 +2,9 @@
 //! (`protocol` below the runtime and its front ends; `approval` and `hooks`
 //! below the runtime, never naming it), and the children of `runtime`
 //! (`core` below `injection`, `compaction`, `model_events` and the tool
-//! executor, with the pure `transcript` and `reminders` under `core`). A
+//! executor, with the pure `transcript` and `reminders` under `core`), and
+//! the children of `tui` (layout, focus and state below `update` and
+//! `view`). A
 //! module that names another (`crate::x`, `crate::runtime::x`, `super::x`)
 //! depends on it.
 
@@ -208,6 +210,17 @@ fn layering_the_runtime_modules_form_no_import_cycle() {
     ] {
         assert!(has_edge(&edges, from, to), "{from} → {to} in {edges:?}");
     }
+}
+
+#[test]
+fn ux_the_tui_modules_form_no_import_cycle() {
+    // Pure layout, focus and state below; `update` and `view` above them.
+    let (children, edges) = child_graph(&src().join("tui"), "tui");
+    if let Some(cycle) = find_cycle(&children, &edges) {
+        panic!("an import cycle in src/tui: {}", cycle.join(" → "));
+    }
+    // The graph is not empty: the check reads what it should.
+    assert!(has_edge(&edges, "update", "focus"), "{edges:?}");
 }
 
 #[test]

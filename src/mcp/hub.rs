@@ -122,18 +122,6 @@ impl std::fmt::Debug for McpHub {
 }
 
 impl McpHub {
-    /// A hub without servers.
-    pub fn empty() -> Self {
-        Self::start(HubSetup {
-            entries: Vec::new(),
-            trusted: Vec::new(),
-            disallowed: Vec::new(),
-            workspace: PathBuf::new(),
-            timeout: DEFAULT_STARTUP_TIMEOUT,
-            notice: Box::new(|_| {}),
-        })
-    }
-
     /// Starts every usable server at once (inside a tokio runtime) and
     /// returns without waiting for any.
     pub fn start(setup: HubSetup) -> Self {

@@ -213,21 +213,6 @@ fn start_mcp(
             Vec::new()
         }
     };
-    let untrusted: Vec<&str> = setup
-        .mcp
-        .entries
-        .iter()
-        .filter(|e| {
-            matches!(e.origin, crate::mcp::Origin::Project(_)) && !trusted.contains(&e.name)
-        })
-        .map(|e| e.name.as_str())
-        .collect();
-    if !untrusted.is_empty() {
-        notice(format!(
-            "The project's .mcp.json defines MCP servers you have not trusted: {}. See them with /mcp; start one with /mcp trust NAME.",
-            untrusted.join(", ")
-        ));
-    }
     let sender = events.clone();
     let hub = crate::mcp::McpHub::prepare(crate::mcp::HubSetup {
         entries: setup.mcp.entries.clone(),
@@ -239,5 +224,19 @@ fn start_mcp(
             let _ = sender.send(Event::Notice { message });
         }),
     });
+    // The hub decided which servers wait for trust: it is asked rather
+    // than second-guessed here.
+    let untrusted: Vec<String> = hub
+        .report()
+        .into_iter()
+        .filter(|s| s.status == crate::mcp::Status::Untrusted)
+        .map(|s| s.name)
+        .collect();
+    if !untrusted.is_empty() {
+        notice(format!(
+            "The project's .mcp.json defines MCP servers you have not trusted: {}. See them with /mcp; start one with /mcp trust NAME.",
+            untrusted.join(", ")
+        ));
+    }
     (hub, notices)
 }
