@@ -35,6 +35,12 @@ fn head_file(dir: &Path) -> Option<PathBuf> {
     None
 }
 
+/// The git directory of the repository holding `dir` (`.git`, or where a
+/// `.git` file points), when there is one.
+pub fn git_dir(dir: &Path) -> Option<PathBuf> {
+    head_file(dir)?.parent().map(Path::to_path_buf)
+}
+
 fn read_small(path: &Path) -> Option<String> {
     let meta = std::fs::metadata(path).ok()?;
     if !meta.is_file() || meta.len() > MAX_HEAD_BYTES {

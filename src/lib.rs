@@ -92,6 +92,8 @@
 //!   (mode changes).
 //! - [`git_info`]: the repository's branch, read from `.git` without
 //!   running git.
+//! - [`git_env`]: the environment that keeps git from running programs a
+//!   repository names, for zcode's own git reads and read-only commands.
 //! - [`child_wait`]: waiting for a short-lived helper process with a
 //!   deadline, killing and reaping it when it hangs.
 //! - [`terminal_text`]: neutralises control characters in text from the
@@ -108,6 +110,7 @@ pub mod approval;
 pub mod child_wait;
 pub mod cli;
 pub mod config;
+pub mod git_env;
 pub mod git_info;
 pub mod headless;
 pub mod hooks;

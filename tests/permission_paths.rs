@@ -235,7 +235,6 @@ fn perm10_protected_ordinary_files_still_allowed() {
     for p in [
         "src/main.rs",
         ".gitignore",
-        ".gitattributes",
         ".github/workflows/ci.yml",
         "git/config",
         "Makefile",

@@ -1027,3 +1027,42 @@ async fn appr3_full_access_after_a_hook_won_changes_nothing() {
     drop(store);
     h.shutdown().await;
 }
+
+/// PERM-10: a PermissionRequest hook's allow does not lift the question
+/// about a file that makes tools run programs; only the user answers it,
+/// and the hook is not even consulted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn perm10_a_permission_request_hook_cannot_allow_a_protected_write() {
+    let mut h = build(Dialect::OpenAi)
+        .permission_request(
+            "Write",
+            "allow_all.sh",
+            &recording_hook(r#"echo '{"decision":"allow"}'"#),
+            HOOK_TIMEOUT_MS,
+        )
+        .start()
+        .await;
+    std::fs::create_dir_all(h.workspace.join("docs")).unwrap();
+    let args = json!({"file_path": "docs/../.git/config", "content": "[core]\n\tfsmonitor = touch pwned\n"})
+        .to_string();
+    h.enqueue_tool_calls(&[("call_1", "Write", &args)]);
+    h.enqueue_text("done");
+    h.input("configure git");
+    let request = h.permission_request().await;
+    assert_eq!(request.rule_id, "edit.protectedPath");
+    h.reply(
+        &request.request_id,
+        PermissionReply::Deny { feedback: None },
+    );
+    assert_eq!(h.turn_finished().await.0, TurnEnd::Completed);
+    assert!(!h.exists(".git/config"), "the protected file was written");
+    assert_eq!(
+        resolutions(&h),
+        vec![(request.request_id.clone(), ResolvedBy::User)]
+    );
+    assert!(
+        !h.scripts.join("allow_all.sh.in").exists(),
+        "the hook was consulted about a protected write"
+    );
+    h.shutdown().await;
+}

@@ -30,6 +30,12 @@ pub enum ProtectedPath {
     /// `.envrc`, `.vscode/tasks.json`, `.vscode/settings.json`: run on
     /// entering the directory or opening it in the editor.
     EnvironmentHook,
+    /// `.bashrc`, `.profile`, `.ssh/config` …: run by the user's shell or
+    /// ssh (a workspace that is the home directory, a dotfiles checkout).
+    ShellConfig,
+    /// An existing file with more than one hard link: it may be a protected
+    /// file under another name (`ln .git/config notes.txt`).
+    HardLink,
 }
 
 impl ProtectedPath {
@@ -48,6 +54,12 @@ impl ProtectedPath {
             }
             ProtectedPath::EnvironmentHook => {
                 "writes a file that runs commands when the directory is entered or opened"
+            }
+            ProtectedPath::ShellConfig => {
+                "writes a shell or ssh configuration file, which runs commands"
+            }
+            ProtectedPath::HardLink => {
+                "writes a file with several hard links, which may be a protected file under another name"
             }
         }
     }
@@ -99,21 +111,48 @@ pub fn protected_by_name(path: &Path, zcode_home: Option<&Path>) -> Option<Prote
     let file = file.as_str();
     // A directory component anywhere above the file.
     for dir in dirs {
-        if is_dot_git(dir) {
+        // Mercurial's and Jujutsu's repository directories hold their
+        // configuration and hooks, as `.git` does.
+        if is_dot_git(dir) || is(dir, ".hg") || is(dir, ".jj") {
             return Some(ProtectedPath::GitDir);
         }
-        if is(dir, ".husky") {
+        // Hook directories: husky, lefthook's scripts, and `.githooks`,
+        // the usual target of `core.hooksPath`.
+        if is(dir, ".husky") || is(dir, ".lefthook") || is(dir, ".githooks") {
             return Some(ProtectedPath::CommitHook);
         }
     }
     let parent = dirs.last().map_or("", String::as_str);
-    if is_dot_git(file) {
+    let grandparent = dirs.len().checked_sub(2).and_then(|i| dirs.get(i));
+    let grandparent = grandparent.map_or("", String::as_str);
+    if is_dot_git(file) || is(file, ".hg") || is(file, ".jj") {
         return Some(ProtectedPath::GitDir);
     }
-    if [".gitmodules", ".gitconfig"].iter().any(|n| is(file, n)) {
+    // `.gitattributes` chooses filter and diff drivers, which git runs.
+    if [".gitmodules", ".gitconfig", ".gitattributes"]
+        .iter()
+        .any(|n| is(file, n))
+        || (is(parent, "git") && is(grandparent, ".config"))
+    {
         return Some(ProtectedPath::GitConfig);
     }
-    if is(file, ".pre-commit-config.yaml") || is(file, ".pre-commit-config.yml") {
+    let commit_hooks = [
+        ".pre-commit-config.yaml",
+        ".pre-commit-config.yml",
+        "lefthook.yml",
+        "lefthook.yaml",
+        "lefthook.json",
+        "lefthook.toml",
+        ".lefthook.yml",
+        ".lefthook.yaml",
+        ".lefthook.json",
+        ".lefthook.toml",
+        "lefthook-local.yml",
+        "lefthook-local.yaml",
+        ".lefthook-local.yml",
+        ".lefthook-local.yaml",
+    ];
+    if commit_hooks.iter().any(|n| is(file, n)) {
         return Some(ProtectedPath::CommitHook);
     }
     let toolchain = [
@@ -123,16 +162,52 @@ pub fn protected_by_name(path: &Path, zcode_home: Option<&Path>) -> Option<Prote
         ".npmrc",
         ".yarnrc",
         ".yarnrc.yml",
+        ".pnpmfile.cjs",
+        ".pnpmfile.mjs",
+        "mise.toml",
+        ".mise.toml",
+        "mise.local.toml",
+        ".mise.local.toml",
+        ".python-version",
+        ".node-version",
+        ".nvmrc",
+        ".ruby-version",
     ];
     if toolchain.iter().any(|n| is(file, n))
         || (is(parent, ".cargo") && (is(file, "config") || is(file, "config.toml")))
+        || ((is(parent, ".mise") || is(parent, "mise"))
+            && (is(file, "config.toml") || is(file, "config.local.toml")))
+        || (is(parent, "mise") && is(grandparent, ".config"))
     {
         return Some(ProtectedPath::ToolchainConfig);
     }
+    let vscode_runs = ["tasks.json", "settings.json", "launch.json"];
     if is(file, ".envrc")
-        || (is(parent, ".vscode") && (is(file, "tasks.json") || is(file, "settings.json")))
+        || (is(parent, ".vscode") && vscode_runs.iter().any(|n| is(file, n)))
+        || file.ends_with(".code-workspace")
+        || is(file, ".devcontainer.json")
+        || (is(parent, ".devcontainer") && file.ends_with(".json"))
     {
         return Some(ProtectedPath::EnvironmentHook);
+    }
+    let shell = [
+        ".bashrc",
+        ".bash_profile",
+        ".bash_login",
+        ".bash_logout",
+        ".profile",
+        ".zshrc",
+        ".zshenv",
+        ".zprofile",
+        ".zlogin",
+        ".inputrc",
+    ];
+    if shell.iter().any(|n| is(file, n))
+        || (is(parent, ".ssh")
+            && (is(file, "config") || is(file, "authorized_keys") || is(file, "rc")))
+        || (is(parent, "fish") && is(file, "config.fish"))
+    {
+        return Some(ProtectedPath::ShellConfig);
     }
     None
 }
@@ -164,24 +239,74 @@ fn zcode_home_file_is_protected(rest: &Path) -> bool {
 /// linked worktree's `.git/worktrees/x`). Catches git directories that are
 /// not named `.git`, such as the target of a `gitdir:` link or a bare
 /// `vendor/x.git`.
-fn looks_like_git_dir(dir: &Path) -> bool {
-    dir.join("HEAD").is_file() && (dir.join("objects").is_dir() || dir.join("commondir").is_file())
+///
+/// Judged on the state after writing `target`: a write that completes
+/// the shape (the `HEAD`, or the first file under `objects/`, of a
+/// directory built file by file) is one into a git directory.
+fn is_git_dir_after_writing(dir: &Path, target: &Path) -> bool {
+    let rest = target.strip_prefix(dir).ok();
+    let first = rest.and_then(|r| r.components().next());
+    let writes = |name: &str| rest.is_some_and(|r| r == Path::new(name));
+    let writes_under = |name: &str| {
+        first.is_some_and(|c| c.as_os_str() == name)
+            && rest.is_some_and(|r| r.components().count() > 1)
+    };
+    let head = writes("HEAD") || dir.join("HEAD").is_file();
+    head && (writes_under("objects")
+        || dir.join("objects").is_dir()
+        || writes("commondir")
+        || dir.join("commondir").is_file())
+}
+
+/// Is `path` inside the directory `core.hooksPath` names in the
+/// configuration of the repository holding it? (A line scan of the
+/// repository's own config file: the usual place for the setting.)
+fn in_configured_hooks_dir(path: &Path) -> bool {
+    let Some(git_dir) = path.parent().and_then(crate::git_info::git_dir) else {
+        return false;
+    };
+    let Ok(config) = std::fs::read_to_string(git_dir.join("config")) else {
+        return false;
+    };
+    let worktree = git_dir.parent().unwrap_or(&git_dir);
+    config.lines().any(|line| {
+        let Some((key, value)) = line.split_once('=') else {
+            return false;
+        };
+        if !key.trim().eq_ignore_ascii_case("hookspath") {
+            return false;
+        }
+        let value = value.trim().trim_matches('"');
+        !value.is_empty() && path.starts_with(worktree.join(value))
+    })
+}
+
+/// A regular file that exists with more than one hard link.
+fn has_other_hard_links(path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file() && m.nlink() > 1)
 }
 
 /// The protection of a resolved absolute target: by name, else by being
 /// inside a directory that git treats as a repository (a few `stat`s per
-/// existing ancestor).
+/// existing ancestor), or would treat as one once the target is written,
+/// or inside the configured hooks directory, or by being a hard link.
 pub fn protected_path(path: &Path, zcode_home: Option<&Path>) -> Option<ProtectedPath> {
     if let Some(found) = protected_by_name(path, zcode_home) {
         return Some(found);
     }
-    // The target itself may be such a directory (writing `HEAD` into it
-    // is covered by its parent below).
-    path.ancestors()
+    if path
+        .ancestors()
         .skip(1)
         .filter(|dir| dir.parent().is_some())
-        .any(looks_like_git_dir)
-        .then_some(ProtectedPath::GitDir)
+        .any(|dir| is_git_dir_after_writing(dir, path))
+    {
+        return Some(ProtectedPath::GitDir);
+    }
+    if in_configured_hooks_dir(path) {
+        return Some(ProtectedPath::CommitHook);
+    }
+    has_other_hard_links(path).then_some(ProtectedPath::HardLink)
 }
 
 #[cfg(test)]
@@ -223,6 +348,33 @@ mod tests {
             ("/ws/.tool-versions", ProtectedPath::ToolchainConfig),
             ("/ws/.envrc", ProtectedPath::EnvironmentHook),
             ("/ws/.vscode/tasks.json", ProtectedPath::EnvironmentHook),
+            ("/ws/.gitattributes", ProtectedPath::GitConfig),
+            ("/ws/sub/.gitattributes", ProtectedPath::GitConfig),
+            ("/ws/.hg/hgrc", ProtectedPath::GitDir),
+            ("/ws/.jj/repo/config.toml", ProtectedPath::GitDir),
+            ("/ws/lefthook.yml", ProtectedPath::CommitHook),
+            ("/ws/.lefthook/pre-commit/x.sh", ProtectedPath::CommitHook),
+            ("/ws/.githooks/pre-commit", ProtectedPath::CommitHook),
+            ("/ws/mise.toml", ProtectedPath::ToolchainConfig),
+            ("/ws/.mise.toml", ProtectedPath::ToolchainConfig),
+            (
+                "/ws/.config/mise/config.toml",
+                ProtectedPath::ToolchainConfig,
+            ),
+            ("/ws/.pnpmfile.cjs", ProtectedPath::ToolchainConfig),
+            ("/ws/.python-version", ProtectedPath::ToolchainConfig),
+            ("/ws/app.code-workspace", ProtectedPath::EnvironmentHook),
+            ("/ws/.vscode/launch.json", ProtectedPath::EnvironmentHook),
+            (
+                "/ws/.devcontainer/devcontainer.json",
+                ProtectedPath::EnvironmentHook,
+            ),
+            ("/ws/.devcontainer.json", ProtectedPath::EnvironmentHook),
+            ("/home/u/.bashrc", ProtectedPath::ShellConfig),
+            ("/home/u/.zshenv", ProtectedPath::ShellConfig),
+            ("/home/u/.ssh/config", ProtectedPath::ShellConfig),
+            ("/home/u/.ssh/authorized_keys", ProtectedPath::ShellConfig),
+            ("/home/u/.config/git/config", ProtectedPath::GitConfig),
         ] {
             assert_eq!(by_name(path), Some(want), "{path}");
         }
@@ -233,7 +385,6 @@ mod tests {
         for path in [
             "/ws/src/main.rs",
             "/ws/.gitignore",
-            "/ws/.gitattributes",
             "/ws/git/config",
             "/ws/.github/workflows/ci.yml",
             "/ws/docs/.git-notes.md",
@@ -263,5 +414,70 @@ mod tests {
             Some(ProtectedPath::GitDir)
         );
         assert_eq!(protected_path(&dir.path().join("vendor/y"), None), None);
+    }
+
+    /// A directory built file by file into a bare repository: each write
+    /// is judged on the state after it, so the one that completes the
+    /// shape is protected, in any order.
+    #[test]
+    fn perm10_a_write_that_makes_a_git_dir_is_protected() {
+        let orders: [&[&str]; 3] = [
+            &["config", "refs/heads/.keep", "HEAD", "objects/.keep"],
+            &["objects/.keep", "refs/heads/.keep", "config", "HEAD"],
+            &["HEAD", "commondir"],
+        ];
+        for order in orders {
+            let dir = tempfile::tempdir().unwrap();
+            let repo = dir.path().join("sub");
+            let mut protected_at = None;
+            for (i, file) in order.iter().enumerate() {
+                let target = repo.join(file);
+                if protected_path(&target, None).is_some() {
+                    protected_at.get_or_insert(i);
+                    continue;
+                }
+                std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+                std::fs::write(&target, "x").unwrap();
+            }
+            assert!(protected_at.is_some(), "{order:?}: never protected");
+            let head = repo.join("HEAD").is_file();
+            let shaped = repo.join("objects").is_dir() || repo.join("commondir").is_file();
+            assert!(!(head && shaped), "{order:?}: the git directory was built");
+        }
+    }
+
+    #[test]
+    fn perm10_a_hard_link_to_git_config_is_protected() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join(".git")).unwrap();
+        std::fs::write(dir.path().join(".git/config"), "[core]\n").unwrap();
+        std::fs::hard_link(dir.path().join(".git/config"), dir.path().join("notes.txt")).unwrap();
+        assert_eq!(
+            protected_path(&dir.path().join("notes.txt"), None),
+            Some(ProtectedPath::HardLink)
+        );
+        std::fs::write(dir.path().join("plain.txt"), "x").unwrap();
+        assert_eq!(protected_path(&dir.path().join("plain.txt"), None), None);
+    }
+
+    #[test]
+    fn perm10_the_configured_hooks_dir_is_protected() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join(".git")).unwrap();
+        std::fs::write(dir.path().join(".git/HEAD"), "ref: refs/heads/main\n").unwrap();
+        std::fs::write(
+            dir.path().join(".git/config"),
+            "[core]\n\thooksPath = tools/hooks\n",
+        )
+        .unwrap();
+        std::fs::create_dir_all(dir.path().join("tools/hooks")).unwrap();
+        assert_eq!(
+            protected_path(&dir.path().join("tools/hooks/pre-commit"), None),
+            Some(ProtectedPath::CommitHook)
+        );
+        assert_eq!(
+            protected_path(&dir.path().join("tools/other.sh"), None),
+            None
+        );
     }
 }

@@ -49,6 +49,14 @@ pub struct Evaluation {
     pub sandbox: Option<SandboxKind>,
 }
 
+impl Evaluation {
+    /// A Bash call allowed because every part of it was judged read-only:
+    /// what it runs gets git's program-naming settings neutralised.
+    pub fn allowed_as_read_only(&self) -> bool {
+        self.decision.behavior == Behavior::Allow && self.bash.as_ref().is_some_and(|b| b.read_only)
+    }
+}
+
 /// Whether commands judged read-only run in the read-only sandbox.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ReadOnlySandbox {

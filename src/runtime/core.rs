@@ -220,6 +220,7 @@ impl SessionCore {
                 model: Some(model),
             }),
             sandbox: None,
+            neutralise_git: false,
             url_permission: None,
             processes: self.processes.clone(),
         }

@@ -70,7 +70,7 @@ impl ProjectContext {
 
     /// Adds the project's memory: where it lives and its index as it is.
     pub fn with_memory(mut self, memory_dir: &Path) -> Self {
-        self.memory_index = read_memory_index(&memory_dir.join("MEMORY.md"));
+        self.memory_index = read_memory_index(memory_dir);
         self.memory_dir = Some(memory_dir.to_path_buf());
         self
     }
@@ -202,7 +202,7 @@ pub fn memory_report(context: &ProjectContext) -> String {
     for (name, len) in &notes {
         out.push_str(&format!("\n  {name} ({len} bytes)"));
     }
-    if let Some(index) = read_memory_index(&dir.join("MEMORY.md")) {
+    if let Some(index) = read_memory_index(dir) {
         out.push_str("\nMEMORY.md:\n");
         out.push_str(&index);
     }
@@ -259,13 +259,15 @@ fn compact_memory_index(index: &str) -> String {
     )
 }
 
-/// `MEMORY.md` up to the caps, with a note when it is longer.
-fn read_memory_index(path: &Path) -> Option<String> {
-    let meta = std::fs::metadata(path).ok()?;
+/// The memory directory's `MEMORY.md` up to the caps, with a note when it
+/// is longer; only where it resolves inside the memory directory.
+fn read_memory_index(memory_dir: &Path) -> Option<String> {
+    let path = resolved_inside(&memory_dir.join("MEMORY.md"), memory_dir).ok()?;
+    let meta = std::fs::metadata(&path).ok()?;
     if !meta.is_file() {
         return None;
     }
-    let bytes = read_prefix(path, MAX_MEMORY_BYTES).ok()?;
+    let bytes = read_prefix(&path, MAX_MEMORY_BYTES).ok()?;
     let text = String::from_utf8_lossy(&bytes);
     let lines: Vec<&str> = text.lines().collect();
     let shown = lines.len().min(MAX_MEMORY_LINES);
@@ -279,13 +281,18 @@ fn read_memory_index(path: &Path) -> Option<String> {
     (!out.trim().is_empty()).then_some(out)
 }
 
-/// The directories from the repository root (the nearest ancestor holding
-/// `.git`; the workspace itself outside a repository) down to `workspace`.
-fn instruction_dirs(workspace: &Path) -> Vec<PathBuf> {
-    let root = workspace
+/// The repository root: the nearest ancestor of `workspace` holding
+/// `.git`; the workspace itself outside a repository.
+fn repository_root(workspace: &Path) -> &Path {
+    workspace
         .ancestors()
         .find(|a| a.join(".git").exists())
-        .unwrap_or(workspace);
+        .unwrap_or(workspace)
+}
+
+/// The directories from the repository root down to `workspace`.
+fn instruction_dirs(workspace: &Path) -> Vec<PathBuf> {
+    let root = repository_root(workspace);
     let mut dirs: Vec<PathBuf> = workspace
         .ancestors()
         .take_while(|a| a.starts_with(root))
@@ -295,25 +302,48 @@ fn instruction_dirs(workspace: &Path) -> Vec<PathBuf> {
     dirs
 }
 
+/// `path` with every link resolved, when it resolves inside `root` (also
+/// resolved). An instruction or memory file is sent to the model provider:
+/// a link out of the repository (`AGENTS.md -> ~/.ssh/id_ed25519`) must
+/// not send whatever it points to.
+pub(crate) fn resolved_inside(path: &Path, root: &Path) -> Result<PathBuf, String> {
+    let root = std::fs::canonicalize(root)
+        .map_err(|e| format!("{} (cannot be resolved: {e})", root.display()))?;
+    let resolved = std::fs::canonicalize(path)
+        .map_err(|e| format!("{} (cannot be resolved: {e})", path.display()))?;
+    if resolved.starts_with(&root) {
+        Ok(resolved)
+    } else {
+        Err(format!(
+            "{} (a link to {}, outside {}; not read)",
+            path.display(),
+            resolved.display(),
+            root.display()
+        ))
+    }
+}
+
 /// The global file, then one file per directory from the root down:
-/// `AGENTS.md`, else `CLAUDE.md`.
+/// `AGENTS.md`, else `CLAUDE.md`. Each is read only where it resolves
+/// inside its own tree: the repository, or `zcode_home` for the global one.
 pub fn load_instruction_files(
     workspace: &Path,
     zcode_home: &Path,
 ) -> (Vec<InstructionFile>, Vec<String>) {
-    let mut candidates = vec![zcode_home.join("AGENTS.md")];
+    let repository = repository_root(workspace);
+    let mut candidates = vec![(zcode_home.join("AGENTS.md"), zcode_home)];
     for dir in instruction_dirs(workspace) {
         let agents = dir.join("AGENTS.md");
         if agents.is_file() {
-            candidates.push(agents);
+            candidates.push((agents, repository));
         } else {
-            candidates.push(dir.join("CLAUDE.md"));
+            candidates.push((dir.join("CLAUDE.md"), repository));
         }
     }
     let mut files = Vec::new();
     let mut skipped = Vec::new();
     let mut total = 0usize;
-    for path in candidates {
+    for (path, root) in candidates {
         // Only regular files: a FIFO named AGENTS.md must not hang the start.
         let Ok(meta) = std::fs::metadata(&path) else {
             continue;
@@ -321,7 +351,14 @@ pub fn load_instruction_files(
         if !meta.is_file() {
             continue;
         }
-        let bytes = match read_prefix(&path, MAX_FILE_BYTES) {
+        let readable = match resolved_inside(&path, root) {
+            Ok(resolved) => resolved,
+            Err(why) => {
+                skipped.push(why);
+                continue;
+            }
+        };
+        let bytes = match read_prefix(&readable, MAX_FILE_BYTES) {
             Ok(b) => b,
             Err(e) => {
                 skipped.push(format!("{} (cannot be read: {e})", path.display()));
@@ -373,18 +410,30 @@ fn cut_at_char(text: &str, max: usize) -> &str {
 
 /// `git status --porcelain` summed up ("clean", "2 modified, 1 untracked"),
 /// given at most a second; `None` outside a repository or without git.
+///
+/// The repository is untrusted: its configuration and attributes may name
+/// programs (an fsmonitor hook, a filter driver). git runs with those
+/// settings neutralised (`git_env::read_only_env`) and, where the kernel
+/// offers it, inside the read-only sandbox. Without the sandbox, the status
+/// is read only where the neutralising is complete: a git that honours
+/// `GIT_ATTR_SOURCE` and no `info/attributes` in the git directory.
 fn git_status_summary(workspace: &Path) -> Option<String> {
-    if !workspace.ancestors().any(|a| a.join(".git").exists()) {
-        return None;
-    }
-    let mut child = Command::new("git")
+    let git_dir = crate::git_info::git_dir(workspace)?;
+    let mut command = Command::new("git");
+    command
         .args(["status", "--porcelain=v1", "--untracked-files=normal"])
+        .envs(crate::git_env::read_only_env())
         .current_dir(workspace)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .ok()?;
+        .stderr(Stdio::null());
+    if crate::sandbox::support().available() {
+        crate::sandbox::apply_to_std(&mut command, &crate::sandbox::SandboxPolicy::read_only())
+            .ok()?;
+    } else if git_dir.join("info/attributes").exists() || !git_reads_attributes_from_a_tree() {
+        return None;
+    }
+    let mut child = command.spawn().ok()?;
     let stdout = child.stdout.take()?;
     // Read on a thread: a large status must not fill the pipe and stall.
     let reader = std::thread::spawn(move || {
@@ -399,6 +448,45 @@ fn git_status_summary(workspace: &Path) -> Option<String> {
     }
     let out = reader.join().ok()?;
     Some(summarize_porcelain(&String::from_utf8_lossy(&out)))
+}
+
+/// Does the installed git honour `GIT_ATTR_SOURCE` (git 2.40 and later)?
+/// `git --version` reads no repository; it runs from `/` to be sure.
+fn git_reads_attributes_from_a_tree() -> bool {
+    let Ok(mut child) = Command::new("git")
+        .arg("--version")
+        .current_dir("/")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+    else {
+        return false;
+    };
+    let Some(mut stdout) = child.stdout.take() else {
+        return false;
+    };
+    let mut text = String::new();
+    {
+        use std::io::Read;
+        let _ = (&mut stdout).take(256).read_to_string(&mut text);
+    }
+    let _ = wait_with_deadline(&mut child, GIT_STATUS_TIMEOUT);
+    git_version_at_least(&text, (2, 40))
+}
+
+/// `git version 2.47.3` (or `2.39.5 (Apple Git-154)`) against a minimum.
+fn git_version_at_least(text: &str, minimum: (u32, u32)) -> bool {
+    let Some(version) = text.trim().strip_prefix("git version ") else {
+        return false;
+    };
+    let mut parts = version.split(|c: char| !c.is_ascii_digit());
+    let major = parts.next().and_then(|p| p.parse::<u32>().ok());
+    let minor = parts.next().and_then(|p| p.parse::<u32>().ok());
+    match (major, minor) {
+        (Some(major), Some(minor)) => (major, minor) >= minimum,
+        _ => false,
+    }
 }
 
 /// Counts of a porcelain v1 status.

@@ -298,6 +298,9 @@ pub async fn run_command(command: &str, timeout: Duration, ctx: &ToolContext) ->
         .env("GIT_TERMINAL_PROMPT", "0")
         .process_group(0)
         .kill_on_drop(true);
+    if ctx.neutralise_git {
+        cmd.envs(crate::git_env::read_only_env());
+    }
     if let Some(policy) = &ctx.sandbox
         && let Err(e) = crate::sandbox::apply_to_tokio(&mut cmd, policy)
     {

@@ -68,6 +68,9 @@ pub struct ToolContext {
     pub session: Option<SessionServices>,
     /// The kernel sandbox this call's commands run in (Bash); `None`: none.
     pub sandbox: Option<crate::sandbox::SandboxPolicy>,
+    /// The call was allowed on its read-only judgment: git runs with the
+    /// settings that name programs neutralised (`git_env`).
+    pub neutralise_git: bool,
     /// The permission decision for a URL the call was not approved for
     /// (WebFetch's redirect targets); `None` where no rules are at hand,
     /// and then only the approved host is reached.
@@ -115,6 +118,7 @@ impl ToolContext {
             files: Arc::new(Mutex::new(FileStateTracker::default())),
             session: None,
             sandbox: None,
+            neutralise_git: false,
             url_permission: None,
             processes: Arc::default(),
         }

@@ -149,7 +149,11 @@ pub(super) async fn ask(
 ) -> Approval {
     let request_id = format!("perm_{}", uuid::Uuid::new_v4());
     let request = permission_request(core, tool, call, request_id.clone(), &input, eval, cancel);
-    let answer = if core.broker_handle.is_none() {
+    let answer = if eval.decision.rule_id == check::rule_id::EDIT_PROTECTED_PATH {
+        // PERM-10: a write to a file that makes tools run programs is the
+        // user's to allow; no PermissionRequest hook answers for them.
+        user_only(core, &request, cancel).await
+    } else if core.broker_handle.is_none() {
         hooks_then_deny(core, &request, cancel).await
     } else {
         let claim = ClaimHandle::new(cancel);
@@ -244,6 +248,27 @@ async fn hooks_then_deny(
             .request(request.clone(), claim, cancel.clone())
             .await,
     )
+}
+
+/// The user alone answers (headless: the deny broker, nobody being there).
+async fn user_only(
+    core: &SessionCore,
+    request: &PermissionRequest,
+    cancel: &CancellationToken,
+) -> Answer {
+    if core.broker_handle.is_none() {
+        // Stream consumers see every request, answered or not.
+        core.emit(Event::PermissionRequested {
+            request: request.clone(),
+        });
+    }
+    let claim = ClaimHandle::new(cancel);
+    let answer = core
+        .broker
+        .request(request.clone(), claim.clone(), cancel.clone())
+        .await;
+    claim.claim();
+    Answer::Broker(answer)
 }
 
 fn report_hook_errors(core: &SessionCore, errors: &[String]) {

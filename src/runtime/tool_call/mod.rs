@@ -193,7 +193,13 @@ pub async fn execute_call(
         // The evaluation already says where the call runs: the read-only
         // sandbox when allowed on its read-only judgment, else where
         // approved commands run.
-        Approval::Run(input) => run_tool(core, &tool, call, input, eval.sandbox, cancel).await,
+        Approval::Run(input) => {
+            let placement = Placement {
+                sandbox: eval.sandbox,
+                neutralise_git: eval.allowed_as_read_only(),
+            };
+            run_tool(core, &tool, call, input, placement, cancel).await
+        }
     }
 }
 
@@ -242,16 +248,23 @@ fn evaluate(
     )
 }
 
+/// Where and how an allowed call runs, as its evaluation decided.
+struct Placement {
+    sandbox: Option<SandboxKind>,
+    neutralise_git: bool,
+}
+
 async fn run_tool(
     core: &SessionCore,
     tool: &Arc<dyn Tool>,
     call: &ToolCall,
     input: Value,
-    sandbox: Option<SandboxKind>,
+    placement: Placement,
     cancel: &CancellationToken,
 ) -> CallOutcome {
     let mut ctx = core.tool_context(cancel);
-    ctx.sandbox = sandbox.map(|kind| core.sandbox_policy(kind));
+    ctx.sandbox = placement.sandbox.map(|kind| core.sandbox_policy(kind));
+    ctx.neutralise_git = placement.neutralise_git;
     ctx.url_permission = url_permission(core, tool.as_ref());
     // A panicking or stuck tool is a failed call, not a broken session.
     let mut output = guard::run(tool.as_ref(), input.clone(), &ctx).await;
