@@ -494,3 +494,59 @@ async fn mcp_a_project_server_cannot_take_over_a_config_servers_name() {
         "echo: mine"
     );
 }
+
+/// The user's own stdio server starts in a directory of its own, not in
+/// the opened repository: a repository's `node_modules/.bin` (which `npx`
+/// resolves from its directory) cannot stand in for its program. A
+/// project's trusted server still starts in the workspace.
+#[tokio::test(flavor = "multi_thread")]
+async fn mcp_user_servers_start_outside_the_repository() {
+    let h = Harness::new();
+    // The repository's stand-in for the user's server, found relative to
+    // the directory the server starts in.
+    let bin = h.project().join("node_modules/.bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let evil_marker = h.home().join("evil.ran");
+    std::fs::write(
+        bin.join("srv"),
+        format!("#!/bin/sh\ntouch '{}'\nexit 1\n", evil_marker.display()),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(bin.join("srv"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let user_cwd = h.home().join("user.cwd");
+    let project_cwd = h.home().join("project.cwd");
+    let launcher = |record: &std::path::Path| {
+        format!(
+            "pwd > '{}'; [ -x node_modules/.bin/srv ] && exec node_modules/.bin/srv; exec '{}'",
+            record.display(),
+            test_server()
+        )
+    };
+    h.write_config(&json!({"mcpServers": {
+        "mine": {"command": "sh", "args": ["-c", launcher(&user_cwd)]}
+    }}));
+    std::fs::write(
+        h.project().join(".mcp.json"),
+        json!({"mcpServers": {"proj": {"command": "sh", "args": ["-c", launcher(&project_cwd)]}}})
+            .to_string(),
+    )
+    .unwrap();
+    let list = h.run(&["mcp", "list"], &[]).await;
+    assert!(list.stdout.contains("mine: connected"), "{list}");
+    assert!(
+        !evil_marker.exists(),
+        "the repository's program ran: {list}"
+    );
+    let cwd = std::fs::read_to_string(&user_cwd).unwrap();
+    let expected = std::fs::canonicalize(h.home().join("mcp")).unwrap();
+    assert_eq!(cwd.trim(), expected.to_string_lossy(), "{list}");
+
+    // The project's own server, once trusted, runs in the workspace.
+    let trust = h.run(&["mcp", "trust", "proj"], &[]).await;
+    assert_eq!(trust.code, Some(0), "{trust}");
+    let _ = h.run(&["mcp", "list"], &[]).await;
+    let cwd = std::fs::read_to_string(&project_cwd).unwrap();
+    let workspace = std::fs::canonicalize(h.project()).unwrap();
+    assert_eq!(cwd.trim(), workspace.to_string_lossy());
+}

@@ -47,6 +47,7 @@ fn list(cwd: &CwdArg, as_json: bool, lists: &ToolLists) -> anyhow::Result<ExitCo
             trusted,
             disallowed,
             workspace: project.workspace.clone(),
+            server_dir: env.home.join(mcp::SERVER_DIR),
             timeout: setup.timeout,
             notice: Box::new(|_| {}),
         });

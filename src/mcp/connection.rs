@@ -116,7 +116,7 @@ pub struct ConnectError {
 /// session. The caller bounds the wait.
 pub async fn connect(
     transport: &Transport,
-    workspace: &std::path::Path,
+    cwd: &std::path::Path,
 ) -> Result<Connection, ConnectError> {
     let tools_changed = Arc::new(Notify::new());
     let refreshing = Arc::new(AtomicBool::new(false));
@@ -134,7 +134,7 @@ pub async fn connect(
             let mut cmd = tokio::process::Command::new(command);
             cmd.args(args)
                 .envs(env.iter().cloned())
-                .current_dir(workspace)
+                .current_dir(cwd)
                 .kill_on_drop(true);
             let (process, pipe) = rmcp::transport::TokioChildProcess::builder(cmd)
                 .stderr(std::process::Stdio::piped())

@@ -92,6 +92,7 @@ struct Inner {
     stop: CancellationToken,
     notice: Box<dyn Fn(String) + Send + Sync>,
     workspace: PathBuf,
+    server_dir: PathBuf,
     timeout: Duration,
     /// Servers prepared but not yet launched.
     pending: std::sync::Mutex<Vec<(usize, Transport)>>,
@@ -104,6 +105,11 @@ pub struct HubSetup {
     pub trusted: Vec<String>,
     pub disallowed: Vec<String>,
     pub workspace: PathBuf,
+    /// Where the user's own servers start (`$ZCODE_HOME/mcp`): a directory
+    /// of their own, so the opened repository cannot substitute their
+    /// program (`npx` resolves `node_modules/.bin` from its directory).
+    /// A project's servers start in the workspace, where they belong.
+    pub server_dir: PathBuf,
     pub timeout: Duration,
     /// Told, in a sentence, when a server fails or its tools change.
     pub notice: Box<dyn Fn(String) + Send + Sync>,
@@ -194,6 +200,7 @@ impl McpHub {
                 stop: CancellationToken::new(),
                 notice: setup.notice,
                 workspace: setup.workspace,
+                server_dir: setup.server_dir,
                 timeout: setup.timeout,
                 pending: std::sync::Mutex::new(to_start),
             }),
@@ -327,10 +334,10 @@ impl McpHub {
         let name = self.name_of(index);
         let stop = self.inner.stop.clone();
         let timeout = self.inner.timeout;
-        let workspace = self.inner.workspace.as_path();
+        let cwd = self.start_dir(index);
         let started = tokio::select! {
             _ = stop.cancelled() => return,
-            started = tokio::time::timeout(timeout, start_and_list(&name, &transport, workspace)) => started,
+            started = tokio::time::timeout(timeout, start_and_list(&name, &transport, &cwd)) => started,
         };
         let (connection, tools) = match started {
             Ok(Ok(ready)) => ready,
@@ -378,6 +385,24 @@ impl McpHub {
         let _ = service.close_with_timeout(Duration::from_secs(2)).await;
     }
 
+    /// The directory a server starts in: the workspace for the project's
+    /// own servers, a directory of their own for the user's (created on
+    /// first use; `/` when it cannot be).
+    fn start_dir(&self, index: usize) -> PathBuf {
+        let from_project = self
+            .read()
+            .get(index)
+            .is_some_and(|s| matches!(s.origin, Origin::Project(_)));
+        if from_project {
+            return self.inner.workspace.clone();
+        }
+        let dir = &self.inner.server_dir;
+        match std::fs::create_dir_all(dir) {
+            Ok(()) => dir.clone(),
+            Err(_) => PathBuf::from("/"),
+        }
+    }
+
     fn fail(&self, index: usize, name: &str, why: String) {
         let why = crate::terminal_text::neutralize_controls(&why);
         self.update(index, |slot| slot.status = Status::Failed(why.clone()));
@@ -389,14 +414,15 @@ impl McpHub {
 async fn start_and_list(
     name: &str,
     transport: &Transport,
-    workspace: &Path,
+    cwd: &Path,
 ) -> Result<(Connection, Vec<Arc<McpTool>>), String> {
-    let connection = connection::connect(transport, workspace)
-        .await
-        .map_err(|e| match e.stderr.last() {
-            Some(line) => format!("{} (stderr: {line})", e.message),
-            None => e.message,
-        })?;
+    let connection =
+        connection::connect(transport, cwd)
+            .await
+            .map_err(|e| match e.stderr.last() {
+                Some(line) => format!("{} (stderr: {line})", e.message),
+                None => e.message,
+            })?;
     let listing = connection::list_tools(&connection.peer()).await?;
     let tools = build_tools(name, &listing, &connection);
     Ok((connection, tools))

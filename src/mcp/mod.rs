@@ -12,6 +12,10 @@ pub mod tool;
 pub mod trust;
 
 pub use config::{Origin, ServerEntry, Transport};
+
+/// The directory under `$ZCODE_HOME` that the user's own stdio servers
+/// start in (see `HubSetup::server_dir`).
+pub const SERVER_DIR: &str = "mcp";
 pub use hub::{HubSetup, McpHub, ServerReport, Status, render_report};
 
 use serde_json::{Map, Value};

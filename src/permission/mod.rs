@@ -9,6 +9,7 @@ pub mod mode;
 pub mod path_rules;
 pub mod paths;
 pub mod protected;
+pub mod read_rules;
 pub mod rules;
 pub mod service;
 pub mod settings;

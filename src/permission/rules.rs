@@ -182,6 +182,9 @@ pub fn tool_name_matches(rule_tool: &str, tool_name: &str) -> bool {
 pub fn rule_covers_tool(kind: RuleKind, rule_tool: &str, tool_name: &str) -> bool {
     tool_name_matches(rule_tool, tool_name)
         || (kind != RuleKind::Allow && rule_tool == "Write" && tool_name == "Edit")
+        // A Read deny or ask rule is about the contents, which Grep reads
+        // and whose names Glob lists.
+        || (kind != RuleKind::Allow && rule_tool == "Read" && matches!(tool_name, "Grep" | "Glob"))
 }
 
 /// The input fields a rule's content is compared with, in order (RULE-3).

@@ -2,6 +2,7 @@
 //! needs the environment (target resolution, Bash analysis, suggestions) and
 //! the session's in-memory grants (GRANT-2).
 
+use super::ask_reason;
 use super::bash::{self, AnalyzeOptions, BashAnalysis};
 use super::capability::{Capability, RiskLevel, SideEffectScope, builtin_capability};
 use super::check::{
@@ -10,8 +11,9 @@ use super::check::{
 };
 use super::mode::ExecutionState;
 use super::paths::{PathContext, ResolvedCall, ResolvedDir, resolve_call};
+use super::read_rules::{self, BashReadMatch};
 use super::rules::content_matches;
-use super::rules::{Rule, RuleSet};
+use super::rules::{Rule, RuleKind, RuleSet};
 use super::settings::PermissionSettings;
 use super::suggest::suggested_rules;
 use crate::sandbox::{self, ApprovedCommands, SandboxKind, SandboxMode};
@@ -190,6 +192,60 @@ impl PermissionService {
         &self.session_rules
     }
 
+    /// Read deny and ask rules on what a shell command reads (see
+    /// `read_rules`): a deny rule denies in every mode; an ask rule (or a
+    /// read that cannot be known before it runs) turns an allow into a
+    /// question, except in yolo mode, which asks nothing.
+    fn bash_read_rules(
+        &self,
+        decision: Decision,
+        analysis: &BashAnalysis,
+        state: ExecutionState,
+        project_rules: &RuleSet,
+    ) -> Decision {
+        if decision.behavior == Behavior::Deny {
+            return decision;
+        }
+        let workspace = self.workspace.path();
+        let yolo = state.mode == crate::permission::mode::Mode::Yolo && !state.plan_enabled;
+        let deny = read_rules::read_rules(project_rules, RuleKind::Deny);
+        match read_rules::bash_read_match(analysis, &deny, RuleKind::Deny, workspace) {
+            Some(BashReadMatch::Rule(rule)) => {
+                return Decision::deny(
+                    rule_id::PROJECT_DENY,
+                    format!("Denied by project rule {rule}: the command reads a file it covers"),
+                );
+            }
+            Some(BashReadMatch::Unknown(why)) if decision.behavior == Behavior::Allow && !yolo => {
+                return Decision::ask(
+                    rule_id::PROJECT_ASK,
+                    format!(
+                        "Bash may read a file the project rule {} covers: {why}",
+                        deny[0]
+                    ),
+                );
+            }
+            _ => {}
+        }
+        if decision.behavior != Behavior::Allow || yolo {
+            return decision;
+        }
+        let ask = read_rules::read_rules(project_rules, RuleKind::Ask);
+        match read_rules::bash_read_match(analysis, &ask, RuleKind::Ask, workspace) {
+            Some(BashReadMatch::Rule(rule)) => {
+                Decision::ask(rule_id::PROJECT_ASK, ask_reason::project_ask(&rule))
+            }
+            Some(BashReadMatch::Unknown(why)) => Decision::ask(
+                rule_id::PROJECT_ASK,
+                format!(
+                    "Bash may read a file the project rule {} covers: {why}",
+                    ask[0]
+                ),
+            ),
+            None => decision,
+        }
+    }
+
     /// Decides one call: `check_permission` then the PERM-13 overlays.
     /// `capability` is `None` for built-in tools (looked up by name).
     pub fn evaluate(
@@ -234,6 +290,10 @@ impl PermissionService {
         };
         let decision = check_permission(&ctx);
         let decision = apply_overlays(decision, &static_cap, tool_name, hook, target);
+        let decision = match &bash {
+            Some(analysis) => self.bash_read_rules(decision, analysis, state, project_rules),
+            None => decision,
+        };
         let capability = match &bash {
             Some(b) if b.read_only => Capability::bash_read_only(),
             _ => static_cap,

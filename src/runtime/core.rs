@@ -221,6 +221,7 @@ impl SessionCore {
             }),
             sandbox: None,
             neutralise_git: false,
+            read_filter: None,
             url_permission: None,
             processes: self.processes.clone(),
         }

@@ -219,6 +219,7 @@ fn start_mcp(
         trusted,
         disallowed: setup.settings.disallowed_tools.iter().cloned().collect(),
         workspace: workspace.to_path_buf(),
+        server_dir: setup.zcode_home.join(crate::mcp::SERVER_DIR),
         timeout: setup.mcp.timeout,
         notice: Box::new(move |message| {
             let _ = sender.send(Event::Notice { message });

@@ -186,8 +186,9 @@ impl Tool for GlobTool {
                 Err(e) => return ToolOutput::error(e),
             };
             let cancel = ctx.cancel.clone();
+            let withheld = ctx.read_filter.clone();
             blocking_cancellable(NAME, &ctx.cancel, move || {
-                glob(&root, &pattern, &matcher, &cancel)
+                glob(&root, &pattern, &matcher, withheld.as_deref(), &cancel)
             })
             .await
             .unwrap_or_else(ToolOutput::error)
@@ -199,12 +200,14 @@ fn glob(
     root: &Path,
     pattern: &str,
     matcher: &PathMatcher,
+    withheld: Option<&crate::permission::read_rules::ReadRuleFilter>,
     cancel: &tokio_util::sync::CancellationToken,
 ) -> ToolOutput {
     if let Err(e) = check_dir(root) {
         return ToolOutput::error(e);
     }
     let mut found = Vec::new();
+    let mut withheld_count = 0;
     for entry in walk::walker(root).build() {
         if cancel.is_cancelled() {
             return ToolOutput::error("Glob was interrupted.");
@@ -219,13 +222,19 @@ fn glob(
         let Ok(relative) = path.strip_prefix(root) else {
             continue;
         };
-        if matcher.is_match(relative) {
-            found.push((path.to_path_buf(), walk::modified(path)));
+        if !matcher.is_match(relative) {
+            continue;
         }
+        if withheld.is_some_and(|w| w.withholds(path)) {
+            withheld_count += 1;
+            continue;
+        }
+        found.push((path.to_path_buf(), walk::modified(path)));
     }
+    let note = super::grep::withheld_note(withheld_count);
     if found.is_empty() {
         return ToolOutput::ok(format!(
-            "No files found matching \"{pattern}\" in {}.",
+            "No files found matching \"{pattern}\" in {}.{note}",
             root.display()
         ));
     }
@@ -241,6 +250,7 @@ fn glob(
             "(Showing the {MAX_RESULTS} most recently modified of {total} matching files. Use a more specific pattern or path to see the others.)\n"
         ));
     }
+    text.push_str(&note);
     ToolOutput::ok(text)
 }
 

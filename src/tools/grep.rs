@@ -10,6 +10,7 @@ use super::{
     Tool, ToolContext, ToolOutput, blocking_cancellable, declared_capability, paths, walk,
 };
 use crate::permission::capability::Capability;
+use crate::permission::read_rules::ReadRuleFilter;
 use futures_util::future::BoxFuture;
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
@@ -198,9 +199,11 @@ impl Tool for GrepTool {
                 None => ctx.workspace.clone(),
             };
             let cancel = ctx.cancel.clone();
-            let searched =
-                blocking_cancellable(NAME, &ctx.cancel, move || search(&input, &root, &cancel))
-                    .await;
+            let withheld = ctx.read_filter.clone();
+            let searched = blocking_cancellable(NAME, &ctx.cancel, move || {
+                search(&input, &root, withheld.as_deref(), &cancel)
+            })
+            .await;
             match searched.and_then(|found| found) {
                 Ok(text) => ToolOutput::ok(text),
                 Err(e) => ToolOutput::error(e),
@@ -229,17 +232,20 @@ impl FileFilter {
 }
 
 /// The files to search: `root` itself when it is a file, else the walk.
+/// The files to search, and how many a Read rule withheld.
 fn files(
     root: &Path,
     filter: Option<&FileFilter>,
+    withheld: Option<&ReadRuleFilter>,
     cancel: &CancellationToken,
-) -> Result<Vec<PathBuf>, String> {
+) -> Result<(Vec<PathBuf>, usize), String> {
     let meta = std::fs::metadata(root).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => format!("Path does not exist: {}", root.display()),
         _ => format!("Cannot search {}: {e}", root.display()),
     })?;
     if meta.is_file() {
-        return Ok(vec![root.to_path_buf()]);
+        // A file named directly was judged by the permission check.
+        return Ok((vec![root.to_path_buf()], 0));
     }
     if let Some(what) = special_kind(&meta.file_type()).filter(|_| !meta.is_dir()) {
         return Err(format!(
@@ -248,6 +254,7 @@ fn files(
         ));
     }
     let mut found = Vec::new();
+    let mut withheld_count = 0;
     for entry in walk::walker(root).build() {
         if cancel.is_cancelled() {
             return Err("Grep was interrupted.".to_string());
@@ -256,11 +263,25 @@ fn files(
         let path = entry.path();
         let is_file = entry.file_type().is_some_and(|t| t.is_file())
             || entry.path_is_symlink() && path.is_file();
-        if is_file && filter.is_none_or(|f| f.matches(root, path)) {
-            found.push(path.to_path_buf());
+        if !is_file || !filter.is_none_or(|f| f.matches(root, path)) {
+            continue;
         }
+        if withheld.is_some_and(|w| w.withholds(path)) {
+            withheld_count += 1;
+            continue;
+        }
+        found.push(path.to_path_buf());
     }
-    Ok(found)
+    Ok((found, withheld_count))
+}
+
+/// The note for files a Read rule kept out of a search.
+pub(crate) fn withheld_note(count: usize) -> String {
+    match count {
+        0 => String::new(),
+        1 => "\n(1 file was left out: a project Read rule covers it.)".to_string(),
+        n => format!("\n({n} files were left out: project Read rules cover them.)"),
+    }
 }
 
 /// What one file's search produced.
@@ -326,7 +347,12 @@ impl Sink for Collect<'_> {
     }
 }
 
-fn search(input: &GrepInput, root: &Path, cancel: &CancellationToken) -> Result<String, String> {
+fn search(
+    input: &GrepInput,
+    root: &Path,
+    withheld: Option<&ReadRuleFilter>,
+    cancel: &CancellationToken,
+) -> Result<String, String> {
     let matcher = input.matcher()?;
     let filter = match &input.glob {
         Some(glob) => {
@@ -338,7 +364,7 @@ fn search(input: &GrepInput, root: &Path, cancel: &CancellationToken) -> Result<
         }
         None => None,
     };
-    let files = files(root, filter.as_ref(), cancel)?;
+    let (files, withheld_count) = files(root, filter.as_ref(), withheld, cancel)?;
     let (before, after) = input.context_lines();
     let mut searcher = SearcherBuilder::new()
         .line_number(true)
@@ -398,9 +424,10 @@ fn search(input: &GrepInput, root: &Path, cancel: &CancellationToken) -> Result<
 
     if matched_files.is_empty() {
         return Ok(format!(
-            "No matches found for pattern \"{}\" in {}.",
+            "No matches found for pattern \"{}\" in {}.{}",
             input.pattern,
-            root.display()
+            root.display(),
+            withheld_note(withheld_count)
         ));
     }
     let file_count = matched_files.len();
@@ -454,5 +481,6 @@ fn search(input: &GrepInput, root: &Path, cancel: &CancellationToken) -> Result<
             }
         }
     }
+    out.push_str(&withheld_note(withheld_count));
     Ok(out)
 }

@@ -71,6 +71,9 @@ pub struct ToolContext {
     /// The call was allowed on its read-only judgment: git runs with the
     /// settings that name programs neutralised (`git_env`).
     pub neutralise_git: bool,
+    /// Files a Read deny or ask rule covers, which Grep and Glob leave out
+    /// of a directory search; `None`: no such rule.
+    pub read_filter: Option<Arc<crate::permission::read_rules::ReadRuleFilter>>,
     /// The permission decision for a URL the call was not approved for
     /// (WebFetch's redirect targets); `None` where no rules are at hand,
     /// and then only the approved host is reached.
@@ -119,6 +122,7 @@ impl ToolContext {
             session: None,
             sandbox: None,
             neutralise_git: false,
+            read_filter: None,
             url_permission: None,
             processes: Arc::default(),
         }

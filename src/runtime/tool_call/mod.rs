@@ -20,6 +20,7 @@ use crate::hooks::ToolResponse;
 use crate::model::ToolCall;
 use crate::permission::capability::SideEffectScope;
 use crate::permission::check::{self, Behavior, HookPermission};
+use crate::permission::read_rules::ReadRuleFilter;
 use crate::permission::rules::RuleSet;
 use crate::permission::service::Evaluation;
 use crate::protocol::{Denial, Event, RequestKind};
@@ -265,6 +266,7 @@ async fn run_tool(
     let mut ctx = core.tool_context(cancel);
     ctx.sandbox = placement.sandbox.map(|kind| core.sandbox_policy(kind));
     ctx.neutralise_git = placement.neutralise_git;
+    ctx.read_filter = read_filter(core, tool.as_ref());
     ctx.url_permission = url_permission(core, tool.as_ref());
     // A panicking or stuck tool is a failed call, not a broken session.
     let mut output = guard::run(tool.as_ref(), input.clone(), &ctx).await;
@@ -316,6 +318,16 @@ async fn run_tool(
 /// For a tool that reaches the network: the decision its run applies to
 /// URLs it was not approved for (WebFetch's redirects). Without readable
 /// project rules there is none, and the tool stays on its approved host.
+/// For a tool that searches directories (Grep, Glob): the files the
+/// project's Read deny and ask rules cover, which it leaves out.
+fn read_filter(core: &SessionCore, tool: &dyn Tool) -> Option<Arc<ReadRuleFilter>> {
+    if !matches!(tool.name(), "Grep" | "Glob") {
+        return None;
+    }
+    let rules = lock(&core.store).project_rules(&core.project_id).ok()?;
+    ReadRuleFilter::new(&rules, &core.workspace).map(Arc::new)
+}
+
 fn url_permission(core: &SessionCore, tool: &dyn Tool) -> Option<Arc<dyn UrlPermission>> {
     let capability = tool.capability();
     if capability.side_effect_scope != SideEffectScope::Network {

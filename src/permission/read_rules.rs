@@ -1,0 +1,341 @@
+//! Read deny and ask rules beyond the Read tool (RULE-2..5).
+//!
+//! `deny Read *.env` is about the file's contents, whichever tool reads
+//! them. Grep and Glob with such a path are matched in the check (a Read
+//! rule covers them, `rules::rule_covers_tool`); a directory they search
+//! leaves the matching files out (`ReadRuleFilter`); and a shell command
+//! is matched on the paths its words name (`bash_read_match`): operands,
+//! redirection sources, globs expanded against the directory they name,
+//! and directories that a recursive reader would walk.
+
+use super::bash::BashAnalysis;
+use super::path_rules::{PathSubject, path_rule_matches};
+use super::paths::resolve_path;
+use super::rules::{Rule, RuleKind, RuleSet, rule_covers_tool};
+use std::path::{Path, PathBuf};
+
+/// How many directory entries one decision may look at while expanding
+/// globs or walking a directory a recursive reader names; past it the
+/// command is asked about (never allowed unseen).
+const MAX_ENTRIES: usize = 20_000;
+
+/// The deny or ask rules of `rules` that cover the Read tool and name a
+/// path (a rule without content covers every call of the tool already).
+pub fn read_rules(rules: &RuleSet, kind: RuleKind) -> Vec<Rule> {
+    rules
+        .rules(kind)
+        .iter()
+        .filter(|r| r.rule_content.is_some() && rule_covers_tool(kind, &r.tool_name, "Read"))
+        .cloned()
+        .collect()
+}
+
+fn subject_of(path: &Path, workspace: &Path) -> PathSubject {
+    let raw = path.to_string_lossy();
+    PathSubject::new(&raw, path, workspace)
+}
+
+fn first_matching<'a>(
+    rules: &'a [Rule],
+    kind: RuleKind,
+    subject: &PathSubject,
+) -> Option<&'a Rule> {
+    rules
+        .iter()
+        .find(|r| path_rule_matches(r, kind, "Read", subject))
+}
+
+/// What a Read rule says about a shell command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BashReadMatch {
+    /// A word names (or a glob expands to) a file the rule covers.
+    Rule(Rule),
+    /// A word the shell expands at run time (`$F`), or a directory a
+    /// recursive reader walks that holds a covered file (or is too large
+    /// to look through): what it reads cannot be known before it runs.
+    Unknown(String),
+}
+
+/// Programs that read every file under a directory operand (with their
+/// recursive option where they need one).
+fn walks_directories(words: &[String]) -> bool {
+    let Some((program, args)) = words.split_first() else {
+        return false;
+    };
+    let program = program.rsplit('/').next().unwrap_or(program);
+    let has = |short: char, long: &str| {
+        args.iter().any(|a| {
+            a == long || (a.starts_with('-') && !a.starts_with("--") && a[1..].contains(short))
+        })
+    };
+    match program {
+        "grep" | "egrep" | "fgrep" | "zgrep" => {
+            has('r', "--recursive") || has('R', "--dereference-recursive")
+        }
+        // Programs that list names only (find, tree) read no contents.
+        "rg" | "ag" | "ack" | "tar" | "zip" | "rsync" => true,
+        "cp" | "scp" => has('r', "--recursive") || has('R', "--recursive") || has('a', "--archive"),
+        _ => false,
+    }
+}
+
+/// The words of a subcommand that may name a path: every word after the
+/// program that is not an option, the value of `--opt=value`, and the
+/// source of an input redirection in its text.
+fn path_words(sub_text: &str, words: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut options_end = false;
+    for word in words.iter().skip(1) {
+        if !options_end && word == "--" {
+            options_end = true;
+            continue;
+        }
+        if !options_end && word.starts_with('-') {
+            if let Some((_, value)) = word.split_once('=') {
+                out.push(value.to_string());
+            }
+            continue;
+        }
+        out.push(word.clone());
+    }
+    // `cat < .env`, `while read l; do …; done <.env`: the parser keeps
+    // redirections out of the words.
+    let mut rest = sub_text;
+    while let Some(at) = rest.find('<') {
+        rest = &rest[at + 1..];
+        let target: String = rest
+            .trim_start_matches(['<', '&'])
+            .trim_start()
+            .chars()
+            .take_while(|c| !c.is_whitespace() && !matches!(c, ';' | '|' | '&' | ')' | '>'))
+            .filter(|c| !matches!(c, '\'' | '"'))
+            .collect();
+        if !target.is_empty() {
+            out.push(target);
+        }
+    }
+    out
+}
+
+/// The words of text the parser could not take apart: what lies between
+/// blanks, shell operators and quotes (at most a few hundred).
+fn opaque_tokens(command: &str) -> impl Iterator<Item = &str> {
+    command
+        .split(|c: char| {
+            c.is_whitespace()
+                || matches!(
+                    c,
+                    '<' | '>' | '|' | ';' | '&' | '(' | ')' | '$' | '`' | '"' | '\'' | '='
+                )
+        })
+        .filter(|t| !t.is_empty() && !t.starts_with('-'))
+        .take(512)
+}
+
+fn has_glob(word: &str) -> bool {
+    word.contains(['*', '?', '['])
+}
+
+fn expands_at_run_time(word: &str) -> bool {
+    word.contains(['$', '`']) || word.starts_with('~')
+}
+
+/// The paths a glob word expands to: its directory part must be literal;
+/// the entries of that directory whose names match its last part.
+fn expand_glob(word: &str, workspace: &Path, budget: &mut usize) -> Result<Vec<PathBuf>, String> {
+    let (dir, name) = match word.rsplit_once('/') {
+        Some((dir, name)) => (if dir.is_empty() { "/" } else { dir }, name),
+        None => (".", word),
+    };
+    if has_glob(dir) {
+        return Err(format!("the glob {word} spans directories"));
+    }
+    let matcher = globset::GlobBuilder::new(name)
+        .literal_separator(true)
+        .build()
+        .map_err(|_| format!("the glob {word} cannot be read"))?
+        .compile_matcher();
+    let dir = resolve_path(workspace, Path::new(dir));
+    let mut out = Vec::new();
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return Ok(out);
+    };
+    for entry in entries.flatten() {
+        *budget = budget.saturating_sub(1);
+        if *budget == 0 {
+            return Err(format!(
+                "the glob {word} names too many files to look through"
+            ));
+        }
+        // Like the shell, `*` matches a leading dot only when written.
+        let name_os = entry.file_name();
+        let entry_name = name_os.to_string_lossy();
+        if entry_name.starts_with('.') && !name.starts_with('.') {
+            continue;
+        }
+        if matcher.is_match(entry_name.as_ref()) {
+            out.push(dir.join(entry_name.as_ref()));
+        }
+    }
+    Ok(out)
+}
+
+/// Does a directory hold a file one of `rules` covers (within `budget`)?
+fn directory_holds_covered_file(
+    dir: &Path,
+    rules: &[Rule],
+    kind: RuleKind,
+    workspace: &Path,
+    budget: &mut usize,
+) -> Result<Option<Rule>, ()> {
+    let walk = ignore::WalkBuilder::new(dir)
+        .standard_filters(false)
+        .follow_links(false)
+        .build();
+    for entry in walk {
+        *budget = budget.saturating_sub(1);
+        if *budget == 0 {
+            return Err(());
+        }
+        let Ok(entry) = entry else { continue };
+        if let Some(rule) = first_matching(rules, kind, &subject_of(entry.path(), workspace)) {
+            return Ok(Some(rule.clone()));
+        }
+    }
+    Ok(None)
+}
+
+/// The first Read rule of `kind` (from `rules`, see [`read_rules`]) that
+/// a shell command may break by reading a file it covers.
+pub fn bash_read_match(
+    analysis: &BashAnalysis,
+    rules: &[Rule],
+    kind: RuleKind,
+    workspace: &Path,
+) -> Option<BashReadMatch> {
+    if rules.is_empty() {
+        return None;
+    }
+    if !analysis.safe_parse {
+        // A command that could not be analysed: any of its words that
+        // names a covered file (`cat < .env`, `$(cat .env)`) is matched;
+        // otherwise what it reads is unknown.
+        for token in opaque_tokens(&analysis.command) {
+            let path = resolve_path(workspace, Path::new(token));
+            if let Some(rule) = first_matching(rules, kind, &subject_of(&path, workspace)) {
+                return Some(BashReadMatch::Rule(rule.clone()));
+            }
+        }
+        return Some(BashReadMatch::Unknown(
+            "the command could not be analysed".to_string(),
+        ));
+    }
+    let mut budget = MAX_ENTRIES;
+    for sub in &analysis.subcommands {
+        let recursive = walks_directories(&sub.words);
+        let mut words = path_words(&sub.text, &sub.words);
+        // A recursive reader with no path operand (besides a search
+        // pattern) reads the working directory (`rg secret`, `grep -r x`).
+        if recursive && words.len() <= 1 {
+            words.push(".".to_string());
+        }
+        for word in words {
+            if expands_at_run_time(&word) {
+                return Some(BashReadMatch::Unknown(format!(
+                    "{word} is expanded by the shell when the command runs"
+                )));
+            }
+            let paths = if has_glob(&word) {
+                match expand_glob(&word, workspace, &mut budget) {
+                    Ok(paths) => paths,
+                    Err(why) => return Some(BashReadMatch::Unknown(why)),
+                }
+            } else {
+                vec![resolve_path(workspace, Path::new(&word))]
+            };
+            for path in paths {
+                if let Some(rule) = first_matching(rules, kind, &subject_of(&path, workspace)) {
+                    return Some(BashReadMatch::Rule(rule.clone()));
+                }
+                if recursive && path.is_dir() {
+                    match directory_holds_covered_file(&path, rules, kind, workspace, &mut budget) {
+                        Ok(Some(rule)) => return Some(BashReadMatch::Rule(rule)),
+                        Ok(None) => {}
+                        Err(()) => {
+                            return Some(BashReadMatch::Unknown(format!(
+                                "{} holds too many files to look through",
+                                path.display()
+                            )));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    None
+}
+
+/// Leaves out of a Grep or Glob search the files a Read deny or ask rule
+/// covers (a search cannot ask about each file it meets).
+#[derive(Debug, Clone)]
+pub struct ReadRuleFilter {
+    rules: Vec<(Rule, RuleKind)>,
+    workspace: PathBuf,
+}
+
+impl ReadRuleFilter {
+    /// `None` when no Read rule names a path.
+    pub fn new(rules: &RuleSet, workspace: &Path) -> Option<Self> {
+        let mut all: Vec<(Rule, RuleKind)> = Vec::new();
+        for kind in [RuleKind::Deny, RuleKind::Ask] {
+            all.extend(read_rules(rules, kind).into_iter().map(|r| (r, kind)));
+        }
+        (!all.is_empty()).then(|| Self {
+            rules: all,
+            workspace: workspace.to_path_buf(),
+        })
+    }
+
+    /// Is this file withheld from the search? A link is judged by where
+    /// it points, as the Read tool's path is.
+    pub fn withholds(&self, path: &Path) -> bool {
+        let is_link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+        let subject = if is_link {
+            PathSubject::new(
+                &path.to_string_lossy(),
+                &resolve_path(&self.workspace, path),
+                &self.workspace,
+            )
+        } else {
+            subject_of(path, &self.workspace)
+        };
+        self.rules
+            .iter()
+            .any(|(rule, kind)| path_rule_matches(rule, *kind, "Read", &subject))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rule4_path_words_are_operands_option_values_and_input_redirections() {
+        let words: Vec<String> = ["grep", "-e", "x", "--file=pats", "a.txt", "--", "-b"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let got = path_words("grep -e x --file=pats a.txt -- -b < .env", &words);
+        assert_eq!(got, ["x", "pats", "a.txt", "-b", ".env"]);
+    }
+
+    #[test]
+    fn rule4_recursive_readers() {
+        let w = |s: &str| s.split(' ').map(str::to_string).collect::<Vec<_>>();
+        assert!(walks_directories(&w("grep -rn x .")));
+        assert!(walks_directories(&w("grep -R x")));
+        assert!(walks_directories(&w("rg x")));
+        assert!(!walks_directories(&w("grep x a.txt")));
+        assert!(!walks_directories(&w("cat a")));
+    }
+}
