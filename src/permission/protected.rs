@@ -128,6 +128,23 @@ pub fn protected_by_name(path: &Path, zcode_home: Option<&Path>) -> Option<Prote
     if is_dot_git(file) || is(file, ".hg") || is(file, ".jj") {
         return Some(ProtectedPath::GitDir);
     }
+    // A directory that holds protected files, written whole
+    // (`cp -r hooks .githooks`, `mv x .vscode`).
+    if [".husky", ".lefthook", ".githooks"]
+        .iter()
+        .any(|n| is(file, n))
+    {
+        return Some(ProtectedPath::CommitHook);
+    }
+    if [".cargo", ".mise"].iter().any(|n| is(file, n)) {
+        return Some(ProtectedPath::ToolchainConfig);
+    }
+    if [".vscode", ".devcontainer"].iter().any(|n| is(file, n)) {
+        return Some(ProtectedPath::EnvironmentHook);
+    }
+    if is(file, ".ssh") {
+        return Some(ProtectedPath::ShellConfig);
+    }
     // `.gitattributes` chooses filter and diff drivers, which git runs.
     if [".gitmodules", ".gitconfig", ".gitattributes"]
         .iter()

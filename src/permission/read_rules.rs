@@ -117,9 +117,11 @@ fn path_words(sub_text: &str, words: &[String]) -> Vec<String> {
     out
 }
 
-/// The words of text the parser could not take apart: what lies between
-/// blanks, shell operators and quotes (at most a few hundred).
-fn opaque_tokens(command: &str) -> impl Iterator<Item = &str> {
+/// The words of a command's text, read without the parser: what lies
+/// between blanks, shell operators, quotes and `=` (at most a few
+/// hundred), options left out. Every path the command names is among
+/// them (and more words besides).
+pub(crate) fn opaque_tokens(command: &str) -> impl Iterator<Item = &str> {
     command
         .split(|c: char| {
             c.is_whitespace()

@@ -246,6 +246,39 @@ impl PermissionService {
         }
     }
 
+    /// PERM-10 for Bash: a command not allowed on its read-only judgment
+    /// that names a file that makes tools run programs (`cp x .git/config`,
+    /// `tee .envrc`, `> .git/hooks/pre-commit`) is asked, whatever allow
+    /// rule, `allowedTools` entry, session grant or hook matched, and
+    /// without an "always allow". Yolo asks nothing, as for the other tools.
+    fn bash_protected_paths(&self, decision: Decision, analysis: &BashAnalysis) -> Decision {
+        // An ask is made the protected one too, so that no "always allow"
+        // is offered for it.
+        let may_run = decision.behavior != Behavior::Deny
+            && !matches!(
+                decision.rule_id,
+                rule_id::READ_ONLY
+                    | rule_id::PLAN_READ_ONLY
+                    | rule_id::YOLO
+                    | rule_id::EDIT_PROTECTED_PATH
+            );
+        if !may_run {
+            return decision;
+        }
+        let workspace = self.workspace.path();
+        let home = self.zcode_home.as_ref().map(ResolvedDir::path);
+        for word in read_rules::opaque_tokens(&analysis.command) {
+            let path = super::paths::resolve_path(workspace, Path::new(word));
+            if let Some(protected) = super::protected::protected_path(&path, home) {
+                return Decision::ask(
+                    rule_id::EDIT_PROTECTED_PATH,
+                    format!("Bash names {word}, which {}", protected.reason()),
+                );
+            }
+        }
+        decision
+    }
+
     /// Decides one call: `check_permission` then the PERM-13 overlays.
     /// `capability` is `None` for built-in tools (looked up by name).
     pub fn evaluate(
@@ -291,7 +324,10 @@ impl PermissionService {
         let decision = check_permission(&ctx);
         let decision = apply_overlays(decision, &static_cap, tool_name, hook, target);
         let decision = match &bash {
-            Some(analysis) => self.bash_read_rules(decision, analysis, state, project_rules),
+            Some(analysis) => {
+                let decision = self.bash_read_rules(decision, analysis, state, project_rules);
+                self.bash_protected_paths(decision, analysis)
+            }
             None => decision,
         };
         let capability = match &bash {
