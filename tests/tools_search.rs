@@ -454,3 +454,25 @@ fn tool5_paths_are_absolute_in_docs() {
     assert!(GlobTool.description().contains("absolute paths"));
     assert!(GrepTool.description().contains("absolute"));
 }
+
+/// A file with one line longer than Grep holds in memory is skipped and
+/// named, not read whole: the search of the other files goes on.
+#[tokio::test]
+async fn tool5_grep_skips_a_file_with_a_line_over_the_memory_bound() {
+    let w = ws();
+    let mut huge = "a".repeat(zcode::tools::grep::MAX_LINE_BYTES + 1024);
+    huge.push_str("needle\n");
+    w.file("dump.min.js", &huge, 10);
+    w.file("src/lib.rs", "// needle here\n", 10);
+    let out = w
+        .run(
+            &GrepTool,
+            json!({"pattern": "needle", "output_mode": "content"}),
+        )
+        .await;
+    assert!(!out.is_error, "{}", out.content);
+    assert!(out.content.contains("src/lib.rs"), "{}", out.content);
+    assert!(out.content.contains("Not searched"), "{}", out.content);
+    assert!(out.content.contains("dump.min.js"), "{}", out.content);
+    assert!(out.content.len() < 10_000, "the long line is not echoed");
+}

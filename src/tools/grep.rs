@@ -24,6 +24,10 @@ pub const NAME: &str = "Grep";
 pub const DEFAULT_HEAD_LIMIT: u64 = 100;
 /// Characters of one matching line shown in content mode.
 pub const MAX_LINE_CHARS: usize = 1000;
+/// The longest line Grep holds in memory: a file with a longer one (a
+/// minified bundle, a 256 MiB single-line dump) is skipped and named,
+/// rather than read whole into memory.
+pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
 /// Context lines at most (`-A`, `-B`, `-C`).
 pub const MAX_CONTEXT: u64 = 100;
 
@@ -302,6 +306,8 @@ struct Collect<'a> {
 
 impl Collect<'_> {
     fn push(&mut self, separator: char, number: Option<u64>, line: &[u8]) {
+        // At most four bytes a character: the cut below needs no more.
+        let line = &line[..line.len().min(MAX_LINE_CHARS * 4 + 4)];
         let text = String::from_utf8_lossy(line);
         let text = text.trim_end_matches(['\n', '\r']);
         let text = match text.char_indices().nth(MAX_LINE_CHARS) {
@@ -371,7 +377,9 @@ fn search(
         .before_context(before)
         .after_context(after)
         .binary_detection(BinaryDetection::quit(0))
+        .heap_limit(Some(MAX_LINE_BYTES))
         .build();
+    let mut too_long: Vec<PathBuf> = Vec::new();
     let limit =
         usize::try_from(input.head_limit.unwrap_or(DEFAULT_HEAD_LIMIT)).unwrap_or(usize::MAX);
     let mode = input.output_mode;
@@ -397,7 +405,10 @@ fn search(
         let Ok(opened) = open_regular(&file) else {
             continue;
         };
-        if searcher.search_file(&matcher, &opened, &mut sink).is_err() {
+        if let Err(e) = searcher.search_file(&matcher, &opened, &mut sink) {
+            if e.kind() == std::io::ErrorKind::OutOfMemory || e.to_string().contains("limit") {
+                too_long.push(file);
+            }
             continue;
         }
         let result = sink.result;
@@ -422,9 +433,10 @@ fn search(
         matched_files.push((file, result.matched_lines));
     }
 
+    let skipped_note = too_long_note(&too_long);
     if matched_files.is_empty() {
         return Ok(format!(
-            "No matches found for pattern \"{}\" in {}.{}",
+            "No matches found for pattern \"{}\" in {}.{}{skipped_note}",
             input.pattern,
             root.display(),
             withheld_note(withheld_count)
@@ -482,5 +494,29 @@ fn search(
         }
     }
     out.push_str(&withheld_note(withheld_count));
+    out.push_str(&skipped_note);
     Ok(out)
+}
+
+/// The note naming files skipped for a line over [`MAX_LINE_BYTES`].
+fn too_long_note(files: &[PathBuf]) -> String {
+    if files.is_empty() {
+        return String::new();
+    }
+    let names: Vec<String> = files
+        .iter()
+        .take(5)
+        .map(|f| f.display().to_string())
+        .collect();
+    let more = files.len().saturating_sub(names.len());
+    let more = if more > 0 {
+        format!(" and {more} more")
+    } else {
+        String::new()
+    };
+    format!(
+        "\n(Not searched: {}{more}, with a line longer than {} MiB; search it with Bash, e.g. `grep -o` or `head -c`.)",
+        names.join(", "),
+        MAX_LINE_BYTES / (1024 * 1024)
+    )
 }
