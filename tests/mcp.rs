@@ -550,3 +550,36 @@ async fn mcp_user_servers_start_outside_the_repository() {
     let workspace = std::fs::canonicalize(h.project()).unwrap();
     assert_eq!(cwd.trim(), workspace.to_string_lossy());
 }
+
+/// Trust in a project server covers the repository's files its command
+/// runs: editing the script (which edit mode may do without a question)
+/// needs trust again before the server starts.
+#[tokio::test(flavor = "multi_thread")]
+async fn mcp_trust_covers_the_script_a_project_server_runs() {
+    let h = Harness::new();
+    let script = h.project().join("mcp.sh");
+    let write_script = |extra: &str| {
+        std::fs::write(
+            &script,
+            format!("#!/bin/sh\n{extra}\nexec '{}'\n", test_server()),
+        )
+        .unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    };
+    write_script("");
+    std::fs::write(
+        h.project().join(".mcp.json"),
+        json!({"mcpServers": {"proj": {"command": "sh", "args": ["./mcp.sh"]}}}).to_string(),
+    )
+    .unwrap();
+    let trust = h.run(&["mcp", "trust", "proj"], &[]).await;
+    assert_eq!(trust.code, Some(0), "{trust}");
+    let list = h.run(&["mcp", "list"], &[]).await;
+    assert!(list.stdout.contains("proj: connected"), "{list}");
+
+    write_script("touch pwned");
+    let list = h.run(&["mcp", "list"], &[]).await;
+    assert!(list.stdout.contains("proj: not trusted"), "{list}");
+    assert!(!h.project().join("pwned").exists(), "the edited script ran");
+}

@@ -116,7 +116,73 @@ pub fn read_project_file(
         Some(Value::Object(servers)) => servers,
         Some(_) => return Err(format!("{}: mcpServers is not an object", path.display())),
     };
-    Ok(parse_servers(servers, &Origin::Project(path), env))
+    let mut entries = parse_servers(servers, &Origin::Project(path), env);
+    for entry in &mut entries {
+        entry.digest =
+            with_referenced_files(&entry.digest, entry.transport.as_ref().ok(), workspace);
+    }
+    Ok(entries)
+}
+
+/// The most of one referenced file that trust covers; a longer file is
+/// covered by its first part, its length and its modification time.
+const MAX_REFERENCED_BYTES: u64 = 4 * 1024 * 1024;
+
+/// A project server's digest extended with the contents of the files of
+/// the workspace its command and arguments name (`node ./mcp/server.js`,
+/// `./tools/mcp.sh`): trust is given to what runs, so an edit of such a
+/// script (edit mode may make one without a question) needs trust again.
+fn with_referenced_files(base: &str, transport: Option<&Transport>, workspace: &Path) -> String {
+    let Some(Transport::Stdio { command, args, .. }) = transport else {
+        return base.to_string();
+    };
+    let Ok(root) = std::fs::canonicalize(workspace) else {
+        return base.to_string();
+    };
+    let mut hasher = Sha256::new();
+    hasher.update(base.as_bytes());
+    for word in std::iter::once(command).chain(args) {
+        // `--config=./x.json` names a file too.
+        let candidate = word.split_once('=').map_or(word.as_str(), |(_, v)| v);
+        let path = root.join(candidate);
+        let Ok(resolved) = std::fs::canonicalize(&path) else {
+            continue;
+        };
+        let Ok(meta) = std::fs::metadata(&resolved) else {
+            continue;
+        };
+        if !resolved.starts_with(&root) || !meta.is_file() {
+            continue;
+        }
+        hasher.update(b"\0file\0");
+        hasher.update(resolved.to_string_lossy().as_bytes());
+        let Ok(file) = std::fs::File::open(&resolved) else {
+            continue;
+        };
+        let mut bytes = Vec::new();
+        use std::io::Read;
+        if file
+            .take(MAX_REFERENCED_BYTES)
+            .read_to_end(&mut bytes)
+            .is_err()
+        {
+            continue;
+        }
+        hasher.update(&bytes);
+        if meta.len() > MAX_REFERENCED_BYTES {
+            hasher.update(meta.len().to_le_bytes());
+            if let Ok(modified) = meta.modified()
+                && let Ok(since) = modified.duration_since(std::time::UNIX_EPOCH)
+            {
+                hasher.update(since.as_nanos().to_le_bytes());
+            }
+        }
+    }
+    hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 fn digest(name: &str, definition: &Value) -> String {
