@@ -648,7 +648,7 @@ async fn sandbox_refuses_prlimit_and_priority_changes_of_outside_processes() {
             format!("prlimit --pid {pid} --nofile=1:1 && echo changed"),
             format!("prlimit --pid {pid} --core=0:0 && echo changed"),
             format!("renice -n 15 -p {pid} && echo changed"),
-            format!("renice -n 15 -u $(id -u) && echo changed"),
+            "renice -n 15 -u $(id -u) && echo changed".to_string(),
             format!("taskset -p 1 {pid} && echo changed"),
             format!("ionice -c 3 -p {pid} && echo changed"),
             format!("chrt -b -p 0 {pid} && echo changed"),
