@@ -359,6 +359,8 @@ struct Metadata {
     mtime: i64,
     atime: i64,
     xattrs: Vec<u8>,
+    /// Inode flags (chattr).
+    flags: libc::c_long,
 }
 
 impl OutsideFile {
@@ -377,6 +379,14 @@ impl OutsideFile {
         // SAFETY: a buffer of the given size and a NUL-terminated path.
         let n = unsafe { libc::llistxattr(c.as_ptr(), names.as_mut_ptr().cast(), names.len()) };
         names.truncate(usize::try_from(n).unwrap_or(0));
+        const FS_IOC_GETFLAGS: libc::c_ulong = 0x8008_6601;
+        let file = std::fs::File::open(&self.path).unwrap();
+        let mut flags: libc::c_long = 0;
+        // SAFETY: FS_IOC_GETFLAGS into a long, on a descriptor we own.
+        unsafe {
+            use std::os::fd::AsRawFd;
+            libc::ioctl(file.as_raw_fd(), FS_IOC_GETFLAGS, &mut flags);
+        }
         Metadata {
             mode: m.mode(),
             uid: m.uid(),
@@ -384,6 +394,7 @@ impl OutsideFile {
             mtime: m.mtime(),
             atime: m.atime(),
             xattrs: names,
+            flags,
         }
     }
 }
@@ -399,6 +410,7 @@ fn metadata_attacks(path: &str) -> Vec<String> {
         format!("chown -h 1:1 {path}"),
         format!("touch -d 2001-01-01 {path}"),
         format!("touch -h -d 2001-01-01 {path}"),
+        format!("chattr +d {path}"),
         py("os.chmod(p, 0o4777)"),
         py("fd = os.open(p, os.O_RDONLY); os.fchmod(fd, 0o777)"),
         py("os.chmod(p, 0o777, follow_symlinks=False)"),
@@ -484,24 +496,38 @@ async fn sandbox_read_only_refuses_chmod_chown_utime_and_xattrs_outside_the_work
     );
 }
 
-/// A SysV shared memory segment, message queue and semaphore set made by
-/// the test (outside any sandbox), removed when dropped.
+/// A SysV shared memory segment, message queue and semaphore set, and a
+/// POSIX message queue, made by the test (outside any sandbox), removed
+/// when dropped.
 struct OutsideIpc {
     shm: libc::c_int,
     msg: libc::c_int,
     sem: libc::c_int,
+    /// A POSIX message queue, and its name.
+    mq: libc::mqd_t,
+    mq_name: std::ffi::CString,
 }
 
 impl OutsideIpc {
     fn new() -> Self {
-        // SAFETY: plain SysV IPC calls with constant arguments.
+        let mq_name = std::ffi::CString::new(format!("/zcode-sbx-{}", std::process::id())).unwrap();
+        // SAFETY: plain IPC calls with constant arguments and a
+        // NUL-terminated queue name.
         let ipc = unsafe {
             Self {
                 shm: libc::shmget(libc::IPC_PRIVATE, 4096, libc::IPC_CREAT | 0o600),
                 msg: libc::msgget(libc::IPC_PRIVATE, libc::IPC_CREAT | 0o600),
                 sem: libc::semget(libc::IPC_PRIVATE, 1, libc::IPC_CREAT | 0o600),
+                mq: libc::mq_open(
+                    mq_name.as_ptr(),
+                    libc::O_CREAT | libc::O_RDWR,
+                    0o600 as libc::mode_t,
+                    std::ptr::null::<libc::mq_attr>(),
+                ),
+                mq_name,
             }
         };
+        assert!(ipc.mq >= 0, "{}", std::io::Error::last_os_error());
         assert!(
             ipc.shm >= 0 && ipc.msg >= 0 && ipc.sem >= 0,
             "{}",
@@ -533,6 +559,22 @@ impl OutsideIpc {
     fn semaphore(&self) -> libc::c_int {
         // SAFETY: GETVAL of semaphore 0 of a set of one.
         unsafe { libc::semctl(self.sem, 0, libc::GETVAL) }
+    }
+
+    /// Messages waiting in the POSIX queue (-1: the queue is gone).
+    fn mq_messages(&self) -> libc::c_long {
+        // SAFETY: mq_getattr into a zeroed struct; a fresh open by name
+        // shows whether the queue still exists.
+        unsafe {
+            let mut attr: libc::mq_attr = std::mem::zeroed();
+            libc::mq_getattr(self.mq, &mut attr);
+            let again = libc::mq_open(self.mq_name.as_ptr(), libc::O_RDONLY);
+            if again < 0 {
+                return -1;
+            }
+            libc::mq_close(again);
+            attr.mq_curmsgs
+        }
     }
 
     fn attacks(&self) -> Vec<String> {
@@ -569,6 +611,15 @@ impl OutsideIpc {
             format!("ipcrm -q {} && echo changed", self.msg),
             format!("ipcrm -s {} && echo changed", self.sem),
             "ipcmk -M 4096 && echo changed".to_string(),
+            py(format!(
+                "q = l.mq_open(b'{0}', 1); assert q >= 0, ctypes.get_errno(); \
+                 rc = l.mq_send(q, b'pwned', 5, 0); assert rc == 0, ctypes.get_errno(); print('changed')",
+                self.mq_name.to_str().unwrap()
+            )),
+            py(format!(
+                "rc = l.mq_unlink(b'{0}'); assert rc == 0, ctypes.get_errno(); print('changed')",
+                self.mq_name.to_str().unwrap()
+            )),
         ]
     }
 
@@ -576,6 +627,7 @@ impl OutsideIpc {
         assert_eq!(self.shm_bytes(), [0u8; 8], "{command}");
         assert!(!self.message_waiting(), "{command}");
         assert_eq!(self.semaphore(), 0, "{command}");
+        assert_eq!(self.mq_messages(), 0, "{command}");
     }
 }
 
@@ -586,12 +638,14 @@ impl Drop for OutsideIpc {
             libc::shmctl(self.shm, libc::IPC_RMID, std::ptr::null_mut());
             libc::msgctl(self.msg, libc::IPC_RMID, std::ptr::null_mut());
             libc::semctl(self.sem, 0, libc::IPC_RMID);
+            libc::mq_close(self.mq);
+            libc::mq_unlink(self.mq_name.as_ptr());
         }
     }
 }
 
 #[tokio::test]
-async fn sandbox_refuses_sysv_ipc_with_processes_outside_it() {
+async fn sandbox_refuses_sysv_ipc_and_message_queues_of_processes_outside_it() {
     let ipc = OutsideIpc::new();
     let (_d, read_only_ctx) = read_only();
     let (_w, mut write_ctx) = workspace(None);
