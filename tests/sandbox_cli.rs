@@ -350,3 +350,56 @@ async fn gone_soon(pid: i32) -> bool {
     }
     gone(pid)
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn sandbox_command_bounds_the_processes_of_a_user_other_than_root() {
+    // The kernel applies RLIMIT_NPROC to users other than root only: run
+    // as `nobody` (which needs root to switch to, and setpriv).
+    // SAFETY: getuid has no failure mode.
+    let root = unsafe { libc::getuid() } == 0;
+    let setpriv = std::process::Command::new("setpriv")
+        .arg("--version")
+        .output()
+        .is_ok();
+    if !root || !setpriv {
+        eprintln!("needs root and setpriv to run a command as another user");
+        return;
+    }
+    use std::os::unix::fs::PermissionsExt;
+    let home = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(home.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::write(
+        home.path().join("config.json"),
+        json!({"sandbox": {"processLimit": 50}}).to_string(),
+    )
+    .unwrap();
+    let fork_bomb = "import os, signal
+n = 0
+try:
+    while n < 5000:
+        if os.fork() == 0:
+            signal.pause()
+        n += 1
+    print('unbounded', n)
+except OSError as e:
+    print('stopped', n, e.errno)";
+    let out = tokio::process::Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+        .arg(env!("CARGO_BIN_EXE_zcode"))
+        .args(["sandbox", "--", "python3", "-c", fork_bomb])
+        .current_dir("/")
+        .env("ZCODE_HOME", home.path())
+        .kill_on_drop(true)
+        .output();
+    let out = tokio::time::timeout(std::time::Duration::from_secs(60), out)
+        .await
+        .expect("the command ends")
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stdout.starts_with("stopped "), "{stdout}\n{stderr}");
+    // EAGAIN, well before the 5000 it tried.
+    assert!(stdout.trim_end().ends_with(" 11"), "{stdout}");
+    let started: u32 = stdout.split(' ').nth(1).unwrap().parse().unwrap();
+    assert!(started < 5000, "{stdout}");
+}

@@ -65,50 +65,28 @@ fn lowered(resource: Resource, value: u64) -> libc::rlimit {
     }
 }
 
-/// `RLIMIT_NPROC` counts every process of the real user, so the bound is
-/// what the user runs now plus `extra`. The kernel never applies it to
-/// root (uid 0 is exempt whatever its capabilities), so none is set there;
-/// a root command's processes are bounded in time instead (they all end
-/// with the command).
+/// `RLIMIT_NPROC` counts every process (thread, in fact) of the real user,
+/// so the bound is what runs now plus `extra`. What runs now is read as the
+/// machine's total (one read of `/proc/loadavg`, where counting the user's
+/// own would mean reading every process): at least `extra` more are
+/// possible, at most as many more as other users run. The kernel never
+/// applies the limit to root (uid 0 is exempt whatever its capabilities),
+/// so none is set there; a root command's processes are bounded in time
+/// instead (they all end with the command).
 fn process_bound(extra: u64) -> Option<u64> {
     // SAFETY: getuid has no failure mode.
     let uid = unsafe { libc::getuid() };
     if uid == 0 {
         return None;
     }
-    Some(processes_of(uid).saturating_add(extra))
+    let loadavg = std::fs::read_to_string("/proc/loadavg").ok()?;
+    Some(tasks_now(&loadavg)?.saturating_add(extra))
 }
 
-/// How many processes (threads count too, as the kernel counts them: a
-/// process's thread count) real user `uid` runs now.
-fn processes_of(uid: libc::uid_t) -> u64 {
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return 0;
-    };
-    let mut count = 0u64;
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        if !name
-            .to_str()
-            .is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()))
-        {
-            continue;
-        }
-        let Ok(status) = std::fs::read_to_string(entry.path().join("status")) else {
-            continue;
-        };
-        let field = |key: &str| {
-            status
-                .lines()
-                .find_map(|l| l.strip_prefix(key))
-                .and_then(|v| v.split_ascii_whitespace().next())
-                .and_then(|v| v.parse::<u64>().ok())
-        };
-        if field("Uid:") == Some(u64::from(uid)) {
-            count += field("Threads:").unwrap_or(1);
-        }
-    }
-    count
+/// The total of "runnable/total", the fourth field of `/proc/loadavg`.
+fn tasks_now(loadavg: &str) -> Option<u64> {
+    let field = loadavg.split_ascii_whitespace().nth(3)?;
+    field.split_once('/')?.1.parse().ok()
 }
 
 #[cfg(test)]
@@ -130,13 +108,14 @@ mod tests {
     }
 
     #[test]
-    fn the_process_bound_counts_the_users_own_processes() {
+    fn the_process_bound_starts_from_the_tasks_running_now() {
+        assert_eq!(tasks_now("0.00 0.01 0.05 2/345 6789\n"), Some(345));
+        assert_eq!(tasks_now("garbage"), None);
         // SAFETY: getuid has no failure mode.
         let uid = unsafe { libc::getuid() };
-        // This process itself is one of them.
-        assert!(processes_of(uid) >= 1);
         match process_bound(10) {
             None => assert_eq!(uid, 0),
+            // This process itself is one of those running.
             Some(bound) => assert!(bound > 10),
         }
     }

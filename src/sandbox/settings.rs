@@ -71,9 +71,9 @@ pub struct ResourceLimits {
     /// written (a JIT's or a runtime's) do not count, unlike `RLIMIT_AS`.
     #[serde(rename = "memoryLimitMiB")]
     pub memory_mib: u64,
-    /// Processes the command may run at once beyond those its user runs
-    /// already (`RLIMIT_NPROC`, which the kernel counts per user and does
-    /// not apply to root).
+    /// Processes the command may start beyond those running when it starts
+    /// (`RLIMIT_NPROC`, which the kernel counts per user and does not apply
+    /// to root).
     pub process_limit: u64,
 }
 
