@@ -27,7 +27,6 @@ mod landlock_rules;
 mod limits;
 #[cfg(target_os = "linux")]
 mod privileges;
-#[cfg(target_os = "linux")]
 pub mod reaper;
 #[cfg(target_os = "linux")]
 mod seccomp_rules;

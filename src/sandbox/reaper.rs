@@ -6,6 +6,7 @@
 //! none is left.
 
 /// Makes the calling process the reaper of its orphaned descendants.
+#[cfg(target_os = "linux")]
 pub fn become_subreaper() -> std::io::Result<()> {
     // SAFETY: a prctl with constant arguments.
     if unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) } == 0 {
@@ -13,6 +14,12 @@ pub fn become_subreaper() -> std::io::Result<()> {
     } else {
         Err(std::io::Error::last_os_error())
     }
+}
+
+/// Elsewhere there is no sandbox to run a command in (and no subreaper).
+#[cfg(not(target_os = "linux"))]
+pub fn become_subreaper() -> std::io::Result<()> {
+    Ok(())
 }
 
 /// Rounds of kill-and-reap: each round kills the children of now, whose
@@ -45,7 +52,8 @@ pub fn end_all_children() -> usize {
     killed
 }
 
-/// The pids whose parent is `parent`, zombies included (they need reaping).
+/// The pids whose parent is `parent`, zombies included (they need reaping);
+/// none without `/proc`.
 fn children_of(parent: u32) -> Vec<i32> {
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return Vec::new();
