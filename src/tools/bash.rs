@@ -431,12 +431,13 @@ fn sandbox_note(policy: Option<&crate::sandbox::SandboxPolicy>, status: ExitStat
     match policy {
         Some(p) if !status.success() => match p.kind {
             SandboxKind::ReadOnly => " (it ran in the read-only sandbox, since it was judged \
-                read-only: writing files and network access are refused there; a command that \
-                must write or connect needs approval)"
+                read-only: writing files or their metadata (chmod, chown, touch, xattrs), \
+                network access and setsid are refused there, and nothing it starts outlives it; \
+                a command that must write or connect needs approval)"
                 .to_string(),
             SandboxKind::WorkspaceWrite => format!(
                 " (it ran in the workspace-write sandbox: only the workspace and the temp \
-                 directory are writable{})",
+                 directory are writable, setsid is refused and nothing it starts outlives it{})",
                 if p.network {
                     ""
                 } else {
