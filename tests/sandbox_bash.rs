@@ -496,6 +496,40 @@ async fn sandbox_read_only_refuses_chmod_chown_utime_and_xattrs_outside_the_work
     );
 }
 
+#[tokio::test]
+async fn sandbox_workspace_write_refuses_setuid_and_setgid_bits() {
+    let (_d, mut ctx) = workspace(None);
+    ctx.sandbox = Some(SandboxPolicy::workspace_write(ctx.workspace.clone(), false));
+    let victim = OutsideFile::new();
+    let before = victim.metadata();
+    let path = victim.path.display().to_string();
+    let py = |code: &str| format!("python3 -c \"import os; p='{path}'; {code}; print('changed')\"");
+    for command in [
+        format!("chmod u+s {path}"),
+        format!("chmod g+s {path}"),
+        py("os.chmod(p, 0o4755)"),
+        py("fd = os.open(p, os.O_RDONLY); os.fchmod(fd, 0o2755)"),
+        py(
+            "import ctypes; l = ctypes.CDLL(None, use_errno=True); rc = l.syscall(452, -100, p.encode(), 0o4755, 0); assert rc == 0, ctypes.get_errno()",
+        ),
+        "touch own && chmod u+s own".to_string(),
+    ] {
+        let out = bash(&ctx, &command).await;
+        assert!(
+            !out.content.contains("changed"),
+            "{command}: {}",
+            out.content
+        );
+        assert_eq!(victim.metadata(), before, "{command}: {}", out.content);
+    }
+    use std::os::unix::fs::PermissionsExt;
+    let own = std::fs::metadata(ctx.workspace.join("own")).unwrap();
+    assert_eq!(own.permissions().mode() & 0o6000, 0);
+    // Ordinary modes in the workspace are what builds set: allowed.
+    let out = bash(&ctx, "touch run.sh && chmod +x run.sh && echo ok").await;
+    assert!(out.content.starts_with("ok"), "{}", out.content);
+}
+
 /// A SysV shared memory segment, message queue and semaphore set, and a
 /// POSIX message queue, made by the test (outside any sandbox), removed
 /// when dropped.

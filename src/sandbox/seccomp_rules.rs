@@ -5,7 +5,7 @@
 //!
 //! Besides the ways out, the calls that change what Landlock does not
 //! cover: file metadata under read-only (mode, owner, times, xattrs and so
-//! ACLs, inode flags), SysV IPC objects and POSIX message queues (shared
+//! ACLs, inode flags) and setuid/setgid bits under workspace-write, SysV IPC objects and POSIX message queues (shared
 //! with every process of the IPC namespace), and the limits, priorities
 //! and placement of other processes. `setsid` and `setpgid` are refused so
 //! that every process of the command stays in its process group, which is
@@ -229,6 +229,9 @@ pub(super) fn programs(policy: &SandboxPolicy) -> Result<Vec<BpfProgram>, String
         }
         ioctls.extend([FS_IOC_SETFLAGS, FS_IOC32_SETFLAGS, FS_IOC_FSSETXATTR]);
     }
+    if policy.kind == SandboxKind::WorkspaceWrite {
+        setid_bit_rules(&mut refused)?;
+    }
     let ioctl_rules = ioctls
         .into_iter()
         .map(|request| rule(vec![cond(1, Dword, SeccompCmpOp::Eq, request)?]))
@@ -274,6 +277,35 @@ pub(super) fn programs(policy: &SandboxPolicy) -> Result<Vec<BpfProgram>, String
     #[cfg(target_arch = "x86_64")]
     programs.push(no_x32());
     Ok(programs)
+}
+
+/// Under workspace-write chmod stays allowed (builds set modes), but never
+/// the setuid or setgid bit: Landlock does not restrict chmod, so without
+/// this a command could mark any file its user owns setuid, a root-owned
+/// program outside the workspace included.
+fn setid_bit_rules(refused: &mut BTreeMap<i64, Vec<SeccompRule>>) -> Result<(), String> {
+    let set_bits = |arg: u8| -> Result<Vec<SeccompRule>, String> {
+        [libc::S_ISUID, libc::S_ISGID]
+            .into_iter()
+            .map(|bit| {
+                let bit = u64::from(bit);
+                rule(vec![cond(
+                    arg,
+                    SeccompCmpArgLen::Dword,
+                    SeccompCmpOp::MaskedEq(bit),
+                    bit,
+                )?])
+            })
+            .collect()
+    };
+    // The mode is the second argument of chmod and fchmod, the third of
+    // fchmodat and fchmodat2.
+    #[cfg(target_arch = "x86_64")]
+    refused.insert(libc::SYS_chmod, set_bits(1)?);
+    refused.insert(libc::SYS_fchmod, set_bits(1)?);
+    refused.insert(libc::SYS_fchmodat, set_bits(2)?);
+    refused.insert(SYS_FCHMODAT2, set_bits(2)?);
+    Ok(())
 }
 
 /// Calls that change another process's limits, priority or placement are
