@@ -257,6 +257,10 @@ fn conf1_model1_example_config_contents() {
             mode: zcode::sandbox::SandboxMode::Auto,
             approved_commands: zcode::sandbox::ApprovedCommands::None,
             network: false,
+            limits: zcode::sandbox::ResourceLimits {
+                memory_mib: 4096,
+                process_limit: 1024,
+            },
         }
     );
 

@@ -143,6 +143,14 @@ async fn sandbox_config_keys_are_validated() {
             json!({"permission": {"readOnlyCommands": ["*"]}}),
             "permission.readOnlyCommands[0]",
         ),
+        (
+            json!({"sandbox": {"memoryLimitMiB": 0}}),
+            "sandbox.memoryLimitMiB",
+        ),
+        (
+            json!({"sandbox": {"processLimit": 0}}),
+            "sandbox.processLimit",
+        ),
     ] {
         h.write_config(&config);
         let run = h
@@ -201,4 +209,197 @@ async fn sandbox_command_runs_one_command_in_the_bash_tools_sandbox() {
         )
         .await;
     assert_eq!(run.code, Some(2), "{run}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn sandbox_command_refuses_metadata_ipc_and_prlimit_calls() {
+    use std::os::unix::fs::MetadataExt;
+    let h = Harness::new();
+    let outside = tempfile::tempdir().unwrap();
+    let victim = outside.path().join("victim");
+    std::fs::write(&victim, "victim\n").unwrap();
+    let path = victim.to_str().unwrap();
+    let stamp = |p: &std::path::Path| {
+        let m = std::fs::metadata(p).unwrap();
+        (m.mode(), m.uid(), m.gid(), m.mtime())
+    };
+    let before = stamp(&victim);
+    let setxattr = format!("import os; os.setxattr('{path}', 'user.pwned', b'1')");
+    for argv in [
+        vec!["chmod", "u+s", path],
+        vec!["chown", "0:0", path],
+        vec!["touch", "-d", "2001-01-01", path],
+        vec!["python3", "-c", &setxattr],
+    ] {
+        let mut args = vec!["sandbox", "--"];
+        args.extend(&argv);
+        let run = h.run(&args, &[]).await;
+        assert_ne!(run.code, Some(0), "{argv:?}: {run}");
+        assert_eq!(stamp(&victim), before, "{argv:?}: {run}");
+    }
+    let names = std::fs::read_dir(outside.path()).unwrap().count();
+    assert_eq!(names, 1);
+
+    // SAFETY: a private segment, removed below.
+    let shm = unsafe { libc::shmget(libc::IPC_PRIVATE, 4096, libc::IPC_CREAT | 0o600) };
+    assert!(shm >= 0);
+    let id = shm.to_string();
+    let run = h.run(&["sandbox", "--", "ipcrm", "-m", &id], &[]).await;
+    assert_ne!(run.code, Some(0), "{run}");
+    let mut ds: libc::shmid_ds = unsafe { std::mem::zeroed() };
+    // SAFETY: IPC_STAT into a zeroed struct of the right type; then removal.
+    let alive = unsafe { libc::shmctl(shm, libc::IPC_STAT, &mut ds) } == 0;
+    unsafe { libc::shmctl(shm, libc::IPC_RMID, std::ptr::null_mut()) };
+    assert!(alive, "the segment was removed from inside: {run}");
+
+    let mut sleeper = std::process::Command::new("sleep")
+        .arg("60")
+        .spawn()
+        .unwrap();
+    let pid = sleeper.id().to_string();
+    let limits = || std::fs::read_to_string(format!("/proc/{pid}/limits")).unwrap();
+    let before = limits();
+    let run = h
+        .run(
+            &["sandbox", "--", "prlimit", "--pid", &pid, "--nofile=1:1"],
+            &[],
+        )
+        .await;
+    let after = limits();
+    sleeper.kill().unwrap();
+    sleeper.wait().unwrap();
+    assert_ne!(run.code, Some(0), "{run}");
+    assert_eq!(after, before, "{run}");
+
+    let run = h
+        .run(&["sandbox", "--", "sh", "-c", "ulimit -c"], &[])
+        .await;
+    assert_eq!(run.stdout.trim(), "0", "{run}");
+
+    // The memory bound is the configured one (ulimit -d shows KiB).
+    h.write_config(&json!({"sandbox": {"memoryLimitMiB": 100}}));
+    let run = h
+        .run(&["sandbox", "--", "sh", "-c", "ulimit -d"], &[])
+        .await;
+    assert_eq!(run.stdout.trim(), "102400", "{run}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn sandbox_command_ends_every_process_it_started() {
+    let h = Harness::new();
+    let double_fork = "import os, time
+if os.fork() == 0:
+    try: os.setsid()
+    except OSError: pass
+    if os.fork() == 0:
+        print(os.getpid(), flush=True)
+        fd = os.open('/dev/null', os.O_RDWR)
+        for n in (0, 1, 2): os.dup2(fd, n)
+        time.sleep(1000)
+    os._exit(0)
+os.wait()";
+    for argv in [
+        vec!["python3", "-c", double_fork],
+        vec![
+            "sh",
+            "-c",
+            "echo $( (setsid sh -c 'sleep 1000 >/dev/null 2>&1 & echo $!' &) )",
+        ],
+        vec!["sh", "-c", "sleep 1000 >/dev/null 2>&1 & echo $!"],
+    ] {
+        for mode in ["--read-only", "--workspace-write"] {
+            let mut args = vec!["sandbox", mode, "--"];
+            args.extend(&argv);
+            let run = h.run(&args, &[]).await;
+            for pid in run
+                .stdout
+                .lines()
+                .filter_map(|l| l.trim().parse::<i32>().ok())
+            {
+                let ended = gone_soon(pid).await;
+                if !ended {
+                    // SAFETY: kill(2) of the survivor this test made.
+                    unsafe { libc::kill(pid, libc::SIGKILL) };
+                }
+                assert!(
+                    ended,
+                    "{argv:?} {mode}: {pid} outlived zcode sandbox: {run}"
+                );
+            }
+        }
+    }
+}
+
+/// Whether `pid` is gone (or a zombie: dead, waiting to be reaped).
+fn gone(pid: i32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat
+            .rsplit_once(") ")
+            .is_some_and(|(_, rest)| rest.starts_with('Z') || rest.starts_with('X')),
+    }
+}
+
+/// Gives a dying process a bounded number of turns to go.
+async fn gone_soon(pid: i32) -> bool {
+    for _ in 0..10_000 {
+        if gone(pid) {
+            return true;
+        }
+        tokio::task::yield_now().await;
+    }
+    gone(pid)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn sandbox_command_bounds_the_processes_of_a_user_other_than_root() {
+    // The kernel applies RLIMIT_NPROC to users other than root only: run
+    // as `nobody` (which needs root to switch to, and setpriv).
+    // SAFETY: getuid has no failure mode.
+    let root = unsafe { libc::getuid() } == 0;
+    let setpriv = std::process::Command::new("setpriv")
+        .arg("--version")
+        .output()
+        .is_ok();
+    if !root || !setpriv {
+        eprintln!("needs root and setpriv to run a command as another user");
+        return;
+    }
+    use std::os::unix::fs::PermissionsExt;
+    let home = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(home.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::write(
+        home.path().join("config.json"),
+        json!({"sandbox": {"processLimit": 50}}).to_string(),
+    )
+    .unwrap();
+    let fork_bomb = "import os, signal
+n = 0
+try:
+    while n < 5000:
+        if os.fork() == 0:
+            signal.pause()
+        n += 1
+    print('unbounded', n)
+except OSError as e:
+    print('stopped', n, e.errno)";
+    let out = tokio::process::Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+        .arg(env!("CARGO_BIN_EXE_zcode"))
+        .args(["sandbox", "--", "python3", "-c", fork_bomb])
+        .current_dir("/")
+        .env("ZCODE_HOME", home.path())
+        .kill_on_drop(true)
+        .output();
+    let out = tokio::time::timeout(std::time::Duration::from_secs(60), out)
+        .await
+        .expect("the command ends")
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stdout.starts_with("stopped "), "{stdout}\n{stderr}");
+    // EAGAIN, well before the 5000 it tried.
+    assert!(stdout.trim_end().ends_with(" 11"), "{stdout}");
+    let started: u32 = stdout.split(' ').nth(1).unwrap().parse().unwrap();
+    assert!(started < 5000, "{stdout}");
 }

@@ -20,7 +20,7 @@ use super::hooks::{
 };
 use super::{Config, ConfigError, PermissionConfig};
 use crate::permission::mode::{Mode, ModeError, parse_stored_mode};
-use crate::sandbox::{ApprovedCommands, SandboxMode, SandboxSettings};
+use crate::sandbox::{ApprovedCommands, ResourceLimits, SandboxMode, SandboxSettings};
 
 /// A JSON object holding a `T`. Derived struct impls also accept a JSON
 /// array of the field values in order, which for a config file is only ever
@@ -77,6 +77,10 @@ struct RawSandbox {
     approved_commands: Option<String>,
     #[serde(default)]
     network: bool,
+    #[serde(default, rename = "memoryLimitMiB")]
+    memory_limit_mib: Option<u64>,
+    #[serde(default)]
+    process_limit: Option<u64>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -492,10 +496,28 @@ impl Validator<'_> {
                 )
             })?,
         };
+        let positive = |key: &str, value: Option<u64>, default: u64| match value {
+            None => Ok(default),
+            Some(0) => Err(self.err(key, "must be a positive whole number".to_string())),
+            Some(n) => Ok(n),
+        };
+        let limits = ResourceLimits {
+            memory_mib: positive(
+                "sandbox.memoryLimitMiB",
+                raw.memory_limit_mib,
+                ResourceLimits::DEFAULT_MEMORY_MIB,
+            )?,
+            process_limit: positive(
+                "sandbox.processLimit",
+                raw.process_limit,
+                ResourceLimits::DEFAULT_PROCESS_LIMIT,
+            )?,
+        };
         Ok(SandboxSettings {
             mode,
             approved_commands,
             network: raw.network,
+            limits,
         })
     }
 

@@ -197,13 +197,14 @@ impl SessionCore {
         kind: crate::sandbox::SandboxKind,
     ) -> crate::sandbox::SandboxPolicy {
         use crate::sandbox::{SandboxKind, SandboxPolicy};
+        let settings = lock(&self.permissions).settings().sandbox;
         match kind {
             SandboxKind::ReadOnly => SandboxPolicy::read_only(),
             SandboxKind::WorkspaceWrite => {
-                let network = lock(&self.permissions).settings().sandbox.network;
-                SandboxPolicy::workspace_write(self.workspace.clone(), network)
+                SandboxPolicy::workspace_write(self.workspace.clone(), settings.network)
             }
         }
+        .with_limits(settings.limits)
     }
 
     pub fn tool_context(&self, cancel: &CancellationToken) -> ToolContext {

@@ -8,7 +8,11 @@
 //! signals to processes outside the sandbox (ABI 6+); a seccomp filter closes
 //! the other ways out (sockets other than Unix streams, connecting to a Unix
 //! socket, ptrace, mount, namespaces, io_uring, terminal injection, clock and
-//! host changes). Every process the command starts inherits all of it.
+//! host changes, SysV and POSIX message IPC, limits and priorities of other
+//! processes, leaving the process group, and under read-only the metadata
+//! calls Landlock does not cover: chmod, chown, utime, xattrs). Resource
+//! limits bound memory and processes and turn core dumps off. Every process
+//! the command starts inherits all of it.
 //!
 //! Everything is prepared in the parent (`prepare`); the forked child only
 //! makes the final syscalls (`PreparedSandbox::enter`), which neither
@@ -20,12 +24,15 @@ use std::path::PathBuf;
 #[cfg(target_os = "linux")]
 mod landlock_rules;
 #[cfg(target_os = "linux")]
+mod limits;
+#[cfg(target_os = "linux")]
 mod privileges;
+pub mod reaper;
 #[cfg(target_os = "linux")]
 mod seccomp_rules;
 mod settings;
 
-pub use settings::{ApprovedCommands, SandboxMode, SandboxSettings};
+pub use settings::{ApprovedCommands, ResourceLimits, SandboxMode, SandboxSettings};
 
 /// Which sandbox a command runs in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -55,6 +62,8 @@ pub struct SandboxPolicy {
     pub writable_roots: Vec<PathBuf>,
     /// Network allowed (only ever under `WorkspaceWrite`).
     pub network: bool,
+    /// What the command may take (memory, processes).
+    pub limits: ResourceLimits,
 }
 
 impl SandboxPolicy {
@@ -63,7 +72,14 @@ impl SandboxPolicy {
             kind: SandboxKind::ReadOnly,
             writable_roots: Vec::new(),
             network: false,
+            limits: ResourceLimits::default(),
         }
+    }
+
+    /// The same policy with the configured resource limits.
+    pub fn with_limits(mut self, limits: ResourceLimits) -> Self {
+        self.limits = limits;
+        self
     }
 
     /// The workspace and the temp directories writable.
@@ -74,6 +90,7 @@ impl SandboxPolicy {
             kind: SandboxKind::WorkspaceWrite,
             writable_roots: roots,
             network,
+            limits: ResourceLimits::default(),
         }
     }
 }
@@ -160,6 +177,8 @@ pub struct PreparedSandbox {
     landlock: Option<::landlock::RulesetCreated>,
     #[cfg(target_os = "linux")]
     filters: Vec<seccompiler::BpfProgram>,
+    #[cfg(target_os = "linux")]
+    limits: limits::PreparedLimits,
 }
 
 impl std::fmt::Debug for PreparedSandbox {
@@ -184,6 +203,7 @@ pub fn prepare(policy: &SandboxPolicy) -> Result<PreparedSandbox, SandboxError> 
         Ok(PreparedSandbox {
             landlock: Some(landlock),
             filters,
+            limits: limits::PreparedLimits::new(&policy.limits),
         })
     }
     #[cfg(not(target_os = "linux"))]
@@ -198,6 +218,7 @@ impl PreparedSandbox {
     pub fn enter(&mut self) -> std::io::Result<()> {
         #[cfg(target_os = "linux")]
         {
+            self.limits.apply()?;
             privileges::drop_all();
             let ruleset = self.landlock.take().ok_or_else(|| {
                 std::io::Error::other("the sandbox was already entered in this process")

@@ -57,4 +57,36 @@ pub struct SandboxSettings {
     pub approved_commands: ApprovedCommands,
     /// Network for approved commands under `workspace-write`.
     pub network: bool,
+    #[serde(flatten)]
+    pub limits: ResourceLimits,
+}
+
+/// `sandbox.memoryLimitMiB` and `sandbox.processLimit`: what one sandboxed
+/// command may take. Core dumps are always off there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourceLimits {
+    /// Each process's data (heap and private writable mappings:
+    /// `RLIMIT_DATA`), in MiB. Address-space reservations that are never
+    /// written (a JIT's or a runtime's) do not count, unlike `RLIMIT_AS`.
+    #[serde(rename = "memoryLimitMiB")]
+    pub memory_mib: u64,
+    /// Processes the command may start beyond those running when it starts
+    /// (`RLIMIT_NPROC`, which the kernel counts per user and does not apply
+    /// to root).
+    pub process_limit: u64,
+}
+
+impl ResourceLimits {
+    pub const DEFAULT_MEMORY_MIB: u64 = 4096;
+    pub const DEFAULT_PROCESS_LIMIT: u64 = 1024;
+}
+
+impl Default for ResourceLimits {
+    fn default() -> Self {
+        Self {
+            memory_mib: Self::DEFAULT_MEMORY_MIB,
+            process_limit: Self::DEFAULT_PROCESS_LIMIT,
+        }
+    }
 }

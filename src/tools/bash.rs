@@ -1,5 +1,7 @@
 //! TOOL-4 Bash: one shell command in the workspace, in its own process
-//! group, with a timeout, cancellation and an output budget.
+//! group, with a timeout, cancellation and an output budget. A sandboxed
+//! command's process group is killed when its shell exits: nothing it
+//! started outlives it.
 
 use super::input::{self, Fields};
 use super::{Tool, ToolContext, ToolOutput, declared_capability};
@@ -356,7 +358,14 @@ pub async fn run_command(command: &str, timeout: Duration, ctx: &ToolContext) ->
 
     let status = match ending {
         Ending::Exited(status) => {
-            // Background processes may live on; the command is done.
+            if ctx.sandbox.is_some() {
+                // A sandboxed command cannot leave its process group
+                // (setsid and setpgid are refused there), so this ends
+                // everything it started.
+                end_group(pgid).await;
+            }
+            // Otherwise background processes may live on (tracked by
+            // `background` and ended with the session); the command is done.
             guard.pgid = None;
             Some(status)
         }
@@ -425,12 +434,13 @@ fn sandbox_note(policy: Option<&crate::sandbox::SandboxPolicy>, status: ExitStat
     match policy {
         Some(p) if !status.success() => match p.kind {
             SandboxKind::ReadOnly => " (it ran in the read-only sandbox, since it was judged \
-                read-only: writing files and network access are refused there; a command that \
-                must write or connect needs approval)"
+                read-only: writing files or their metadata (chmod, chown, touch, xattrs), \
+                network access and setsid are refused there, and nothing it starts outlives it; \
+                a command that must write or connect needs approval)"
                 .to_string(),
             SandboxKind::WorkspaceWrite => format!(
                 " (it ran in the workspace-write sandbox: only the workspace and the temp \
-                 directory are writable{})",
+                 directory are writable, setsid is refused and nothing it starts outlives it{})",
                 if p.network {
                     ""
                 } else {
@@ -479,6 +489,18 @@ async fn discard_until_eof(mut reader: tokio::net::unix::pipe::Receiver) {
         if n == 0 {
             break;
         }
+    }
+}
+
+/// SIGKILL to every process left in the group, and a wait (bounded by
+/// [`KILL_GRACE`]) until none of them runs any more.
+async fn end_group(pgid: i32) {
+    if !signal_group(pgid, libc::SIGKILL) {
+        return;
+    }
+    let give_up = Instant::now() + KILL_GRACE;
+    while group_alive(pgid) && Instant::now() < give_up {
+        tokio::time::sleep(Duration::from_millis(5)).await;
     }
 }
 
