@@ -846,9 +846,87 @@ async fn dis1_comma_list_with_equals_removes_every_named_tool() {
         .await;
     assert_eq!(run.code, Some(0), "{run}");
     let tools = tool_names_openai(&server.requests()[0].json());
-    assert!(!tools.contains(&"Bash".to_string()), "{tools:?}");
+    // `Bash(git *)` is a deny rule for those commands, not all of Bash;
+    // `Write` removes Edit too, as a Write deny rule covers Edit.
+    assert!(tools.contains(&"Bash".to_string()), "{tools:?}");
     assert!(!tools.contains(&"Write".to_string()), "{tools:?}");
-    assert!(tools.contains(&"Edit".to_string()), "{tools:?}");
+    assert!(!tools.contains(&"Edit".to_string()), "{tools:?}");
+    assert!(tools.contains(&"Read".to_string()), "{tools:?}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn dis2_disallowed_edit_also_removes_write() {
+    let h = Harness::new();
+    let server = FakeModelServer::start().await;
+    server.enqueue(Reply::sse(sse::openai_text("ok")));
+    let run = h
+        .run(
+            &["--disallowedTools", "Edit", "-p", "hi"],
+            &openai_env(&server),
+        )
+        .await;
+    assert_eq!(run.code, Some(0), "{run}");
+    let tools = tool_names_openai(&server.requests()[0].json());
+    assert!(!tools.contains(&"Edit".to_string()), "{tools:?}");
+    assert!(!tools.contains(&"Write".to_string()), "{tools:?}");
+}
+
+/// Runs `-p` with `args`, the model calling Bash with `command` once.
+async fn headless_bash(h: &Harness, args: &[&str], command: &str) -> Run {
+    let server = FakeModelServer::start().await;
+    let input = json!({ "command": command }).to_string();
+    server.enqueue_all([
+        Reply::sse(sse::openai_tool_calls("", &[("c1", "Bash", &input)])),
+        Reply::sse(sse::openai_text("Done.")),
+    ]);
+    let mut all = vec!["-p", "go"];
+    all.extend_from_slice(args);
+    h.run(&all, &openai_env(&server)).await
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn perm4_saved_deny_rule_holds_in_headless_yolo() {
+    let h = Harness::new();
+    std::fs::write(h.project().join("victim"), "keep").unwrap();
+    let add = h
+        .run(&["permission", "add", "deny", "Bash", "rm:*"], &[])
+        .await;
+    assert_eq!(add.code, Some(0), "{add}");
+    let run = headless_bash(&h, &["--mode", "yolo"], "rm -f victim").await;
+    assert_eq!(run.code, Some(0), "{run}");
+    assert!(h.project().join("victim").exists(), "{run}");
+    assert!(run.stderr.contains("rm:*"), "{run}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn perm4_disallowed_tools_rule_holds_in_headless_yolo() {
+    let h = Harness::new();
+    std::fs::write(h.project().join("victim"), "keep").unwrap();
+    let run = headless_bash(&h, &["--disallowedTools", "Bash(rm:*)"], "rm -f victim").await;
+    assert_eq!(run.code, Some(0), "{run}");
+    assert!(h.project().join("victim").exists(), "{run}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn allowed_tools_bash_content_does_not_allow_other_commands_headless() {
+    let h = Harness::new();
+    let run = headless_bash(
+        &h,
+        &["--mode", "build", "--allowedTools", "Bash(git diff:*)"],
+        "touch pwned",
+    )
+    .await;
+    assert_eq!(run.code, Some(0), "{run}");
+    assert!(!h.project().join("pwned").exists(), "{run}");
+    let h = Harness::new();
+    let run = headless_bash(
+        &h,
+        &["--mode", "build", "--allowedTools", "Bash(touch made:*)"],
+        "touch made",
+    )
+    .await;
+    assert_eq!(run.code, Some(0), "{run}");
+    assert!(h.project().join("made").exists(), "{run}");
 }
 
 // ---------------------------------------------------------------- RUN-5
