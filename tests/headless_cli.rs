@@ -15,6 +15,20 @@ use support::fake_model_server::{
 use support::headless::{Harness, RUN_TIMEOUT, Run, openai_env};
 use zcode::permission::mode::Mode;
 
+/// stderr's lines after the first, which says the run is in yolo (the
+/// default of `-p`, EXEC-6).
+fn stderr_without_yolo_line(stderr: &str) -> Vec<&str> {
+    let mut lines: Vec<&str> = stderr.lines().collect();
+    assert!(
+        lines
+            .first()
+            .is_some_and(|l| l.starts_with(zcode::headless::YOLO_LINE_START)),
+        "{stderr}"
+    );
+    lines.remove(0);
+    lines
+}
+
 /// The Anthropic shortcut pointed at the fake server.
 fn anthropic_env(server: &FakeModelServer) -> Vec<(&'static str, String)> {
     vec![
@@ -372,7 +386,7 @@ async fn head1_unauthorized_exits_1_with_one_line_naming_the_key() {
     let run = h.run(&["-p", "hello"], &env).await;
     assert_eq!(run.code, Some(1), "{run}");
     assert_eq!(run.stdout, "", "{run}");
-    let lines: Vec<&str> = run.stderr.lines().collect();
+    let lines = stderr_without_yolo_line(&run.stderr);
     assert_eq!(lines.len(), 1, "{run}");
     assert!(lines[0].contains("authentication failed"), "{run}");
     assert!(lines[0].contains("401"), "{run}");
@@ -1254,7 +1268,7 @@ async fn head1_anthropic_unauthorized_names_the_key_variable() {
     let run = h.run(&["-p", "hello"], &anthropic_env(&server)).await;
     assert_eq!(run.code, Some(1), "{run}");
     assert_eq!(run.stdout, "");
-    let lines: Vec<&str> = run.stderr.lines().collect();
+    let lines = stderr_without_yolo_line(&run.stderr);
     assert_eq!(lines.len(), 1, "{run}");
     assert!(lines[0].contains("ANTHROPIC_API_KEY"), "{run}");
 }
@@ -1340,4 +1354,40 @@ async fn perm1_exit_plan_mode_outside_plan_is_denied_with_the_exact_reason() {
         result.contains("ExitPlanMode can only be used while plan mode is active"),
         "{result}"
     );
+}
+
+// ---------------------------------------------------------------- EXEC-6
+
+#[tokio::test(flavor = "multi_thread")]
+async fn exec6_headless_yolo_says_so_on_stderr_in_every_format() {
+    let yolo_line = "zcode: running in yolo mode";
+    for (args, expected) in [
+        (vec!["-p", "hi"], Some("the default of -p")),
+        (vec!["-p", "hi", "--mode", "yolo"], Some("--mode yolo")),
+        (
+            vec!["-p", "hi", "--output-format", "json"],
+            Some("the default of -p"),
+        ),
+        (vec!["-p", "hi", "--mode", "build"], None),
+        (vec!["-p", "hi", "--mode", "plan"], None),
+    ] {
+        let h = Harness::new();
+        let server = FakeModelServer::start().await;
+        server.enqueue(Reply::sse(sse::openai_text("ok")));
+        let run = h.run(&args, &openai_env(&server)).await;
+        assert_eq!(run.code, Some(0), "{args:?}: {run}");
+        let lines: Vec<&str> = run
+            .stderr
+            .lines()
+            .filter(|l| l.starts_with(yolo_line))
+            .collect();
+        match expected {
+            Some(why) => {
+                assert_eq!(lines.len(), 1, "{args:?}: {run}");
+                assert!(lines[0].contains(why), "{args:?}: {run}");
+                assert!(lines[0].contains("deny rules"), "{args:?}: {run}");
+            }
+            None => assert!(lines.is_empty(), "{args:?}: {run}"),
+        }
+    }
 }
