@@ -4,6 +4,7 @@
 //! to stderr in every format (as well as into the JSON), one line each.
 
 use crate::model::Usage;
+use crate::permission::mode::{ExecutionState, Mode, ModeSource};
 use crate::protocol::{Denial, Event, Op, TurnEnd, retry_line};
 use crate::runtime::RuntimeHandle;
 use crate::terminal_text::neutralize_controls;
@@ -26,6 +27,27 @@ pub mod exit_code {
     pub const FAILURE: u8 = 1;
     /// Interrupted with Ctrl+C.
     pub const INTERRUPTED: u8 = 130;
+}
+
+/// The first words of the stderr line of a run in yolo.
+pub const YOLO_LINE_START: &str = "zcode: running in yolo mode";
+
+/// EXEC-6: a headless run in yolo says so on stderr, with where yolo came
+/// from; `None` in any other mode.
+pub fn yolo_line(state: ExecutionState, source: ModeSource) -> Option<String> {
+    if state.mode != Mode::Yolo || state.plan_enabled {
+        return None;
+    }
+    let why = match source {
+        ModeSource::Flag => "--mode yolo",
+        ModeSource::Config => "permission.mode in the config",
+        ModeSource::Session => "as the resumed session was left",
+        _ => "the default of -p",
+    };
+    Some(format!(
+        "{YOLO_LINE_START} ({why}): tool calls run without asking, except what deny rules \
+         and --disallowedTools forbid; --mode build denies whatever would be asked"
+    ))
 }
 
 pub const OFFLINE_DEMO_NOTICE: &str = "zcode: no model is configured, so this runs on the offline demo provider (scripted replies). \
@@ -85,8 +107,20 @@ pub async fn run(
         }
         match event {
             Event::SessionStarted {
-                offline_demo: true, ..
-            } => eprintln!("{OFFLINE_DEMO_NOTICE}"),
+                offline_demo,
+                state,
+                mode_source,
+                ..
+            } => {
+                if offline_demo {
+                    eprintln!("{OFFLINE_DEMO_NOTICE}");
+                }
+                // In every format: whoever reads stderr learns that nothing
+                // will be asked.
+                if let Some(line) = yolo_line(state, mode_source) {
+                    eprintln!("{line}");
+                }
+            }
             Event::ToolCallStarted { tool, input, .. } if format == OutputFormat::Text => {
                 eprintln!("• {tool} {}", summarize_input(&input));
             }

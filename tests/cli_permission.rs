@@ -329,7 +329,7 @@ fn cli7_help_on_every_command() {
     }
     let help = stdout(&env.run(&["--help"]));
     assert!(
-        help.contains(r#""Bash(git *)" removes all of Bash"#),
+        help.contains(r#""Bash(rm:*)" denies only those commands"#),
         "{help}"
     );
     assert!(stdout(&env.run(&["--version"])).starts_with("zcode "));
@@ -509,4 +509,123 @@ fn bash5_git_globals_ask_through_the_binary() {
         env.check("Bash", &input, &[])["ruleId"],
         "rule.project.allow"
     );
+}
+
+fn decided(v: &Value) -> (String, String) {
+    (
+        v["behavior"].as_str().unwrap_or("").to_string(),
+        v["ruleId"].as_str().unwrap_or("").to_string(),
+    )
+}
+
+#[test]
+fn perm4_deny_rules_hold_in_yolo_through_the_binary() {
+    let env = Env::new();
+    let out = env.run(&["permission", "add", "deny", "Bash", "rm:*"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = env.run(&["permission", "add", "deny", "Write", ".git/*"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let yolo = ["--mode", "yolo"];
+    let v = env.check("Bash", r#"{"command":"rm -rf x"}"#, &yolo);
+    assert_eq!(decided(&v), ("deny".into(), "rule.project.deny".into()));
+    let v = env.check(
+        "Write",
+        r#"{"file_path":".git/config","content":"x"}"#,
+        &yolo,
+    );
+    assert_eq!(decided(&v), ("deny".into(), "rule.project.deny".into()));
+    let v = env.check("Bash", r#"{"command":"touch x"}"#, &yolo);
+    assert_eq!(decided(&v), ("allow".into(), "mode.yolo".into()));
+    let v = env.check(
+        "Bash",
+        r#"{"command":"ls"}"#,
+        &["--mode", "yolo", "--disallowedTools", "Bash"],
+    );
+    assert_eq!(decided(&v), ("deny".into(), "rule.disallowedTools".into()));
+}
+
+#[test]
+fn allowed_tools_bash_content_allows_that_command_only() {
+    let env = Env::new();
+    let scoped = ["--mode", "build", "--allowedTools", "Bash(git diff:*)"];
+    let v = env.check("Bash", r#"{"command":"git diff"}"#, &scoped);
+    assert_eq!(v["behavior"], "allow", "{v}");
+    for attack in ["rm x", "touch x", "git diff; rm x", "curl http://x"] {
+        let v = env.check("Bash", &format!(r#"{{"command":"{attack}"}}"#), &scoped);
+        assert_eq!(v["behavior"], "ask", "{attack}: {v}");
+    }
+    let scoped = ["--mode", "build", "--allowedTools", "Bash(make:*)"];
+    let v = env.check("Bash", r#"{"command":"make test"}"#, &scoped);
+    assert_eq!(decided(&v), ("allow".into(), "rule.allowedTools".into()));
+    let v = env.check("Bash", r#"{"command":"rm x"}"#, &scoped);
+    assert_eq!(v["behavior"], "ask", "{v}");
+    // A bare name still allows the whole tool.
+    let v = env.check(
+        "Bash",
+        r#"{"command":"rm x"}"#,
+        &["--mode", "build", "--allowedTools", "Bash"],
+    );
+    assert_eq!(decided(&v), ("allow".into(), "rule.allowedTools".into()));
+}
+
+#[test]
+fn allowed_tools_webfetch_domain_through_the_binary() {
+    let env = Env::new();
+    let scoped = [
+        "--mode",
+        "build",
+        "--allowedTools",
+        "WebFetch(domain:docs.rs)",
+    ];
+    let v = env.check("WebFetch", r#"{"url":"https://docs.rs/x"}"#, &scoped);
+    assert_eq!(decided(&v), ("allow".into(), "rule.allowedTools".into()));
+    let v = env.check("WebFetch", r#"{"url":"https://evil.example/"}"#, &scoped);
+    assert_eq!(v["behavior"], "ask", "{v}");
+    let v = env.check(
+        "WebFetch",
+        r#"{"url":"https://docs.rs/x"}"#,
+        &["--plan", "--allowedTools", "WebFetch(domain:docs.rs)"],
+    );
+    assert_ne!(v["behavior"], "allow", "{v}");
+}
+
+#[test]
+fn disallowed_tools_with_content_is_a_scoped_deny_and_edit_removes_write() {
+    let env = Env::new();
+    let scoped = ["--mode", "yolo", "--disallowedTools", "Bash(rm:*)"];
+    let v = env.check("Bash", r#"{"command":"rm -rf x"}"#, &scoped);
+    assert_eq!(decided(&v), ("deny".into(), "rule.disallowedTools".into()));
+    let v = env.check("Bash", r#"{"command":"touch x"}"#, &scoped);
+    assert_eq!(v["behavior"], "allow", "{v}");
+    let v = env.check(
+        "Write",
+        r#"{"file_path":"a","content":""}"#,
+        &["--mode", "yolo", "--disallowedTools", "Edit"],
+    );
+    assert_eq!(decided(&v), ("deny".into(), "rule.disallowedTools".into()));
+    let out = env.run(&[
+        "permission",
+        "check",
+        "--tool",
+        "Bash",
+        "--input",
+        "{}",
+        "--allowedTools",
+        "Bash(git",
+    ]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("is not a rule"), "{}", stderr(&out));
+}
+
+#[test]
+fn permission_add_takes_a_rule_in_one_argument() {
+    let env = Env::new();
+    let out = env.run(&["permission", "add", "allow", "Bash(make:*)"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let json: Value =
+        serde_json::from_slice(&env.run(&["permission", "list", "--json"]).stdout).unwrap();
+    assert_eq!(json["rules"]["allow"][0]["toolName"], "Bash");
+    assert_eq!(json["rules"]["allow"][0]["ruleContent"], "make:*");
+    let out = env.run(&["permission", "remove", "allow", "Bash(make:*)"]);
+    assert!(out.status.success(), "{}", stderr(&out));
 }

@@ -381,6 +381,23 @@ fn conf1_permission_settings_normalise_domains() {
 }
 
 #[test]
+fn conf1_tool_list_entries_with_content_are_scoped_rules() {
+    let text = r#"{"permission": {
+        "allowedTools": ["Bash(git diff:*)", "Read"],
+        "disallowedTools": ["Bash(rm:*)"]
+    }}"#;
+    let s = parse(text).unwrap().permission_settings();
+    assert!(!s.is_allowed("Bash"));
+    assert!(s.is_allowed("Read"));
+    assert!(!s.is_disallowed("Bash"));
+    assert_eq!(s.allow_rules.len(), 1);
+    assert_eq!(s.deny_rules.len(), 1);
+    let msg = parse_err(r#"{"permission": {"allowedTools": ["Bash(git diff"]}}"#);
+    assert!(msg.contains("permission.allowedTools[0]"), "{msg}");
+    assert!(msg.contains("is not a rule"), "{msg}");
+}
+
+#[test]
 fn conf1_defaults_when_sections_missing() {
     let cfg = parse("{}").unwrap();
     assert_eq!(cfg, Config::default());

@@ -15,6 +15,20 @@ use support::fake_model_server::{
 use support::headless::{Harness, RUN_TIMEOUT, Run, openai_env};
 use zcode::permission::mode::Mode;
 
+/// stderr's lines after the first, which says the run is in yolo (the
+/// default of `-p`, EXEC-6).
+fn stderr_without_yolo_line(stderr: &str) -> Vec<&str> {
+    let mut lines: Vec<&str> = stderr.lines().collect();
+    assert!(
+        lines
+            .first()
+            .is_some_and(|l| l.starts_with(zcode::headless::YOLO_LINE_START)),
+        "{stderr}"
+    );
+    lines.remove(0);
+    lines
+}
+
 /// The Anthropic shortcut pointed at the fake server.
 fn anthropic_env(server: &FakeModelServer) -> Vec<(&'static str, String)> {
     vec![
@@ -372,7 +386,7 @@ async fn head1_unauthorized_exits_1_with_one_line_naming_the_key() {
     let run = h.run(&["-p", "hello"], &env).await;
     assert_eq!(run.code, Some(1), "{run}");
     assert_eq!(run.stdout, "", "{run}");
-    let lines: Vec<&str> = run.stderr.lines().collect();
+    let lines = stderr_without_yolo_line(&run.stderr);
     assert_eq!(lines.len(), 1, "{run}");
     assert!(lines[0].contains("authentication failed"), "{run}");
     assert!(lines[0].contains("401"), "{run}");
@@ -846,9 +860,87 @@ async fn dis1_comma_list_with_equals_removes_every_named_tool() {
         .await;
     assert_eq!(run.code, Some(0), "{run}");
     let tools = tool_names_openai(&server.requests()[0].json());
-    assert!(!tools.contains(&"Bash".to_string()), "{tools:?}");
+    // `Bash(git *)` is a deny rule for those commands, not all of Bash;
+    // `Write` removes Edit too, as a Write deny rule covers Edit.
+    assert!(tools.contains(&"Bash".to_string()), "{tools:?}");
     assert!(!tools.contains(&"Write".to_string()), "{tools:?}");
-    assert!(tools.contains(&"Edit".to_string()), "{tools:?}");
+    assert!(!tools.contains(&"Edit".to_string()), "{tools:?}");
+    assert!(tools.contains(&"Read".to_string()), "{tools:?}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn dis2_disallowed_edit_also_removes_write() {
+    let h = Harness::new();
+    let server = FakeModelServer::start().await;
+    server.enqueue(Reply::sse(sse::openai_text("ok")));
+    let run = h
+        .run(
+            &["--disallowedTools", "Edit", "-p", "hi"],
+            &openai_env(&server),
+        )
+        .await;
+    assert_eq!(run.code, Some(0), "{run}");
+    let tools = tool_names_openai(&server.requests()[0].json());
+    assert!(!tools.contains(&"Edit".to_string()), "{tools:?}");
+    assert!(!tools.contains(&"Write".to_string()), "{tools:?}");
+}
+
+/// Runs `-p` with `args`, the model calling Bash with `command` once.
+async fn headless_bash(h: &Harness, args: &[&str], command: &str) -> Run {
+    let server = FakeModelServer::start().await;
+    let input = json!({ "command": command }).to_string();
+    server.enqueue_all([
+        Reply::sse(sse::openai_tool_calls("", &[("c1", "Bash", &input)])),
+        Reply::sse(sse::openai_text("Done.")),
+    ]);
+    let mut all = vec!["-p", "go"];
+    all.extend_from_slice(args);
+    h.run(&all, &openai_env(&server)).await
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn perm4_saved_deny_rule_holds_in_headless_yolo() {
+    let h = Harness::new();
+    std::fs::write(h.project().join("victim"), "keep").unwrap();
+    let add = h
+        .run(&["permission", "add", "deny", "Bash", "rm:*"], &[])
+        .await;
+    assert_eq!(add.code, Some(0), "{add}");
+    let run = headless_bash(&h, &["--mode", "yolo"], "rm -f victim").await;
+    assert_eq!(run.code, Some(0), "{run}");
+    assert!(h.project().join("victim").exists(), "{run}");
+    assert!(run.stderr.contains("rm:*"), "{run}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn perm4_disallowed_tools_rule_holds_in_headless_yolo() {
+    let h = Harness::new();
+    std::fs::write(h.project().join("victim"), "keep").unwrap();
+    let run = headless_bash(&h, &["--disallowedTools", "Bash(rm:*)"], "rm -f victim").await;
+    assert_eq!(run.code, Some(0), "{run}");
+    assert!(h.project().join("victim").exists(), "{run}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn allowed_tools_bash_content_does_not_allow_other_commands_headless() {
+    let h = Harness::new();
+    let run = headless_bash(
+        &h,
+        &["--mode", "build", "--allowedTools", "Bash(git diff:*)"],
+        "touch pwned",
+    )
+    .await;
+    assert_eq!(run.code, Some(0), "{run}");
+    assert!(!h.project().join("pwned").exists(), "{run}");
+    let h = Harness::new();
+    let run = headless_bash(
+        &h,
+        &["--mode", "build", "--allowedTools", "Bash(touch made:*)"],
+        "touch made",
+    )
+    .await;
+    assert_eq!(run.code, Some(0), "{run}");
+    assert!(h.project().join("made").exists(), "{run}");
 }
 
 // ---------------------------------------------------------------- RUN-5
@@ -1176,7 +1268,7 @@ async fn head1_anthropic_unauthorized_names_the_key_variable() {
     let run = h.run(&["-p", "hello"], &anthropic_env(&server)).await;
     assert_eq!(run.code, Some(1), "{run}");
     assert_eq!(run.stdout, "");
-    let lines: Vec<&str> = run.stderr.lines().collect();
+    let lines = stderr_without_yolo_line(&run.stderr);
     assert_eq!(lines.len(), 1, "{run}");
     assert!(lines[0].contains("ANTHROPIC_API_KEY"), "{run}");
 }
@@ -1262,4 +1354,40 @@ async fn perm1_exit_plan_mode_outside_plan_is_denied_with_the_exact_reason() {
         result.contains("ExitPlanMode can only be used while plan mode is active"),
         "{result}"
     );
+}
+
+// ---------------------------------------------------------------- EXEC-6
+
+#[tokio::test(flavor = "multi_thread")]
+async fn exec6_headless_yolo_says_so_on_stderr_in_every_format() {
+    let yolo_line = "zcode: running in yolo mode";
+    for (args, expected) in [
+        (vec!["-p", "hi"], Some("the default of -p")),
+        (vec!["-p", "hi", "--mode", "yolo"], Some("--mode yolo")),
+        (
+            vec!["-p", "hi", "--output-format", "json"],
+            Some("the default of -p"),
+        ),
+        (vec!["-p", "hi", "--mode", "build"], None),
+        (vec!["-p", "hi", "--mode", "plan"], None),
+    ] {
+        let h = Harness::new();
+        let server = FakeModelServer::start().await;
+        server.enqueue(Reply::sse(sse::openai_text("ok")));
+        let run = h.run(&args, &openai_env(&server)).await;
+        assert_eq!(run.code, Some(0), "{args:?}: {run}");
+        let lines: Vec<&str> = run
+            .stderr
+            .lines()
+            .filter(|l| l.starts_with(yolo_line))
+            .collect();
+        match expected {
+            Some(why) => {
+                assert_eq!(lines.len(), 1, "{args:?}: {run}");
+                assert!(lines[0].contains(why), "{args:?}: {run}");
+                assert!(lines[0].contains("deny rules"), "{args:?}: {run}");
+            }
+            None => assert!(lines.is_empty(), "{args:?}: {run}"),
+        }
+    }
 }

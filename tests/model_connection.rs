@@ -23,6 +23,20 @@ use zcode::model::{
 };
 use zcode::protocol::retry_line;
 
+/// stderr's lines after the first, which says the run is in yolo (the
+/// default of `-p`, EXEC-6).
+fn stderr_without_yolo_line(stderr: &str) -> Vec<&str> {
+    let mut lines: Vec<&str> = stderr.lines().collect();
+    assert!(
+        lines
+            .first()
+            .is_some_and(|l| l.starts_with(zcode::headless::YOLO_LINE_START)),
+        "{stderr}"
+    );
+    lines.remove(0);
+    lines
+}
+
 fn request() -> ModelRequest {
     ModelRequest {
         model: "m".into(),
@@ -215,7 +229,7 @@ async fn ux_headless_final_connection_error_is_one_line_naming_the_url_once() {
         .run(&["-p", "hello"], &[("OPENAI_BASE_URL", base.clone())])
         .await;
     assert_eq!(run.code, Some(1), "{run}");
-    let lines: Vec<&str> = run.stderr.lines().collect();
+    let lines = stderr_without_yolo_line(&run.stderr);
     assert_eq!(
         lines,
         [

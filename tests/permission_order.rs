@@ -150,13 +150,58 @@ fn perm3_always_ask_gate() {
 }
 
 #[test]
-fn perm4_yolo_comes_before_disallowed_and_project_rules() {
+fn perm4_yolo_allows_what_no_deny_names_and_skips_ask_rules() {
+    let d = Case::new("Write", json!({"file_path": "/x"}), YOLO).decide();
+    assert_eq!((d.behavior, d.rule_id), (Behavior::Allow, "mode.yolo"));
+    assert_eq!(d.reason, "Yolo mode bypasses permission prompts");
+    // Ask rules are questions, and yolo asks none.
+    let mut c = Case::new("Bash", json!({"command": "git push"}), YOLO);
+    c.project = rules(&[], &[Rule::with_content("Bash", "git push:*")], &[]);
+    assert_eq!(c.decide().rule_id, "mode.yolo");
+}
+
+#[test]
+fn perm4_deny_rule_holds_in_yolo_rm_rf() {
+    let mut c = Case::new("Bash", json!({"command": "rm -rf x"}), YOLO);
+    c.project = rules(&[], &[], &[Rule::with_content("Bash", "rm:*")]);
+    let d = c.decide();
+    assert_eq!(
+        (d.behavior, d.rule_id),
+        (Behavior::Deny, rule_id::PROJECT_DENY)
+    );
+    // Hidden in a chain it is still denied.
+    c.input = json!({"command": "ls && rm -rf x"});
+    assert_eq!(c.decide().behavior, Behavior::Deny);
+}
+
+#[test]
+fn perm4_write_deny_on_git_dir_holds_in_yolo() {
+    for tool in ["Write", "Edit"] {
+        let mut c = Case::new(tool, json!({"file_path": ".git/config"}), YOLO);
+        c.project = rules(&[], &[], &[Rule::with_content("Write", ".git/*")]);
+        let d = c.decide();
+        assert_eq!(
+            (d.behavior, d.rule_id),
+            (Behavior::Deny, rule_id::PROJECT_DENY),
+            "{tool}"
+        );
+    }
+}
+
+#[test]
+fn perm4_disallowed_tools_hold_in_yolo() {
+    let mut c = Case::new("Bash", json!({"command": "ls"}), YOLO);
+    c.settings = disallow("Bash");
+    let d = c.decide();
+    assert_eq!(
+        (d.behavior, d.rule_id),
+        (Behavior::Deny, "rule.disallowedTools")
+    );
+    // With the project rules too: the first deny decides.
     let mut c = Case::new("Write", json!({"file_path": "/x"}), YOLO);
     c.settings = disallow("Write");
     c.project = rules(&[], &[], &[Rule::tool("Write")]);
-    let d = c.decide();
-    assert_eq!((d.behavior, d.rule_id), (Behavior::Allow, "mode.yolo"));
-    assert_eq!(d.reason, "Yolo mode bypasses permission prompts");
+    assert_eq!(c.decide().behavior, Behavior::Deny);
 }
 
 #[test]
@@ -170,8 +215,8 @@ fn perm5_auto_denies_ordinary_tools() {
 }
 
 #[test]
-fn perm6_disallowed_tools_deny_in_build_and_plan() {
-    for state in [BUILD, EDIT, PLAN] {
+fn perm6_disallowed_tools_deny_in_every_mode() {
+    for state in [BUILD, EDIT, PLAN, YOLO] {
         let mut c = Case::new("Read", json!({"file_path": "a"}), state);
         c.settings = disallow("Read");
         let d = c.decide();

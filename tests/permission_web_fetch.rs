@@ -137,28 +137,6 @@ fn perm8_webfetch_plan_deny_and_ask_rules_come_first() {
 }
 
 #[test]
-fn perm8_webfetch_plan_allowed_tools_allows_as_in_build() {
-    let settings = PermissionSettings {
-        allowed_tools: ["WebFetch".to_string()].into(),
-        ..Default::default()
-    };
-    let (_d, svc) = service(settings);
-    for state in PLANS.into_iter().chain([BUILD]) {
-        let d = decide(
-            &svc,
-            "https://anything.example/",
-            state,
-            &RuleSet::default(),
-        );
-        assert_eq!(
-            (d.behavior, d.rule_id),
-            (Allow, rule_id::ALLOWED_TOOLS),
-            "{state:?}"
-        );
-    }
-}
-
-#[test]
 fn perm8_webfetch_plan_decides_like_build_for_every_url() {
     let (_d, svc) = service(domains(&["*.github.com"]));
     let rules = webfetch_rules(&["domain:docs.rs"], &[], &["domain:evil.net"]);
@@ -441,5 +419,157 @@ fn rule3_webfetch_domain_validated_input_is_the_fetched_url() {
     for (raw, fetched) in cases {
         let input = tool.validate(fetch(raw)).unwrap();
         assert_eq!(input["url"], fetched, "{raw:?}");
+    }
+}
+
+// ---- Deny and ask rules written as a user writes them ----
+
+#[test]
+fn webfetch_deny_rule_for_an_exact_url_matches_it() {
+    let (_d, svc) = service(domains(&["example.com"]));
+    let rules = webfetch_rules(&[], &[], &["https://example.com/x"]);
+    for url in [
+        "https://example.com/x",
+        "https://EXAMPLE.com./x",
+        "http://example.com/x",
+        "https://example.com/x?y=1",
+        "https://example.com/x#top",
+        "https://example.com/x/",
+        "https://example.com/x/deeper",
+        "https://example.com/%78",
+        "https://example.com/./x",
+        "https://example.com/a/../x",
+        "https://example.com:8443/x",
+    ] {
+        let d = decide(&svc, url, BUILD, &rules);
+        assert_eq!(d.behavior, Deny, "{url:?}: {d:?}");
+    }
+    for url in [
+        "https://example.com/",
+        "https://example.com/xy",
+        "https://other.net/x",
+    ] {
+        assert_ne!(behavior(&svc, url, BUILD, &rules), Deny, "{url:?}");
+    }
+}
+
+#[test]
+fn webfetch_deny_rule_for_a_bare_host_matches_it_and_its_subdomains() {
+    let (_d, svc) = service(domains(&["*.example.com", "example.com"]));
+    for content in [
+        "example.com",
+        "domain:example.com",
+        "Example.COM.",
+        "domain:EXAMPLE.com",
+    ] {
+        let rules = webfetch_rules(&[], &[], &[content]);
+        for url in [
+            "https://example.com/",
+            "https://api.example.com/v1",
+            "https://a.b.example.com/",
+            "https://EXAMPLE.com./x",
+        ] {
+            let d = decide(&svc, url, BUILD, &rules);
+            assert_eq!(d.behavior, Deny, "{content} {url:?}: {d:?}");
+        }
+        for url in ["https://evilexample.com/", "https://example.com.evil.net/"] {
+            assert_ne!(
+                behavior(&svc, url, BUILD, &rules),
+                Deny,
+                "{content} {url:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn webfetch_ask_rule_for_a_subdomain_or_url_asks_even_where_allowed() {
+    let (_d, svc) = service(domains(&["*.example.com"]));
+    let rules = webfetch_rules(
+        &[],
+        &["api.example.com", "https://docs.example.com/private"],
+        &[],
+    );
+    assert_eq!(
+        decide(&svc, "https://api.example.com/x", BUILD, &rules).rule_id,
+        rule_id::PROJECT_ASK
+    );
+    assert_eq!(
+        decide(&svc, "https://docs.example.com/private/a", BUILD, &rules).rule_id,
+        rule_id::PROJECT_ASK
+    );
+    assert_eq!(
+        behavior(&svc, "https://docs.example.com/public", BUILD, &rules),
+        Allow
+    );
+}
+
+#[test]
+fn webfetch_allow_rules_stay_exact() {
+    let (_d, svc) = service(PermissionSettings::default());
+    // A bare host allows that host only, a URL that URL only.
+    let rules = webfetch_rules(&["docs.rs", "https://example.com/a"], &[], &[]);
+    assert_eq!(behavior(&svc, "https://docs.rs/x", BUILD, &rules), Allow);
+    assert_eq!(behavior(&svc, "https://evil.docs.rs/x", BUILD, &rules), Ask);
+    assert_eq!(
+        behavior(&svc, "https://example.com/a", BUILD, &rules),
+        Allow
+    );
+    assert_eq!(
+        behavior(&svc, "https://example.com/a#f", BUILD, &rules),
+        Allow
+    );
+    for url in [
+        "https://example.com/a/b",
+        "https://example.com/a?secret=1",
+        "https://example.com/b",
+        "http://example.com/a",
+    ] {
+        assert_eq!(behavior(&svc, url, BUILD, &rules), Ask, "{url:?}");
+    }
+}
+
+// ---- allowedTools entries with content ----
+
+fn allowed_entries(entries: &[&str]) -> PermissionSettings {
+    let mut settings = PermissionSettings::default();
+    for e in entries {
+        settings.add_allowed_entry(e).unwrap();
+    }
+    settings
+}
+
+#[test]
+fn allowed_tools_webfetch_domain_allows_that_host_only_and_never_in_plan() {
+    let (_d, svc) = service(allowed_entries(&["WebFetch(domain:docs.rs)"]));
+    let none = RuleSet::default();
+    let d = decide(&svc, "https://docs.rs/x", BUILD, &none);
+    assert_eq!((d.behavior, d.rule_id), (Allow, rule_id::ALLOWED_TOOLS));
+    for url in ["https://evil.example/", "https://docs.rs.evil.example/"] {
+        assert_eq!(behavior(&svc, url, BUILD, &none), Ask, "{url}");
+    }
+    for state in PLANS {
+        assert_ne!(
+            behavior(&svc, "https://docs.rs/x", state, &none),
+            Allow,
+            "{state:?}"
+        );
+    }
+}
+
+#[test]
+fn allowed_tools_whole_webfetch_never_in_plan() {
+    let (_d, svc) = service(allowed_entries(&["WebFetch"]));
+    let none = RuleSet::default();
+    assert_eq!(
+        behavior(&svc, "https://anything.example/", BUILD, &none),
+        Allow
+    );
+    for state in PLANS {
+        assert_eq!(
+            behavior(&svc, "https://anything.example/", state, &none),
+            Ask,
+            "{state:?}"
+        );
     }
 }

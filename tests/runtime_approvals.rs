@@ -954,6 +954,31 @@ async fn full2_full_access_keeps_the_plan_flag() {
     h.shutdown().await;
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn full2_full_access_does_not_lift_a_deny_rule() {
+    // Full access switches to yolo; a deny rule holds there (PERM-4).
+    let mut h = build(Dialect::OpenAi)
+        .rule(RuleKind::Deny, Rule::with_content("Bash", "rm:*"))
+        .start()
+        .await;
+    std::fs::write(h.path("victim"), "keep").unwrap();
+    let request = ask_bash(&mut h, "call_1", "touch a.txt").await;
+    h.reply(&request.request_id, PermissionReply::FullAccess);
+    assert_eq!(h.turn_finished().await.0, TurnEnd::Completed);
+    assert!(h.exists("a.txt"));
+    h.enqueue_bash("call_2", "rm -f victim");
+    h.enqueue_text("done");
+    h.input("now remove it");
+    assert_eq!(h.turn_finished().await.0, TurnEnd::Completed);
+    assert!(h.exists("victim"), "{}", h.log_text());
+    let denied = denials(&h);
+    assert_eq!(denied.len(), 1, "{denied:?}");
+    assert!(denied[0].reason.contains("rm:*"), "{denied:?}");
+    let session = h.store().get_session(&h.session_id).unwrap().unwrap();
+    assert_eq!(session.execution, ExecutionState::new(Mode::Yolo, false));
+    h.shutdown().await;
+}
+
 // ---- APPR-3: Full access against the hooks ---------------------------------
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -497,16 +497,17 @@ fn ux_the_quit_hint_counts_from_when_it_was_armed() {
 
 // ---- the mode in the transcript ---------------------------------------------
 
-const CARRIED_OVER: &str = "yolo mode, carried over from the last session: every tool call runs without asking; shift+tab changes it";
+const NOT_CARRIED_OVER: &str = "the last session here ended in yolo mode; this one starts without it: yolo is only chosen with /mode yolo or --mode yolo";
+const RESUMED: &str = "yolo mode, as this session was left: every tool call runs without asking; shift+tab changes it";
 
 #[test]
-fn ux_yolo_carried_over_from_the_last_session_is_said_in_the_transcript() {
+fn ux_yolo_not_carried_over_from_the_last_session_is_said_in_the_transcript() {
     let m = Session::new(80, 20)
-        .mode(Mode::Yolo)
-        .mode_source(ModeSource::ProjectLast)
+        .mode(Mode::Build)
+        .mode_source(ModeSource::YoloNotCarriedOver)
         .start();
-    assert_eq!(notices(&m), vec![CARRIED_OVER.to_string()]);
-    snapshot("yolo_carried_over", screen_of(&m));
+    assert_eq!(notices(&m), vec![NOT_CARRIED_OVER.to_string()]);
+    snapshot("yolo_not_carried_over", screen_of(&m));
     // Asked for with --mode, or another mode carried over: nothing to say.
     let flag = Session::new(80, 20)
         .mode(Mode::Yolo)
@@ -518,6 +519,38 @@ fn ux_yolo_carried_over_from_the_last_session_is_said_in_the_transcript() {
         .mode_source(ModeSource::ProjectLast)
         .start();
     assert!(notices(&edit).is_empty(), "{:?}", notices(&edit));
+    // A resumed session keeps its own yolo, and says so.
+    let resumed = Session::new(80, 20)
+        .mode(Mode::Yolo)
+        .mode_source(ModeSource::Session)
+        .start();
+    assert_eq!(notices(&resumed), vec![RESUMED.to_string()]);
+}
+
+#[test]
+fn plan1_shift_tab_cycles_build_edit_plan_and_never_lands_in_yolo() {
+    let mut m = session(80, 20);
+    let build = ExecutionState::new(Mode::Build, false);
+    let mut seen = Vec::new();
+    for _ in 0..6 {
+        update(&mut m, key(KeyCode::BackTab));
+        assert_ne!(m.state.mode, Mode::Yolo, "{seen:?}");
+        seen.push(m.state);
+    }
+    assert_eq!(
+        seen[..3],
+        [
+            ExecutionState::new(Mode::Edit, false),
+            ExecutionState::new(Mode::Edit, true),
+            build,
+        ]
+    );
+    // From yolo (chosen with /mode yolo) the next press leaves it.
+    type_text(&mut m, "/mode yolo");
+    update(&mut m, key(KeyCode::Enter));
+    assert_eq!(m.state, ExecutionState::new(Mode::Yolo, false));
+    update(&mut m, key(KeyCode::BackTab));
+    assert_eq!(m.state, build);
 }
 
 fn mode_lines(model: &Model) -> Vec<String> {
@@ -552,15 +585,15 @@ fn ux_two_quick_mode_changes_leave_two_lines_and_no_flicker() {
     let mut m = session(80, 20);
     update(&mut m, key(KeyCode::BackTab));
     update(&mut m, key(KeyCode::BackTab));
-    let yolo = ExecutionState::new(Mode::Yolo, false);
-    assert_eq!(m.state, yolo);
+    let plan = ExecutionState::new(Mode::Edit, true);
+    assert_eq!(m.state, plan);
     confirmed(&mut m, ExecutionState::new(Mode::Edit, false));
     assert_eq!(
-        m.state, yolo,
+        m.state, plan,
         "the older confirmation does not undo the newer choice"
     );
-    confirmed(&mut m, yolo);
-    assert_eq!(m.state, yolo);
+    confirmed(&mut m, plan);
+    assert_eq!(m.state, plan);
     assert_eq!(mode_lines(&m).len(), 2, "{:?}", mode_lines(&m));
 }
 

@@ -1,6 +1,6 @@
 //! The TUI's flow in the real binary, in a pseudo-terminal: the quit hint
 //! that expires on its own, a call waiting for approval that says so, the
-//! yolo mode carried over from the last session, the todo overlay below
+//! yolo mode never carried over from the last session, the todo overlay below
 //! 100 columns. Waits are on what the screen shows, never on the clock.
 #![cfg(unix)]
 
@@ -52,34 +52,37 @@ fn ux_the_quit_hint_disappears_without_a_key() {
 }
 
 #[test]
-fn ux_yolo_carried_over_from_the_last_session_is_said_but_not_when_asked_for() {
+fn exec6_yolo_is_not_carried_over_to_the_next_session_and_says_so() {
     let home = tempfile::tempdir().expect("temp home");
     let project = tempfile::tempdir().expect("temp project");
-    let carried = "yolo mode, carried over from the last session";
-    // The user picks yolo (build, edit, yolo); each change leaves a line.
+    let not_carried = "this one starts without it";
+    // Shift+Tab never lands in yolo: build, edit, plan, build.
     let mut pty = start(home.path(), project.path(), &[]);
     pty.wait_for_mode("build");
     pty.shift_tab();
     pty.wait_for_mode("edit");
     pty.shift_tab();
+    pty.wait_for_mode("plan");
+    pty.shift_tab();
+    pty.wait_for_mode("build");
+    // Chosen explicitly, yolo is yolo.
+    pty.submit("/mode yolo");
     pty.wait_for_mode("yolo");
     pty.wait_for_text("yolo mode: Edit and run commands");
-    assert!(pty.screen_text().contains("edit mode: Edit selected files"));
-    assert!(!pty.screen_text().contains(carried));
     assert!(pty.quit().success());
     drop(pty);
-    // The next start in the same project restores it, and says so.
+    // The next start in the same project does not restore it, and says so.
     let mut pty = start(home.path(), project.path(), &[]);
-    pty.wait_for_mode("yolo");
-    pty.wait_for_text(carried);
+    pty.wait_for_mode("build");
+    pty.wait_for_text(not_carried);
     assert!(pty.quit().success());
     drop(pty);
-    // Asked for with --mode: nothing to say.
+    // Asked for with --mode: yolo, nothing to say.
     let mut pty = start(home.path(), project.path(), &["--mode", "yolo"]);
     pty.wait_for_mode("yolo");
     pty.wait_for_text("offline demo provider");
     assert!(
-        !pty.screen_text().contains(carried),
+        !pty.screen_text().contains(not_carried),
         "{}",
         pty.screen_text()
     );

@@ -196,7 +196,6 @@ fn tui4_shift_tab_shows_each_mode_in_turn() {
             "edit",
             "Edit selected files or relevant workspace files automatically.",
         ),
-        ("yolo", "Edit and run commands with fewer confirmations."),
         ("plan", ""),
         ("build", "Ask before each file changes."),
         ("edit", ""),

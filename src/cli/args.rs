@@ -69,13 +69,16 @@ pub struct Cli {
 /// so their help lives here.
 pub const TOOL_LIST_HELP: &str = "\
 Tool lists (for this process only; never written to config):
-  --disallowedTools <TOOL>...  Remove tools entirely (also --disallowed-tools).
-                               Takes every following argument up to the next
-                               one starting with '-'; commas and spaces also
-                               separate names. Text in parentheses is ignored:
-                               \"Bash(git *)\" removes all of Bash.
-  --allowedTools <TOOL>...     Allow tools without asking (also --allowed-tools),
-                               same syntax.";
+  --disallowedTools <TOOL>...  Deny tools in every mode, yolo included (also
+                               --disallowed-tools). Takes every following
+                               argument up to the next one starting with '-';
+                               commas and spaces also separate entries. A bare
+                               name removes the tool (Edit also removes Write);
+                               \"Bash(rm:*)\" denies only those commands.
+  --allowedTools <TOOL>...     Allow without asking (also --allowed-tools), same
+                               syntax: \"Bash(git diff:*)\" allows only those
+                               commands, a bare name the whole tool. Never in
+                               plan mode.";
 
 fn parse_mode_arg(value: &str) -> Result<ModeChoice, String> {
     parse_mode_choice(value).map_err(|e| e.to_string())

@@ -12,11 +12,24 @@ use crate::store::{Store, default_db_path};
 use anyhow::Context;
 use std::path::{Path, PathBuf};
 
-/// `--disallowedTools` / `--allowedTools` of this process (DIS-2).
+/// `--disallowedTools` / `--allowedTools` of this process (DIS-2), each
+/// entry `Tool` or `Tool(content)`.
 #[derive(Debug, Clone, Default)]
 pub struct ToolLists {
     pub disallowed: Vec<String>,
     pub allowed: Vec<String>,
+}
+
+impl ToolLists {
+    /// The `--disallowedTools` entries that name a whole tool (the tool is
+    /// not registered); one with content is a deny rule instead.
+    pub fn whole_tools_removed(&self) -> Vec<String> {
+        self.disallowed
+            .iter()
+            .filter(|entry| !entry.contains('('))
+            .cloned()
+            .collect()
+    }
 }
 
 pub struct Environment {
@@ -47,10 +60,14 @@ impl Environment {
     /// The config's permission section plus this process's tool lists.
     pub fn permission_settings(&self, lists: &ToolLists) -> PermissionSettings {
         let mut settings = self.config.permission_settings();
-        settings
-            .disallowed_tools
-            .extend(lists.disallowed.iter().cloned());
-        settings.allowed_tools.extend(lists.allowed.iter().cloned());
+        // The entries were read as rules when the command line was split
+        // (`tool_list_args`), so none fails here.
+        for entry in &lists.disallowed {
+            let _ = settings.add_disallowed_entry(entry);
+        }
+        for entry in &lists.allowed {
+            let _ = settings.add_allowed_entry(entry);
+        }
         settings
     }
 
@@ -97,7 +114,7 @@ impl Environment {
             model,
             settings: self.permission_settings(lists),
             hooks: self.config.hooks.clone(),
-            disallowed_tools: lists.disallowed.clone(),
+            disallowed_tools: lists.whole_tools_removed(),
             start,
             explicit_mode,
             config_mode: self.config.permission_mode(),

@@ -92,6 +92,11 @@ pub fn run(
 
 fn make_rule(tool: String, content: Option<String>) -> anyhow::Result<Rule> {
     let tool = tool.trim().to_string();
+    // `Bash(make:*)` in one argument, as `/permissions` and the tool lists
+    // take it.
+    if content.is_none() && tool.contains('(') {
+        return Rule::parse(&tool).map_err(anyhow::Error::from);
+    }
     if tool.is_empty() || tool.contains(['(', ')']) {
         anyhow::bail!(
             "invalid tool name '{tool}': give the name and the content separately, e.g. Bash 'git status:*'"

@@ -2,20 +2,30 @@
 //! the arguments (DIS-1): the option takes every following argument up to
 //! the next one starting with `-`, which clap cannot express.
 
+use crate::permission::rules::{Rule, RuleParseError};
 use std::fmt;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolListError {
     pub flag: String,
+    /// An entry that is not a tool name or a rule; `None`: no entry at all.
+    pub bad_entry: Option<RuleParseError>,
 }
 
 impl fmt::Display for ToolListError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{} needs at least one tool name (e.g. {} Bash WebFetch)",
-            self.flag, self.flag
-        )
+        match &self.bad_entry {
+            None => write!(
+                f,
+                "{} needs at least one tool name (e.g. {} Bash WebFetch)",
+                self.flag, self.flag
+            ),
+            Some(e) => write!(
+                f,
+                "{}: {e} (write Tool or Tool(content), e.g. 'Bash(git diff:*)')",
+                self.flag
+            ),
+        }
     }
 }
 
@@ -84,6 +94,13 @@ pub fn extract_tool_lists(args: &[String]) -> Result<ToolListArgs, ToolListError
         if names.is_empty() {
             return Err(ToolListError {
                 flag: flag.to_string(),
+                bad_entry: None,
+            });
+        }
+        if let Some(e) = names.iter().find_map(|n| Rule::parse(n).err()) {
+            return Err(ToolListError {
+                flag: flag.to_string(),
+                bad_entry: Some(e),
             });
         }
         let target = match kind {
@@ -99,22 +116,28 @@ pub fn extract_tool_lists(args: &[String]) -> Result<ToolListArgs, ToolListError
     Ok(out)
 }
 
-/// Splits on commas and whitespace outside parentheses, drops the
-/// parenthesised part (`Bash(git *)` → `Bash`: the whole tool) and
-/// normalises snake-case aliases.
+/// Splits on commas and whitespace outside parentheses and normalises
+/// snake-case aliases. An entry keeps its parenthesised content
+/// (`Bash(git diff:*)`): it is a rule scoped to that content, never the
+/// whole tool.
 pub fn split_tool_names(value: &str) -> Vec<String> {
     let mut names = Vec::new();
     let mut current = String::new();
     let mut depth = 0usize;
     for c in value.chars() {
         match c {
-            '(' => depth += 1,
-            ')' => depth = depth.saturating_sub(1),
+            '(' => {
+                depth += 1;
+                current.push(c);
+            }
+            ')' => {
+                depth = depth.saturating_sub(1);
+                current.push(c);
+            }
             ',' | ' ' | '\t' | '\n' if depth == 0 => {
                 push_name(&mut names, &mut current);
             }
-            _ if depth == 0 => current.push(c),
-            _ => {}
+            _ => current.push(c),
         }
     }
     push_name(&mut names, &mut current);
@@ -122,7 +145,12 @@ pub fn split_tool_names(value: &str) -> Vec<String> {
 }
 
 fn push_name(names: &mut Vec<String>, current: &mut String) {
-    let name = normalize_tool_name(current.trim());
+    let entry = current.trim();
+    let (tool, content) = match entry.find('(') {
+        Some(open) => entry.split_at(open),
+        None => (entry, ""),
+    };
+    let name = format!("{}{content}", normalize_tool_name(tool.trim_end()));
     if !name.is_empty() && !names.contains(&name) {
         names.push(name);
     }
@@ -182,15 +210,24 @@ mod tests {
     }
 
     #[test]
-    fn dis1_commas_spaces_and_parentheses() {
+    fn dis1_commas_spaces_and_parentheses_keep_the_content() {
         assert_eq!(
             split_tool_names("Bash(git *), Write Read"),
-            vec!["Bash", "Write", "Read"]
+            vec!["Bash(git *)", "Write", "Read"]
         );
-        assert_eq!(split_tool_names("Bash(a, b c),Edit"), vec!["Bash", "Edit"]);
+        assert_eq!(
+            split_tool_names("Bash(a, b c),Edit"),
+            vec!["Bash(a, b c)", "Edit"]
+        );
         assert_eq!(split_tool_names("web_search"), vec!["WebSearch"]);
+        assert_eq!(
+            split_tool_names("web_fetch(domain:docs.rs)"),
+            vec!["WebFetch(domain:docs.rs)"]
+        );
         let r = extract_tool_lists(&args(&["--disallowedTools", "Bash(git *)"])).unwrap();
-        assert_eq!(r.disallowed, vec!["Bash"]);
+        assert_eq!(r.disallowed, vec!["Bash(git *)"]);
+        let e = extract_tool_lists(&args(&["--allowedTools", "Bash(git"])).unwrap_err();
+        assert!(e.to_string().contains("is not a rule"), "{e}");
     }
 
     #[test]

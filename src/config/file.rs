@@ -451,12 +451,24 @@ impl Validator<'_> {
         };
         Ok(PermissionConfig {
             mode,
-            allowed_tools: raw.allowed_tools,
-            disallowed_tools: raw.disallowed_tools,
+            allowed_tools: self.tool_entries("allowedTools", raw.allowed_tools)?,
+            disallowed_tools: self.tool_entries("disallowedTools", raw.disallowed_tools)?,
             auto_approve_high_risk: raw.auto_approve_high_risk,
             web_fetch_allowed_domains: raw.web_fetch_allowed_domains,
             read_only_commands: self.read_only_commands(raw.read_only_commands)?,
         })
+    }
+
+    /// `permission.allowedTools` / `disallowedTools`: `Tool` or
+    /// `Tool(content)`, as rules are written; anything else is an error
+    /// rather than an entry silently read as the whole tool.
+    fn tool_entries(&self, key: &str, raw: Vec<String>) -> Result<Vec<String>, ConfigError> {
+        for (i, entry) in raw.iter().enumerate() {
+            if let Err(e) = crate::permission::rules::Rule::parse(entry) {
+                return Err(self.err(format!("permission.{key}[{i}]"), e.to_string()));
+            }
+        }
+        Ok(raw)
     }
 
     /// `permission.readOnlyCommands`: prefixes in the rule syntax

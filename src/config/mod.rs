@@ -10,7 +10,6 @@ pub mod home;
 pub mod hooks;
 pub mod project_id;
 
-use std::collections::BTreeSet;
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -112,9 +111,7 @@ impl Config {
     /// lower-cased; blank entries are dropped.
     pub fn permission_settings(&self) -> PermissionSettings {
         let p = &self.permission;
-        PermissionSettings {
-            allowed_tools: p.allowed_tools.iter().cloned().collect::<BTreeSet<_>>(),
-            disallowed_tools: p.disallowed_tools.iter().cloned().collect::<BTreeSet<_>>(),
+        let mut settings = PermissionSettings {
             auto_approve_high_risk: p.auto_approve_high_risk,
             web_fetch_allowed_domains: p
                 .web_fetch_allowed_domains
@@ -124,7 +121,17 @@ impl Config {
                 .collect(),
             read_only_commands: p.read_only_commands.clone(),
             sandbox: self.sandbox,
+            ..Default::default()
+        };
+        // Entries were checked when the file was read; one that does not
+        // read as a rule cannot be here.
+        for entry in &p.allowed_tools {
+            let _ = settings.add_allowed_entry(entry);
         }
+        for entry in &p.disallowed_tools {
+            let _ = settings.add_disallowed_entry(entry);
+        }
+        settings
     }
 
     /// The configured starting mode, if any (`plan` = build + plan flag).

@@ -13,6 +13,7 @@ use super::rules::{
     Rule, RuleKind, RuleSet, rule_of_kind_matches, rule_subject, tool_name_matches, url_host,
 };
 use super::settings::PermissionSettings;
+use super::web_rules;
 use serde::Serialize;
 use serde_json::Value;
 use std::borrow::Cow;
@@ -139,7 +140,16 @@ pub struct CheckContext<'a> {
 
 /// The first project rule of `kind` that matches this call (RULE-2..5).
 fn project_rule<'a>(ctx: &CheckContext<'a>, kind: RuleKind) -> Option<&'a Rule> {
-    let rules = ctx.project_rules.rules(kind);
+    matching_rule(ctx, kind, ctx.project_rules.rules(kind))
+}
+
+/// The first rule of `rules`, all of `kind`, that matches this call, by
+/// the tool's own matcher: Bash's policy, path rules, WebFetch's URL rules.
+fn matching_rule<'a>(
+    ctx: &CheckContext<'_>,
+    kind: RuleKind,
+    rules: &'a [Rule],
+) -> Option<&'a Rule> {
     if rules.is_empty() {
         return None;
     }
@@ -156,6 +166,12 @@ fn project_rule<'a>(ctx: &CheckContext<'a>, kind: RuleKind) -> Option<&'a Rule> 
         return rules
             .iter()
             .find(|r| path_rule_matches(r, kind, ctx.tool_name, path));
+    }
+    if ctx.tool_name == "WebFetch" {
+        let url = ctx.input.get("url").and_then(Value::as_str);
+        return rules
+            .iter()
+            .find(|r| web_rules::web_fetch_rule_matches(r, kind, ctx.tool_name, url));
     }
     let subject = rule_subject(ctx.tool_name, ctx.input);
     rules
@@ -175,11 +191,27 @@ fn session_rule_matches(ctx: &CheckContext<'_>) -> bool {
         .any(|r| tool_name_matches(&r.tool_name, ctx.tool_name))
 }
 
-fn disallowed(ctx: &CheckContext<'_>) -> Decision {
-    Decision::deny(
-        rule_id::DISALLOWED,
-        format!("Tool {} is explicitly disallowed", ctx.tool_name),
-    )
+/// PERM-6: the tool is named by `disallowedTools`, or one of its scoped
+/// entries (`Bash(rm:*)`) matches the call as a deny rule would.
+fn disallowed(ctx: &CheckContext<'_>) -> Option<Decision> {
+    if ctx.settings.is_disallowed(ctx.tool_name) {
+        return Some(Decision::deny(
+            rule_id::DISALLOWED,
+            format!("Tool {} is explicitly disallowed", ctx.tool_name),
+        ));
+    }
+    matching_rule(ctx, RuleKind::Deny, &ctx.settings.deny_rules).map(|rule| {
+        Decision::deny(
+            rule_id::DISALLOWED,
+            format!("Denied by disallowedTools entry {rule}"),
+        )
+    })
+}
+
+/// PERM-6 and the deny half of PERM-7: every deny the user wrote. They
+/// hold in every mode, yolo included.
+fn user_deny(ctx: &CheckContext<'_>) -> Option<Decision> {
+    disallowed(ctx).or_else(|| project_rule(ctx, RuleKind::Deny).map(project_deny))
 }
 
 fn project_deny(rule: &Rule) -> Decision {
@@ -218,8 +250,8 @@ pub fn check_permission(ctx: &CheckContext<'_>) -> Decision {
 
     // PERM-2
     if cap.requires_user_interaction {
-        if ctx.settings.is_disallowed(ctx.tool_name) {
-            return disallowed(ctx);
+        if let Some(deny) = disallowed(ctx) {
+            return deny;
         }
         return Decision::ask(
             rule_id::USER_INTERACTION,
@@ -232,11 +264,8 @@ pub fn check_permission(ctx: &CheckContext<'_>) -> Decision {
         if state.mode == Mode::Auto {
             return Decision::deny(rule_id::AUTO, reason::AUTO);
         }
-        if ctx.settings.is_disallowed(ctx.tool_name) {
-            return disallowed(ctx);
-        }
-        if let Some(rule) = project_rule(ctx, RuleKind::Deny) {
-            return project_deny(rule);
+        if let Some(deny) = user_deny(ctx) {
+            return deny;
         }
         if session_rule_matches(ctx) {
             return Decision::allow(rule_id::SESSION_ALLOW, "Allowed for this session");
@@ -244,25 +273,23 @@ pub fn check_permission(ctx: &CheckContext<'_>) -> Decision {
         return Decision::ask(rule_id::ALWAYS_ASK, ask_reason::ALWAYS_ASK);
     }
 
-    // PERM-4
-    if state.mode == Mode::Yolo && !state.plan_enabled {
-        return Decision::allow(rule_id::YOLO, reason::YOLO);
-    }
-
     // PERM-5
     if state.mode == Mode::Auto {
         return Decision::deny(rule_id::AUTO, reason::AUTO);
     }
 
-    // PERM-6
-    if ctx.settings.is_disallowed(ctx.tool_name) {
-        return disallowed(ctx);
+    // PERM-6, PERM-7 (deny): before yolo, so that a deny never stops
+    // holding when yolo is on (a deliberate difference from the seed).
+    if let Some(deny) = user_deny(ctx) {
+        return deny;
     }
 
-    // PERM-7
-    if let Some(rule) = project_rule(ctx, RuleKind::Deny) {
-        return project_deny(rule);
+    // PERM-4: yolo asks nothing, project ask rules included.
+    if state.mode == Mode::Yolo && !state.plan_enabled {
+        return Decision::allow(rule_id::YOLO, reason::YOLO);
     }
+
+    // PERM-7 (ask)
     if let Some(rule) = project_rule(ctx, RuleKind::Ask) {
         return Decision::ask(rule_id::PROJECT_ASK, ask_reason::project_ask(rule));
     }
@@ -316,11 +343,21 @@ pub fn check_permission(ctx: &CheckContext<'_>) -> Decision {
             format!("Domain {host} is pre-approved for WebFetch"),
         );
     }
-    if ctx.settings.is_allowed(ctx.tool_name) {
-        return Decision::allow(
-            rule_id::ALLOWED_TOOLS,
-            format!("Tool {} is in allowedTools", ctx.tool_name),
-        );
+    // `allowedTools` never lifts plan mode: in plan only a saved rule or a
+    // pre-approved domain allows what reaches this step (WebFetch).
+    if !state.plan_enabled {
+        if ctx.settings.is_allowed(ctx.tool_name) {
+            return Decision::allow(
+                rule_id::ALLOWED_TOOLS,
+                format!("Tool {} is in allowedTools", ctx.tool_name),
+            );
+        }
+        if let Some(rule) = matching_rule(ctx, RuleKind::Allow, &ctx.settings.allow_rules) {
+            return Decision::allow(
+                rule_id::ALLOWED_TOOLS,
+                format!("Allowed by allowedTools entry {rule}"),
+            );
+        }
     }
 
     // PERM-10

@@ -14,4 +14,5 @@ pub mod rules;
 pub mod service;
 pub mod settings;
 pub mod suggest;
+pub mod web_rules;
 pub mod web_url;

@@ -118,8 +118,18 @@ pub enum ModeChoice {
 }
 
 impl ModeChoice {
-    /// The Shift+Tab cycle order (PLAN-1).
-    pub const CYCLE: [ModeChoice; 4] = [
+    /// The Shift+Tab cycle order (PLAN-1): build → edit → plan → build.
+    /// Yolo is not in it, so no stray key lands there; it is chosen only
+    /// by name (`/mode yolo`, the mode picker, `--mode yolo`, the config),
+    /// and from yolo the next press goes to build.
+    pub const CYCLE: [ModeChoice; 3] = [
+        ModeChoice::Mode(Mode::Build),
+        ModeChoice::Mode(Mode::Edit),
+        ModeChoice::Plan,
+    ];
+
+    /// Every user-facing choice, as the mode picker lists them.
+    pub const ALL: [ModeChoice; 4] = [
         ModeChoice::Plan,
         ModeChoice::Mode(Mode::Build),
         ModeChoice::Mode(Mode::Edit),
@@ -182,8 +192,20 @@ pub struct StartingModeSources {
     pub headless: bool,
 }
 
+/// EXEC-6: the project's last mode without yolo. Yolo is never carried
+/// over from a previous session (a stray key must not outlive the
+/// session): it becomes build, keeping the plan flag.
+fn carried_over(last: ExecutionState) -> ExecutionState {
+    if last.mode == Mode::Yolo {
+        ExecutionState::new(Mode::Build, last.plan_enabled)
+    } else {
+        last
+    }
+}
+
 /// EXEC-6: resumed session state wins over the project preference; an
-/// explicit `--mode` wins over everything; headless defaults to yolo.
+/// explicit `--mode` wins over everything; headless defaults to yolo; the
+/// project preference never restores yolo.
 pub fn starting_state(sources: StartingModeSources) -> ExecutionState {
     let base = if let Some(state) = sources.resumed_session {
         state
@@ -192,6 +214,7 @@ pub fn starting_state(sources: StartingModeSources) -> ExecutionState {
     } else {
         sources
             .project_last_selected
+            .map(carried_over)
             .or(sources.config_mode)
             .unwrap_or_default()
     };
@@ -210,6 +233,9 @@ pub enum ModeSource {
     Flag,
     /// The project's last selected mode.
     ProjectLast,
+    /// The project's last selected mode was yolo, which is never carried
+    /// over: the session starts in build instead (EXEC-6).
+    YoloNotCarriedOver,
     /// The config's `permission.mode`.
     Config,
     /// The stored state of the session being resumed.
@@ -227,8 +253,12 @@ pub fn starting_source(sources: &StartingModeSources) -> ModeSource {
         ModeSource::Session
     } else if sources.headless {
         ModeSource::Default
-    } else if sources.project_last_selected.is_some() {
-        ModeSource::ProjectLast
+    } else if let Some(last) = sources.project_last_selected {
+        if last.mode == Mode::Yolo {
+            ModeSource::YoloNotCarriedOver
+        } else {
+            ModeSource::ProjectLast
+        }
     } else if sources.config_mode.is_some() {
         ModeSource::Config
     } else {
@@ -308,13 +338,14 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(starting_state(s), edit);
-        // Project preference beats config.
+        // Project preference beats config (yolo is not carried over: the
+        // plan flag is, over build).
         let s = StartingModeSources {
             config_mode: Some(edit),
             project_last_selected: Some(yolo_plan),
             ..Default::default()
         };
-        assert_eq!(starting_state(s), yolo_plan);
+        assert_eq!(starting_state(s), ExecutionState::new(Mode::Build, true));
         // Explicit beats both.
         let s = StartingModeSources {
             explicit: Some(ModeChoice::Mode(Mode::Build)),
@@ -340,10 +371,56 @@ mod tests {
     }
 
     #[test]
+    fn exec6_yolo_is_never_carried_over_from_the_last_session() {
+        let last = |mode, plan| StartingModeSources {
+            project_last_selected: Some(ExecutionState::new(mode, plan)),
+            config_mode: Some(ExecutionState::new(Mode::Edit, false)),
+            ..Default::default()
+        };
+        let s = last(Mode::Yolo, false);
+        assert_eq!(starting_state(s), ExecutionState::default());
+        assert_eq!(starting_source(&s), ModeSource::YoloNotCarriedOver);
+        // Plan over yolo keeps plan, over build.
+        let s = last(Mode::Yolo, true);
+        assert_eq!(starting_state(s), ExecutionState::new(Mode::Build, true));
+        assert_eq!(starting_source(&s), ModeSource::YoloNotCarriedOver);
+        // Only an explicit choice or the config starts in yolo.
+        let s = StartingModeSources {
+            explicit: Some(ModeChoice::Mode(Mode::Yolo)),
+            ..last(Mode::Yolo, false)
+        };
+        assert_eq!(starting_state(s), ExecutionState::new(Mode::Yolo, false));
+        let s = StartingModeSources {
+            config_mode: Some(ExecutionState::new(Mode::Yolo, false)),
+            ..Default::default()
+        };
+        assert_eq!(starting_state(s), ExecutionState::new(Mode::Yolo, false));
+        // Another mode is carried over as before.
+        assert_eq!(
+            starting_state(last(Mode::Edit, false)),
+            ExecutionState::new(Mode::Edit, false)
+        );
+    }
+
+    #[test]
+    fn plan1_shift_tab_never_reaches_yolo() {
+        assert!(!ModeChoice::CYCLE.contains(&ModeChoice::Mode(Mode::Yolo)));
+        assert_eq!(
+            ModeChoice::CYCLE,
+            [
+                ModeChoice::Mode(Mode::Build),
+                ModeChoice::Mode(Mode::Edit),
+                ModeChoice::Plan
+            ]
+        );
+        assert!(ModeChoice::ALL.contains(&ModeChoice::Mode(Mode::Yolo)));
+    }
+
+    #[test]
     fn ux_the_starting_source_names_what_starting_state_took() {
         let yolo = Some(ExecutionState::new(Mode::Yolo, false));
         let last = StartingModeSources {
-            project_last_selected: yolo,
+            project_last_selected: Some(ExecutionState::new(Mode::Edit, false)),
             config_mode: Some(ExecutionState::default()),
             ..Default::default()
         };

@@ -1,5 +1,6 @@
 //! The permission inputs that come from configuration and the command line.
 
+use super::rules::{Rule, RuleKind, RuleParseError, rule_covers_tool};
 use super::web_url::normalize_domain;
 use std::collections::BTreeSet;
 
@@ -7,8 +8,16 @@ use std::collections::BTreeSet;
 /// already merged. `check_permission` reads only this, never the files.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PermissionSettings {
+    /// `allowedTools` entries without content: the whole tool.
     pub allowed_tools: BTreeSet<String>,
+    /// `disallowedTools` entries without content: the whole tool.
     pub disallowed_tools: BTreeSet<String>,
+    /// `allowedTools` entries with content (`Bash(git diff:*)`): allow
+    /// rules for this process, matched exactly as saved allow rules are.
+    pub allow_rules: Vec<Rule>,
+    /// `disallowedTools` entries with content (`Bash(rm:*)`): deny rules
+    /// for this process, matched exactly as saved deny rules are.
+    pub deny_rules: Vec<Rule>,
     pub auto_approve_high_risk: bool,
     /// Lower-cased hosts; a leading `*.` admits every subdomain.
     pub web_fetch_allowed_domains: Vec<String>,
@@ -20,9 +29,38 @@ pub struct PermissionSettings {
 }
 
 impl PermissionSettings {
-    /// Listed by name, or (an MCP tool) by its server's `mcp__server`.
+    /// Adds one `allowedTools` entry: `Tool` allows the whole tool,
+    /// `Tool(content)` becomes a scoped allow rule (never the whole tool).
+    pub fn add_allowed_entry(&mut self, entry: &str) -> Result<(), RuleParseError> {
+        let rule = Rule::parse(entry)?;
+        match rule.rule_content {
+            None => {
+                self.allowed_tools.insert(rule.tool_name);
+            }
+            Some(_) if !self.allow_rules.contains(&rule) => self.allow_rules.push(rule),
+            Some(_) => {}
+        }
+        Ok(())
+    }
+
+    /// Adds one `disallowedTools` entry: `Tool` removes the whole tool,
+    /// `Tool(content)` becomes a scoped deny rule.
+    pub fn add_disallowed_entry(&mut self, entry: &str) -> Result<(), RuleParseError> {
+        let rule = Rule::parse(entry)?;
+        match rule.rule_content {
+            None => {
+                self.disallowed_tools.insert(rule.tool_name);
+            }
+            Some(_) if !self.deny_rules.contains(&rule) => self.deny_rules.push(rule),
+            Some(_) => {}
+        }
+        Ok(())
+    }
+
+    /// Named by a whole-tool entry, as a deny rule names it: by name, by
+    /// its server's `mcp__server`, and `Edit` and `Write` each for both.
     pub fn is_disallowed(&self, tool_name: &str) -> bool {
-        listed(&self.disallowed_tools, tool_name)
+        list_removes(self.disallowed_tools.iter(), tool_name)
     }
 
     /// Listed by name, or (an MCP tool) by its server's `mcp__server`.
@@ -51,6 +89,15 @@ impl PermissionSettings {
     }
 }
 
+/// Whether whole-tool `disallowedTools` entries remove `tool_name` (DIS-2):
+/// the way a deny rule covers a tool (RULE-2), so `Edit` also removes
+/// `Write` and `Write` also removes `Edit`.
+pub fn list_removes<'a>(entries: impl IntoIterator<Item = &'a String>, tool_name: &str) -> bool {
+    entries
+        .into_iter()
+        .any(|entry| rule_covers_tool(RuleKind::Deny, entry, tool_name))
+}
+
 fn listed(list: &BTreeSet<String>, tool_name: &str) -> bool {
     list.contains(tool_name)
         || super::mcp_names::server_of(tool_name)
@@ -72,6 +119,39 @@ mod tests {
         assert!(s.web_fetch_domain_allowed("api.github.com"));
         assert!(!s.web_fetch_domain_allowed("github.com"));
         assert!(!s.web_fetch_domain_allowed("evilgithub.com"));
+    }
+
+    #[test]
+    fn dis2_edit_and_write_remove_each_other() {
+        let s = PermissionSettings {
+            disallowed_tools: ["Edit".to_string()].into(),
+            ..Default::default()
+        };
+        assert!(s.is_disallowed("Write"));
+        assert!(s.is_disallowed("Edit"));
+        assert!(!s.is_disallowed("Read"));
+        let s = PermissionSettings {
+            disallowed_tools: ["Write".to_string()].into(),
+            ..Default::default()
+        };
+        assert!(s.is_disallowed("Edit"));
+    }
+
+    #[test]
+    fn dis1_entries_with_content_are_scoped_rules() {
+        let mut s = PermissionSettings::default();
+        s.add_allowed_entry("Bash(git diff:*)").unwrap();
+        s.add_allowed_entry("Read").unwrap();
+        s.add_disallowed_entry("Bash(rm:*)").unwrap();
+        assert!(!s.is_allowed("Bash"));
+        assert!(s.is_allowed("Read"));
+        assert!(!s.is_disallowed("Bash"));
+        assert_eq!(
+            s.allow_rules,
+            vec![Rule::with_content("Bash", "git diff:*")]
+        );
+        assert_eq!(s.deny_rules, vec![Rule::with_content("Bash", "rm:*")]);
+        assert!(s.add_allowed_entry("Bash(git").is_err());
     }
 
     #[test]

@@ -60,7 +60,8 @@ impl ToolRegistry {
         ];
         let mut registry = Self::new();
         for tool in all {
-            if !disallowed.iter().any(|name| name == tool.name()) {
+            // As a deny rule covers tools: `Edit` also removes `Write`.
+            if !crate::permission::settings::list_removes(disallowed, tool.name()) {
                 registry.register(tool);
             }
         }

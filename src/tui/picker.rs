@@ -58,9 +58,10 @@ impl Picker {
         }
     }
 
-    /// The four modes with their EXEC-2 descriptions, in Shift+Tab order.
+    /// The four modes with their EXEC-2 descriptions (yolo included: the
+    /// picker chooses by name).
     pub fn modes(state: ExecutionState) -> Self {
-        let items = ModeChoice::CYCLE
+        let items = ModeChoice::ALL
             .iter()
             .map(|choice| {
                 let shown = ExecutionState::default().apply(*choice);

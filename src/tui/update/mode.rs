@@ -1,7 +1,8 @@
 //! The session's mode as the transcript tells it: a choice shows at once
 //! (the runtime confirms it with `SessionModeChanged`), and every change
 //! leaves one dim line; the confirmation of a change already shown adds
-//! none. A session that starts in yolo it did not ask for says so.
+//! none. A session that starts in yolo it did not ask for says so, and so
+//! does one that did not restore the last session's yolo.
 
 use crate::permission::mode::{ExecutionState, Mode, ModeChoice, ModeSource};
 use crate::protocol::Op;
@@ -9,8 +10,8 @@ use crate::tui::cells::Cell;
 use crate::tui::model::Model;
 use crate::tui::msg::Cmd;
 
-/// Said when the project's last mode, yolo, is restored without `--mode`.
-pub const YOLO_CARRIED_OVER: &str = "yolo mode, carried over from the last session: every tool call runs without asking; shift+tab changes it";
+/// Said when the project's last mode was yolo, which is not restored.
+pub const YOLO_NOT_CARRIED_OVER: &str = "the last session here ended in yolo mode; this one starts without it: yolo is only chosen with /mode yolo or --mode yolo";
 /// Said when a resumed session was left in yolo.
 pub const YOLO_RESUMED: &str = "yolo mode, as this session was left: every tool call runs without asking; shift+tab changes it";
 
@@ -39,17 +40,16 @@ pub(super) fn changed(model: &mut Model, state: ExecutionState) {
 }
 
 /// `SessionStarted`: the starting state, and a word when it is yolo that
-/// nobody asked for this time.
+/// nobody asked for this time, or when the last session's yolo was not
+/// restored.
 pub(super) fn started(model: &mut Model, state: ExecutionState, source: ModeSource) {
     model.state = state;
     model.mode_pending.clear();
-    if state.mode != Mode::Yolo || state.plan_enabled {
-        return;
-    }
+    let in_yolo = state.mode == Mode::Yolo && !state.plan_enabled;
     let note = match source {
-        ModeSource::ProjectLast => YOLO_CARRIED_OVER,
-        ModeSource::Session => YOLO_RESUMED,
-        ModeSource::Flag | ModeSource::Config | ModeSource::Default => return,
+        ModeSource::YoloNotCarriedOver => YOLO_NOT_CARRIED_OVER,
+        ModeSource::Session if in_yolo => YOLO_RESUMED,
+        _ => return,
     };
     model.cells.push(Cell::Notice { text: note.into() });
 }
