@@ -51,7 +51,10 @@ async fn bash5_sandbox_only_part_beside_an_allowed_command_is_asked() {
         assert_eq!(out["behavior"], "ask", "{command}: {out}");
         assert_eq!(out["sandbox"], "none", "{command}: {out}");
     }
-    for command in ["npm test; cat README.md", "npm test && git log --oneline --no-show-signature"] {
+    for command in [
+        "npm test; cat README.md",
+        "npm test && git log --oneline --no-show-signature",
+    ] {
         let out = check(&h, command, false).await;
         assert_eq!(out["behavior"], "allow", "{command}: {out}");
         assert_eq!(out["sandbox"], "none", "{command}: {out}");
@@ -82,7 +85,12 @@ async fn bash4_arithmetic_operands_are_code_in_plan_mode_and_build() {
         let build = check(&h, command, false).await;
         assert_eq!(build["behavior"], "ask", "{command}: {build}");
     }
-    for command in ["[ -f x ]", "test -n \"$X\"", "[ \"$A\" = \"$B\" ]", "test -v x"] {
+    for command in [
+        "[ -f x ]",
+        "test -n \"$X\"",
+        "[ \"$A\" = \"$B\" ]",
+        "test -v x",
+    ] {
         let plan = check(&h, command, true).await;
         assert_eq!(plan["behavior"], "allow", "{command}: {plan}");
         assert_eq!(plan["sandbox"], "read-only", "{command}: {plan}");

@@ -49,7 +49,9 @@ pub(crate) fn is_read_only(args: &[String]) -> bool {
 /// The program text has no redirection, pipe, command, `getline` or gawk
 /// directive (see the module comment).
 fn program_is_read_only(program: &str) -> bool {
-    !program.contains(['>', '|', '@']) && !program.contains("system") && !program.contains("getline")
+    !program.contains(['>', '|', '@'])
+        && !program.contains("system")
+        && !program.contains("getline")
 }
 
 #[cfg(test)]

@@ -17,7 +17,10 @@ use super::super::readonly::long_opt;
 /// Does this read-only form (already judged so by the sandboxed rules) run
 /// no program the repository's configuration or attributes name?
 pub(super) fn runs_no_repository_program(sub: &str, rest: &[String]) -> bool {
-    if rest.iter().any(|a| reads_index_entry(a) || asks_for_signature(a)) {
+    if rest
+        .iter()
+        .any(|a| reads_index_entry(a) || asks_for_signature(a))
+    {
         return false;
     }
     let has = |flag: &str| rest.iter().take_while(|a| *a != "--").any(|a| a == flag);

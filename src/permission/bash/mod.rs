@@ -107,7 +107,7 @@ pub fn analyze_with(command: &str, options: AnalyzeOptions) -> BashAnalysis {
                         read_only,
                         strict_read_only,
                         text: p.text,
-                    words: p.words,
+                        words: p.words,
                         has_assignments: p.has_assignments,
                         dynamic: p.dynamic,
                     }

@@ -550,7 +550,12 @@ fn bash4_test_operands_evaluated_arithmetically_are_not_read_only() {
         assert!(!line(command, STRICT), "strict: {command}");
         assert!(!line(command, SANDBOXED), "sandboxed: {command}");
     }
-    for command in ["[ -f x ]", "test -v x", "test \"$A\" = \"$B\"", "[ 1 -eq 1 ]"] {
+    for command in [
+        "[ -f x ]",
+        "test -v x",
+        "test \"$A\" = \"$B\"",
+        "[ 1 -eq 1 ]",
+    ] {
         assert!(!line(command, STRICT), "strict: {command}");
         assert!(line(command, SANDBOXED), "sandboxed: {command}");
     }
@@ -629,11 +634,19 @@ fn bash4_everyday_commands_in_both_judgments() {
         ("git log --stat --no-show-signature", false, true),
         ("git log -S foo --no-show-signature", false, true),
         ("git log -G foo --no-show-signature", false, true),
-        ("git log -p --no-show-signature --no-ext-diff --no-textconv", true, true),
+        (
+            "git log -p --no-show-signature --no-ext-diff --no-textconv",
+            true,
+            true,
+        ),
         ("git log --show-signature", false, true),
         ("git log --format='%G?' --no-show-signature", false, true),
         ("git show HEAD", false, true),
-        ("git show --no-show-signature --no-ext-diff --no-textconv HEAD", true, true),
+        (
+            "git show --no-show-signature --no-ext-diff --no-textconv HEAD",
+            true,
+            true,
+        ),
         ("git cat-file -p :src/main.rs", false, true),
         ("git cat-file --batch", false, true),
         ("git rev-parse --show-toplevel", true, true),
@@ -678,4 +691,69 @@ fn bash4_sandboxed_analysis_marks_the_strictly_read_only_parts() {
         .map(|s| (s.read_only, s.strict_read_only))
         .collect();
     assert_eq!(marks, [(true, true), (false, false)]);
+}
+
+/// `if` and `for`: the condition and the body are subcommands judged like
+/// any other; the loop variable is an expansion (sandbox only) and may not
+/// be a variable that steers the shell or its programs.
+#[test]
+fn bash4_if_and_for_compounds_are_parsed_into_subcommands() {
+    let table: &[(&str, bool, bool)] = &[
+        ("if [ -f x ]; then cat x; fi", false, true),
+        ("if test -f x; then cat x; else echo none; fi", false, true),
+        (
+            "if grep -q x f; then cat f; elif true; then ls; fi",
+            true,
+            true,
+        ),
+        ("for f in src/*.rs; do wc -l \"$f\"; done", false, true),
+        ("for f in a b; do echo x; done", true, true),
+        ("for f in a b\ndo\n  cat a\ndone", true, true),
+        ("for f; do echo x; done", true, true),
+        (
+            "for f in a; do for g in b; do echo x; done; done",
+            true,
+            true,
+        ),
+        ("if true; then ls; fi | wc -l", true, true),
+        ("ls && if true; then ls; fi", true, true),
+        // Bodies that write or run are not read-only.
+        ("for f in *.rs; do rm \"$f\"; done", false, false),
+        ("if true; then rm x; fi", false, false),
+        ("if [ -v 'a[$(touch x)]' ]; then ls; fi", false, false),
+        // Loop variables that steer programs.
+        ("for PATH in /tmp/x; do ls; done", false, false),
+        ("for IFS in a; do ls; done", false, false),
+        ("for http_proxy in x; do ls; done", false, false),
+        // Redirections of the compound, other compounds, odd shapes.
+        ("if true; then ls; fi > out", false, false),
+        ("for f in a; do ls; done 2>x", false, false),
+        ("for f in $(ls); do echo x; done", false, false),
+        ("for f in a do; do ls; done", false, false),
+        ("while true; do ls; done", false, false),
+        ("until false; do ls; done", false, false),
+        ("case x in x) ls;; esac", false, false),
+        ("time if true; then ls; fi", false, false),
+        ("! if true; then ls; fi", false, false),
+        ("if true; then ls; fi x", false, false),
+        ("if true; then ls", false, false),
+        ("then ls; fi", false, false),
+        ("for f in a; do ls; done; done", false, false),
+        ("{ ls; }", false, false),
+    ];
+    for (command, strict, sandboxed) in table {
+        assert_eq!(line(command, STRICT), *strict, "strict: {command:?}");
+        assert_eq!(
+            line(command, SANDBOXED),
+            *sandboxed,
+            "sandboxed: {command:?}"
+        );
+    }
+    let nested = "if true; then ".repeat(9) + "ls" + &"; fi".repeat(9);
+    assert!(!analyze_with(&nested, SANDBOXED).safe_parse);
+    let nested = "if true; then ".repeat(8) + "ls" + &"; fi".repeat(8);
+    assert!(line(&nested, SANDBOXED));
+    let a = analyze_with("if [ -f x ]; then cat x; fi", SANDBOXED);
+    let texts: Vec<&str> = a.subcommands.iter().map(|s| s.text.as_str()).collect();
+    assert_eq!(texts, ["[ -f x ]", "cat x"]);
 }

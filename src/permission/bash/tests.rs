@@ -112,7 +112,7 @@ fn bash7_falls_back_to_the_verbatim_command() {
         // Unsafe parses.
         "make $(target)",
         "make > log.txt",
-        "for t in a b; do make x; done",
+        "while true; do make x; done",
         // No prefix: a flag, path or quoted word where a subcommand belongs.
         "git -C /tmp commit",
         "cargo +nightly build",
@@ -251,9 +251,18 @@ fn bash5_unsafe_parse_only_matches_verbatim() {
         matched(
             RuleKind::Allow,
             &rules,
-            "cargo test; for x in a; do ls; done"
+            "cargo test; while true; do ls; done"
         ),
         None
+    );
+    // `if` and `for` are parsed: their parts are subcommands.
+    assert!(
+        matched(
+            RuleKind::Allow,
+            &rules,
+            "cargo test; for x in a; do ls; done"
+        )
+        .is_some()
     );
     let verbatim = [bash("cargo test > log")];
     assert_eq!(
