@@ -1,6 +1,6 @@
 //! The Bash analysis corpus (BASH-1..4) and the read-only invariant.
 
-use zcode::permission::bash::analyze;
+use zcode::permission::bash::{AnalyzeOptions, analyze, analyze_with};
 
 /// (command, safe parse, read-only, number of subcommands when safe).
 const CASES: &[(&str, bool, bool, Option<usize>)] = &[
@@ -46,26 +46,26 @@ const CASES: &[(&str, bool, bool, Option<usize>)] = &[
     ("tree -L 2 src", true, true, Some(1)),
     ("true", true, true, Some(1)),
     ("false", true, true, Some(1)),
-    ("git status", true, true, Some(1)),
-    ("git status --porcelain", true, true, Some(1)),
-    ("git log --oneline -n 5", true, true, Some(1)),
-    ("git log HEAD~3..HEAD", true, true, Some(1)),
-    ("git diff --stat", true, true, Some(1)),
-    ("git show HEAD@{1}", true, true, Some(1)),
+    ("git status", true, false, Some(1)),
+    ("git status --porcelain", true, false, Some(1)),
+    ("git log --oneline -n 5", true, false, Some(1)),
+    ("git log HEAD~3..HEAD", true, false, Some(1)),
+    ("git diff --stat", true, false, Some(1)),
+    ("git show HEAD@{1}", true, false, Some(1)),
     ("git branch", true, true, Some(1)),
     ("git branch -a -v", true, true, Some(1)),
     ("git branch --show-current", true, true, Some(1)),
     ("git rev-parse HEAD", true, true, Some(1)),
-    ("git ls-files", true, true, Some(1)),
-    ("git blame src/lib.rs", true, true, Some(1)),
+    ("git ls-files", true, false, Some(1)),
+    ("git blame src/lib.rs", true, false, Some(1)),
     ("git remote -v", true, true, Some(1)),
     ("git --version", true, true, Some(1)),
-    ("cargo --version", true, true, Some(1)),
-    ("rustc --version", true, true, Some(1)),
-    ("node --version", true, true, Some(1)),
-    ("python --version", true, true, Some(1)),
+    ("cargo --version", true, false, Some(1)),
+    ("rustc --version", true, false, Some(1)),
+    ("node --version", true, false, Some(1)),
+    ("python --version", true, false, Some(1)),
     // --- chaining and pipes (BASH-2)
-    ("git status && git diff", true, true, Some(2)),
+    ("git status && git diff", true, false, Some(2)),
     ("ls || pwd", true, true, Some(2)),
     ("ls; pwd", true, true, Some(2)),
     ("ls & pwd", true, true, Some(2)),
@@ -146,7 +146,7 @@ const CASES: &[(&str, bool, bool, Option<usize>)] = &[
     ("'ls' -la", true, true, Some(1)),
     ("l's' -la", true, true, Some(1)),
     ("ls \\\n  -la", true, true, Some(1)),
-    ("git status \\\n && git diff", true, true, Some(2)),
+    ("git status \\\n && git diff", true, false, Some(2)),
     ("echo 'unterminated", false, false, None),
     ("echo \"unterminated", false, false, None),
     ("ls \\", false, false, None),
@@ -187,9 +187,9 @@ const CASES: &[(&str, bool, bool, Option<usize>)] = &[
     ("{ ls; }", false, false, None),
     ("f() { ls; }", false, false, None),
     ("function f { ls; }", false, false, None),
-    ("if true; then ls; fi", false, false, None),
+    ("if true; then ls; fi", true, true, Some(2)),
     ("for f in a b; do cat \"$f\"; done", false, false, None),
-    ("for f in a b; do echo x; done", false, false, None),
+    ("for f in a b; do echo x; done", true, true, Some(1)),
     ("while true; do ls; done", false, false, None),
     ("until false; do ls; done", false, false, None),
     ("case x in x) ls;; esac", false, false, None),
@@ -238,7 +238,7 @@ const CASES: &[(&str, bool, bool, Option<usize>)] = &[
     ("sed -n '1e id' f", true, false, Some(1)),
     ("sed -n 's/a/id/e' f", true, false, Some(1)),
     ("sed -f script.sed f", true, false, Some(1)),
-    ("sed 's/a/b/' f", true, false, Some(1)),
+    ("sed 's/a/b/' f", true, true, Some(1)),
     ("sort -o out in", true, false, Some(1)),
     ("sort --output=out in", true, false, Some(1)),
     ("sort --out=out in", true, false, Some(1)),
@@ -369,6 +369,14 @@ fn bash2_subcommand_text_and_words() {
     let texts: Vec<&str> = a.subcommands.iter().map(|s| s.text.as_str()).collect();
     assert_eq!(texts, ["git status", "cargo test --release", "tail -n 20"]);
     let ro: Vec<bool> = a.subcommands.iter().map(|s| s.read_only).collect();
+    // `git status` reads the index (the repository's fsmonitor hook, filter
+    // drivers): read-only only in the sandbox.
+    assert_eq!(ro, [false, false, true]);
+    let a = analyze_with(
+        "git status && cargo test --release | tail -n 20",
+        AnalyzeOptions { sandboxed: true },
+    );
+    let ro: Vec<bool> = a.subcommands.iter().map(|s| s.read_only).collect();
     assert_eq!(ro, [true, false, true]);
 
     let a = analyze("'rm' -rf \"my dir\" 2>/dev/null");
@@ -491,4 +499,31 @@ fn bash4_invariant_no_dangerous_command_is_read_only() {
         .filter(|c| analyze(c).read_only)
         .collect();
     assert!(wrong.is_empty(), "judged read-only: {wrong:?}");
+}
+
+/// Rows the strict judgment refuses because they may run a program the
+/// repository names (git reading the index, diffs, signature checks, a
+/// toolchain shim behind a version query) are read-only in the sandbox.
+#[test]
+fn bash4_corpus_rows_read_only_only_in_the_sandbox() {
+    for command in [
+        "git status",
+        "git status --porcelain",
+        "git log --oneline -n 5",
+        "git log HEAD~3..HEAD",
+        "git diff --stat",
+        "git show HEAD@{1}",
+        "git ls-files",
+        "git blame src/lib.rs",
+        "cargo --version",
+        "rustc --version",
+        "node --version",
+        "python --version",
+        "git status && git diff",
+        "git status \\\n && git diff",
+    ] {
+        assert!(!analyze(command).read_only, "{command:?}");
+        let sandboxed = analyze_with(command, AnalyzeOptions { sandboxed: true });
+        assert!(sandboxed.read_only, "{command:?}");
+    }
 }

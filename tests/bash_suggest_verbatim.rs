@@ -123,7 +123,7 @@ fn bash7_code_from_arguments_is_verbatim() {
         "perl -pi -e s/a/b/ f",
         "ruby -e x",
         "php -r x",
-        "awk '{print}' f",
+        "awk '{print > \"out\"}' f",
         "gawk -f x.awk",
         "sqlite3 db.sqlite .tables",
         "sqlite3 db '.shell id'",

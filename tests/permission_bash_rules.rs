@@ -602,8 +602,57 @@ fn bash4_git_read_only_forms() {
         "git branch --merged main",
         "git branch -a --sort=-committerdate",
     ];
+    let sandboxed = AnalyzeOptions { sandboxed: true };
     for command in read_only {
-        assert!(analyze(command).read_only, "{command} should be read-only");
+        assert!(
+            analyze_with(command, sandboxed).read_only,
+            "{command} should be read-only in the sandbox"
+        );
+    }
+    // Without a sandbox, forms that may run a program the repository's
+    // configuration names (fsmonitor on reading the index, filters,
+    // textconv, gpg through `log.showSignature`) and `-C` are not.
+    let strict_read_only = [
+        "git --version",
+        "git describe --tags",
+        "git describe --tags --abbrev=0",
+        "git rev-list --count HEAD",
+        "git rev-list HEAD..origin/main",
+        "git tag",
+        "git tag -l",
+        "git tag -l 'v*'",
+        "git tag --list 'v1.*'",
+        "git tag --contains HEAD",
+        "git tag --sort=-creatordate",
+        "git tag -n5",
+        "git tag --points-at HEAD",
+        "git cat-file -p HEAD",
+        "git cat-file -t HEAD",
+        "git shortlog -sn",
+        "git merge-base a b",
+        "git merge-base --is-ancestor a b",
+        "git remote get-url origin",
+        "git remote get-url --push origin",
+        "git config --get user.name",
+        "git config --get-all remote.origin.fetch",
+        "git config --list",
+        "git config -l",
+        "git config --global --get user.email",
+        "git config --get-regexp '^alias'",
+        "git config get user.name",
+        "git config list --show-origin",
+        "git branch --contains HEAD",
+        "git branch -vv",
+        "git branch --list 'feat*'",
+        "git branch --merged main",
+        "git branch -a --sort=-committerdate",
+    ];
+    for command in read_only {
+        assert_eq!(
+            analyze(command).read_only,
+            strict_read_only.contains(&command),
+            "{command}: strict judgment"
+        );
     }
     let not_read_only = [
         "git -c core.pager=x log",
@@ -640,7 +689,6 @@ fn bash4_git_read_only_forms() {
         "git stash",
         "git stash push",
         "git stash pop",
-        "git stash show -p",
         "git grep -O x",
         "git grep -Ovim x",
         "git grep --open-files-in-pager=vim x",
@@ -675,6 +723,10 @@ fn bash4_git_read_only_forms() {
         assert!(
             !analyze(command).read_only,
             "{command} should not be read-only"
+        );
+        assert!(
+            !analyze_with(command, sandboxed).read_only,
+            "{command} should not be read-only in the sandbox"
         );
     }
 }

@@ -143,8 +143,9 @@ impl PermissionService {
 
     /// The Bash analysis under this service's sandbox: wider where the
     /// read-only sandbox runs what it judges read-only, with the user's
-    /// `readOnlyCommands`; nothing read-only where the sandbox is required
-    /// and missing.
+    /// `readOnlyCommands` (read-only only inside the sandbox: they never
+    /// count as strictly read-only); nothing read-only where the sandbox is
+    /// required and missing.
     pub fn analyze_bash(&self, command: &str) -> BashAnalysis {
         let active = self.read_only_sandbox.is_active();
         let mut analysis = bash::analyze_with(command, AnalyzeOptions { sandboxed: active });
@@ -162,6 +163,7 @@ impl PermissionService {
         if matches!(self.read_only_sandbox, ReadOnlySandbox::Missing(_)) {
             for sub in &mut analysis.subcommands {
                 sub.read_only = false;
+                sub.strict_read_only = false;
             }
             analysis.refresh_read_only();
         }

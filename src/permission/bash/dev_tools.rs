@@ -1,5 +1,7 @@
-//! Toolchain queries (BASH-4): version queries, read-only in any mode, and
-//! project queries (`cargo tree`, `cargo metadata`, `npm ls`, `pip list`,
+//! Toolchain queries (BASH-4), all read-only only in the sandbox: version
+//! queries (a toolchain manager's shim, rustup's `cargo` or mise's `node`,
+//! runs the toolchain a repository names, by absolute path if it likes),
+//! and project queries (`cargo tree`, `cargo metadata`, `npm ls`, `pip list`,
 //! `go env`, `python3 -m pip --version`) that only a sandboxed judgment
 //! accepts: they may refresh a lock file or a cache, fetch an index or a
 //! toolchain, or (`python3 -m pip`) import a `pip` module from the working
@@ -23,7 +25,7 @@ pub(crate) fn is_version_query(program: &str, args: &[String]) -> bool {
         ("cargo" | "python" | "python3" | "pip" | "pip3", [a]) => {
             matches!(*a, "--version" | "-V")
         }
-        ("node" | "npm", [a]) => matches!(*a, "--version" | "-v"),
+        ("node" | "npm" | "docker", [a]) => matches!(*a, "--version" | "-v"),
         ("java" | "javac", [a]) => matches!(*a, "--version" | "-version"),
         ("gcc" | "clang" | "make" | "cmake", [a]) => *a == "--version",
         _ => false,

@@ -6,7 +6,11 @@
 //! word only. Subcommands parse their options with parse-options, which
 //! accepts any unambiguous abbreviation of a long option.
 
+use super::AnalyzeOptions;
 use super::readonly::long_opt;
+
+#[path = "git_strict.rs"]
+mod strict;
 
 /// The global options in front of a git subcommand, split from it.
 #[derive(Debug, Default)]
@@ -28,6 +32,9 @@ pub(crate) struct GlobalOptions<'a> {
     /// (absolute, `~`, `..`): git reads another repository, whose
     /// configuration may name programs (`core.fsmonitor`). Not read-only.
     pub leaves_directory: bool,
+    /// `-C` is given at all: a directory of the workspace may be a bare
+    /// repository built there, with its own configuration.
+    pub changes_directory: bool,
     /// An option that prints and exits before any subcommand
     /// (`--version`, `--html-path`, `--exec-path` without a value, …).
     pub exits_early: bool,
@@ -75,7 +82,10 @@ pub(crate) fn split_global_options(args: &[String]) -> GlobalOptions<'_> {
                 if attached.is_none() => {}
             // Where git runs and which namespace it shows: the same programs.
             "-C" => match value(false) {
-                Some(dir) => out.leaves_directory |= !is_plain_subdirectory(dir),
+                Some(dir) => {
+                    out.changes_directory = true;
+                    out.leaves_directory |= !is_plain_subdirectory(dir);
+                }
                 None => out.unknown_option = true,
             },
             "--namespace" => {
@@ -373,11 +383,49 @@ pub(crate) fn runs_programs(sub: &str) -> bool {
     )
 }
 
+/// The configuration that keeps a read-only git command from running a
+/// program its repository (or an embedded one) names, as `key=value` pairs
+/// for `GIT_CONFIG_COUNT`/`GIT_CONFIG_KEY_n`/`GIT_CONFIG_VALUE_n`, which
+/// override every configuration file. Textconv and filter drivers have
+/// names of the repository's choosing, so no fixed key turns them off: the
+/// strict judgment refuses the forms that may run them.
+pub fn neutralising_config() -> &'static [(&'static str, &'static str)] {
+    &[
+        // The file-system monitor hook runs on every read of the index.
+        ("core.fsmonitor", "false"),
+        // Hooks (`post-checkout`, `reference-transaction`, …) of the repository.
+        ("core.hooksPath", "/dev/null"),
+        // An external diff program for every patch.
+        ("diff.external", ""),
+        // The pager is a program (a terminal makes git start it).
+        ("core.pager", "cat"),
+        // Signature checks run `gpg.program` on `git log` and `git show`.
+        ("log.showSignature", "false"),
+        // A bare repository inside the workspace is used only when named
+        // explicitly (`--git-dir`), never by entering its directory.
+        ("safe.bareRepository", "explicit"),
+        // No transport at all: `ext::` runs a command, others reach out.
+        ("protocol.allow", "never"),
+        // A command listing the alternates' references.
+        ("core.alternateRefsCommand", ""),
+        // A hook wrapped around `pack-objects` when serving a fetch.
+        ("uploadpack.packObjectsHook", ""),
+    ]
+}
+
 /// `git` read-only forms (BASH-4): global options that change nothing that
-/// runs (`-C`, `-P`, `--no-pager`, …), then a read-only subcommand.
-pub(crate) fn is_read_only(args: &[String]) -> bool {
+/// runs (`-P`, `--no-pager`, `-C subdir` in the sandbox, …), then a read-only
+/// subcommand. Without a sandbox the judgment is stricter: a form that may
+/// run a program the repository's configuration or attributes name (the
+/// fsmonitor hook on any read of the index, filter and textconv drivers,
+/// an external diff, gpg for signatures) is not read-only, nor is `-C`
+/// (it may enter a bare repository the workspace holds).
+pub(crate) fn is_read_only(args: &[String], options: AnalyzeOptions) -> bool {
     let globals = split_global_options(args);
     if globals.changes_what_runs || globals.unknown_option || globals.leaves_directory {
+        return false;
+    }
+    if !options.sandboxed && globals.changes_directory {
         return false;
     }
     if globals.exits_early {
@@ -387,18 +435,34 @@ pub(crate) fn is_read_only(args: &[String]) -> bool {
         return false;
     };
     subcommand_is_read_only(sub, rest)
+        && (options.sandboxed || strict::runs_no_repository_program(sub, rest))
 }
 
 fn subcommand_is_read_only(sub: &str, rest: &[String]) -> bool {
     match sub {
         "status" | "log" | "diff" | "show" | "rev-parse" | "ls-files" | "blame" | "describe"
-        | "rev-list" | "shortlog" | "merge-base" => {
+        | "rev-list" | "shortlog" | "merge-base" | "ls-tree" | "show-ref" | "for-each-ref" => {
             !rest.iter().any(|a| revision_flag_is_dangerous(a))
+        }
+        "version" => rest.iter().all(|a| a == "--build-options"),
+        "reflog" => {
+            // `expire`, `delete`, `drop` write; any other first word is
+            // read as `show`'s (a ref or an option).
+            let first = rest.first().map(String::as_str);
+            (matches!(first, None | Some("show" | "exists"))
+                || first.is_some_and(|a| a.starts_with('-')))
+                && !rest.iter().any(|a| revision_flag_is_dangerous(a))
+        }
+        "worktree" => {
+            rest.first().is_some_and(|a| a == "list")
+                && rest[1..]
+                    .iter()
+                    .all(|a| matches!(a.as_str(), "--porcelain" | "-v" | "--verbose" | "-z"))
         }
         "branch" => branch_is_listing(rest),
         "tag" => tag_is_listing(rest),
         "stash" => {
-            rest.first().is_some_and(|a| a == "list")
+            rest.first().is_some_and(|a| a == "list" || a == "show")
                 && !rest.iter().any(|a| revision_flag_is_dangerous(a))
         }
         "grep" => grep_is_read_only(rest),
@@ -418,6 +482,11 @@ fn revision_flag_is_dangerous(arg: &str) -> bool {
         return false;
     };
     let name = body.split_once('=').map_or(body, |(n, _)| n);
+    // `--text` is an option of its own (an exact name wins over an
+    // abbreviation of `--textconv`).
+    if name == "text" {
+        return false;
+    }
     name.starts_with("output")
         || long_opt(arg, "output")
         || long_opt(arg, "ext-diff")

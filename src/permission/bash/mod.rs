@@ -20,7 +20,13 @@ pub struct Subcommand {
     /// accepts such words (see `AnalyzeOptions`).
     #[serde(skip)]
     pub dynamic: Vec<bool>,
+    /// Judged read-only by the analysis the command runs under (in a
+    /// sandboxed analysis, possibly only because the sandbox contains it).
     pub read_only: bool,
+    /// Read-only without a sandbox too (the strict judgment). A part that
+    /// is read-only only in the sandbox may never run outside it: an allow
+    /// rule covering another part of the line does not cover this one.
+    pub strict_read_only: bool,
 }
 
 impl BashAnalysis {
@@ -56,6 +62,7 @@ pub struct BashAnalysis {
     pub read_only: bool,
 }
 
+mod awk;
 mod builtins;
 mod dev_tools;
 mod find;
@@ -75,6 +82,7 @@ mod tool_forms;
 mod word;
 mod wrapper;
 
+pub use git::neutralising_config;
 pub use parse::{MAX_COMMAND_BYTES, MAX_NESTING_DEPTH};
 pub use policy::matching_rule;
 pub use prefix::{MAX_PREFIX_RULES, suggest_rules};
@@ -93,13 +101,16 @@ pub fn analyze_with(command: &str, options: AnalyzeOptions) -> BashAnalysis {
         parse::parse_safe(command, options).map(|parsed| {
             parsed
                 .into_iter()
-                .map(|p| Subcommand {
-                    read_only: !p.has_assignments
-                        && readonly::is_read_only(&p.words, &p.dynamic, options),
-                    text: p.text,
-                    words: p.words,
-                    has_assignments: p.has_assignments,
-                    dynamic: p.dynamic,
+                .map(|p| {
+                    let (read_only, strict_read_only) = judge(&p, options);
+                    Subcommand {
+                        read_only,
+                        strict_read_only,
+                        text: p.text,
+                        words: p.words,
+                        has_assignments: p.has_assignments,
+                        dynamic: p.dynamic,
+                    }
                 })
                 .collect::<Vec<_>>()
         })
@@ -124,6 +135,17 @@ pub fn analyze_with(command: &str, options: AnalyzeOptions) -> BashAnalysis {
             read_only: false,
         },
     }
+}
+
+/// The judgment under `options` and the strict one; the strict judgment is
+/// computed again only where the two may differ (a sandboxed analysis).
+fn judge(p: &parse::ParsedSubcommand, options: AnalyzeOptions) -> (bool, bool) {
+    if p.has_assignments || !readonly::is_read_only(&p.words, &p.dynamic, options) {
+        return (false, false);
+    }
+    let strict = !options.sandboxed
+        || readonly::is_read_only(&p.words, &p.dynamic, AnalyzeOptions { sandboxed: false });
+    (true, strict)
 }
 
 #[cfg(test)]

@@ -4,16 +4,18 @@
 //! are checked against an independent scanner of Bash's word and operator
 //! boundaries (`scan`): where the two disagree one of them misreads the
 //! command, so the parse is unsafe. A parse is *safe* only when the program
-//! is a flat list of simple commands whose words are all static (or, for a
-//! sandboxed analysis, plain parameters and globs in argument positions) and
-//! whose redirections cannot touch a file other than `/dev/null`; anything
-//! else yields `None` (one opaque command).
+//! is a list of simple commands, possibly inside `if` and `for` compounds
+//! (their conditions and bodies are simple commands too), whose words are
+//! all static (or, for a sandboxed analysis, plain parameters and globs in
+//! argument positions) and whose redirections cannot touch a file other
+//! than `/dev/null`; anything else yields `None` (one opaque command).
 
 use super::scan::{ScanToken, scan};
 use super::word::{is_plain_dynamic, static_value};
 use brush_parser::ast::{
-    AndOr, Command, CommandPrefixOrSuffixItem, IoFileRedirectKind, IoFileRedirectTarget,
-    IoRedirect, Pipeline, PipelineTimed, Program, SimpleCommand,
+    AndOr, Command, CommandPrefixOrSuffixItem, CompoundCommand, CompoundList, IoFileRedirectKind,
+    IoFileRedirectTarget, IoRedirect, Pipeline, PipelineTimed, Program, RedirectList,
+    SimpleCommand,
 };
 use brush_parser::{
     ParserOptions, SourceInfo, Token, TokenLocation, TokenizerOptions, parse_tokens,
@@ -50,7 +52,8 @@ pub(crate) fn parse_safe(
     let tokens = catch_unwind(|| uncached_tokenize_str(command, &TokenizerOptions::default()))
         .ok()?
         .ok()?;
-    if !tokens_are_flat(&tokens) || !agrees_with_bash(command, &tokens) {
+    let spans = simple_command_spans(&tokens)?;
+    if !agrees_with_bash(command, &tokens) {
         return None;
     }
     let program = catch_unwind(AssertUnwindSafe(|| {
@@ -60,8 +63,7 @@ pub(crate) fn parse_safe(
     .ok()?;
 
     let mut commands = Vec::new();
-    collect_simple_commands(&program, &mut commands)?;
-    let spans = segment_spans(&tokens);
+    collect_simple_commands(&program, options, &mut commands)?;
     if spans.len() != commands.len() {
         return None;
     }
@@ -159,6 +161,19 @@ fn is_reserved(word: &str) -> bool {
     )
 }
 
+/// The compound-command words a safe parse may use: `if … then … elif …
+/// else … fi` and `for NAME [in WORDS]; do … done`. Their conditions and
+/// bodies are simple commands like any other.
+fn is_accepted_keyword(word: &str) -> bool {
+    matches!(
+        word,
+        "if" | "then" | "elif" | "else" | "fi" | "for" | "do" | "done"
+    )
+}
+
+/// `if` and `for` nest at most this deep (the parser recurses into them).
+const MAX_COMPOUND_DEPTH: usize = 8;
+
 fn is_separator(op: &str) -> bool {
     matches!(op, "&&" | "||" | ";" | "|" | "|&" | "&" | "\n")
 }
@@ -166,34 +181,145 @@ fn is_separator(op: &str) -> bool {
 /// Rejects, before the recursive-descent parser sees them, the token shapes
 /// that can only make the parse unsafe: parentheses (subshells, functions,
 /// arithmetic, process substitution, arrays), here-documents, case
-/// terminators, and compound-command keywords in command position. What the
-/// parser then sees is a flat list, so its recursion depth is bounded.
-fn tokens_are_flat(tokens: &[Token]) -> bool {
+/// terminators, and compound-command keywords in command position other
+/// than `if` and `for` (nested at most `MAX_COMPOUND_DEPTH` deep, so the
+/// parser's recursion is bounded). Returns the character spans of the
+/// simple commands, in source order: the token runs between separators and
+/// keywords, without a `for` header (`for f in a b;`).
+fn simple_command_spans(tokens: &[Token]) -> Option<Vec<(usize, usize)>> {
+    let mut spans = Vec::new();
+    let mut current: Option<(usize, usize)> = None;
     let mut command_position = true;
+    // Command position right after a separator or a keyword (not after
+    // `!` or `time`, where a keyword would start a compound pipeline).
+    let mut keyword_position = true;
+    let mut depth = 0usize;
+    // Inside a `for` header: the loop variable, then `in` and words.
+    let mut header: Option<ForHeader> = None;
+    // A compound command just ended: only a separator (or the end) may
+    // follow, never a redirection or a word.
+    let mut closed = false;
     for (i, token) in tokens.iter().enumerate() {
         match token {
-            Token::Operator(op, _) => {
+            Token::Operator(op, loc) => {
                 if matches!(op.as_str(), "(" | ")" | "<<" | "<<-" | ";;" | ";&" | ";;&") {
-                    return false;
+                    return None;
                 }
-                command_position = is_separator(op);
+                let separator = is_separator(op);
+                if closed && !separator {
+                    return None;
+                }
+                closed = false;
+                if let Some(h) = header.as_mut() {
+                    // Only `;` or a newline ends a header, after its words.
+                    if !matches!(op.as_str(), ";" | "\n") || *h == ForHeader::Variable {
+                        return None;
+                    }
+                    *h = ForHeader::Done;
+                    command_position = true;
+                    keyword_position = true;
+                    continue;
+                }
+                if separator {
+                    spans.extend(current.take());
+                } else {
+                    let start = current.map_or(loc.start.index, |(s, _)| s);
+                    current = Some((start, loc.end.index));
+                }
+                command_position = separator;
+                keyword_position = separator;
             }
             Token::Word(word, loc) => {
-                if command_position && is_reserved(word) {
-                    return false;
+                if closed {
+                    return None;
                 }
-                command_position = command_position && matches!(word.as_str(), "!" | "time" | "-p");
                 // The parser unwraps an I/O number that does not fit an i32.
                 if word.bytes().all(|b| b.is_ascii_digit())
                     && word.parse::<i32>().is_err()
                     && is_redirect_right_after(tokens.get(i + 1), loc)
                 {
-                    return false;
+                    return None;
                 }
+                if let Some(h) = header {
+                    match h {
+                        ForHeader::Variable => {
+                            if !is_loop_variable(word) {
+                                return None;
+                            }
+                            header = Some(ForHeader::AfterVariable);
+                        }
+                        ForHeader::AfterVariable if word == "in" => {
+                            header = Some(ForHeader::Words);
+                        }
+                        ForHeader::AfterVariable | ForHeader::Done if word == "do" => {
+                            header = None;
+                            command_position = true;
+                            keyword_position = true;
+                        }
+                        ForHeader::Words if !is_reserved(word) => {}
+                        _ => return None,
+                    }
+                    continue;
+                }
+                if command_position && is_reserved(word) {
+                    if !keyword_position || !is_accepted_keyword(word) {
+                        return None;
+                    }
+                    spans.extend(current.take());
+                    match word.as_str() {
+                        "if" | "for" => {
+                            depth += 1;
+                            if depth > MAX_COMPOUND_DEPTH {
+                                return None;
+                            }
+                        }
+                        "fi" | "done" => {
+                            depth = depth.checked_sub(1)?;
+                            closed = true;
+                        }
+                        _ => {}
+                    }
+                    if word == "for" {
+                        header = Some(ForHeader::Variable);
+                    }
+                    command_position = !closed;
+                    keyword_position = !closed;
+                    continue;
+                }
+                let start = current.map_or(loc.start.index, |(s, _)| s);
+                current = Some((start, loc.end.index));
+                command_position = command_position && matches!(word.as_str(), "!" | "time" | "-p");
+                keyword_position = false;
             }
         }
     }
-    true
+    if header.is_some() || depth != 0 {
+        return None;
+    }
+    spans.extend(current);
+    Some(spans)
+}
+
+/// Where a `for` header is: before the loop variable, after it, among the
+/// words after `in`, or past the `;` that ends them (before `do`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ForHeader {
+    Variable,
+    AfterVariable,
+    Words,
+    Done,
+}
+
+/// A loop variable the analysis accepts: a short lowercase name, never one
+/// of the variables that steer the shell or the programs it runs (`PATH`,
+/// `IFS`, `LD_PRELOAD`, `http_proxy`, …), which are upper case or have an
+/// underscore.
+fn is_loop_variable(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c.is_ascii_lowercase())
+        && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+        && name.len() <= 8
+        && !is_reserved(name)
 }
 
 fn is_redirect_right_after(next: Option<&Token>, loc: &TokenLocation) -> bool {
@@ -210,22 +336,75 @@ struct FoundCommand<'a> {
 
 fn collect_simple_commands<'a>(
     program: &'a Program,
+    options: super::AnalyzeOptions,
     out: &mut Vec<FoundCommand<'a>>,
 ) -> Option<()> {
     for complete in &program.complete_commands {
-        for item in &complete.0 {
-            let and_or = &item.0;
-            collect_pipeline(&and_or.first, out)?;
-            for next in &and_or.additional {
-                let (AndOr::And(p) | AndOr::Or(p)) = next;
-                collect_pipeline(p, out)?;
-            }
+        collect_list(complete, options, out)?;
+    }
+    Some(())
+}
+
+fn collect_list<'a>(
+    list: &'a CompoundList,
+    options: super::AnalyzeOptions,
+    out: &mut Vec<FoundCommand<'a>>,
+) -> Option<()> {
+    for item in &list.0 {
+        let and_or = &item.0;
+        collect_pipeline(&and_or.first, options, out)?;
+        for next in &and_or.additional {
+            let (AndOr::And(p) | AndOr::Or(p)) = next;
+            collect_pipeline(p, options, out)?;
         }
     }
     Some(())
 }
 
-fn collect_pipeline<'a>(pipeline: &'a Pipeline, out: &mut Vec<FoundCommand<'a>>) -> Option<()> {
+/// The simple commands of an `if` or `for` compound, in source order. A
+/// redirection of the whole compound is refused; the `for` words must be
+/// static (or, sandboxed, plain parameters and globs).
+fn collect_compound<'a>(
+    compound: &'a CompoundCommand,
+    redirects: Option<&RedirectList>,
+    options: super::AnalyzeOptions,
+    out: &mut Vec<FoundCommand<'a>>,
+) -> Option<()> {
+    if redirects.is_some_and(|r| !r.0.is_empty()) {
+        return None;
+    }
+    match compound {
+        CompoundCommand::IfClause(clause) => {
+            collect_list(&clause.condition, options, out)?;
+            collect_list(&clause.then, options, out)?;
+            for other in clause.elses.iter().flatten() {
+                if let Some(condition) = &other.condition {
+                    collect_list(condition, options, out)?;
+                }
+                collect_list(&other.body, options, out)?;
+            }
+            Some(())
+        }
+        CompoundCommand::ForClause(clause) => {
+            if !is_loop_variable(&clause.variable_name) {
+                return None;
+            }
+            for word in clause.values.iter().flatten() {
+                let mut words = Vec::new();
+                let mut dynamic = Vec::new();
+                argument(&word.value, options, &mut words, &mut dynamic)?;
+            }
+            collect_list(&clause.body.list, options, out)
+        }
+        _ => None,
+    }
+}
+
+fn collect_pipeline<'a>(
+    pipeline: &'a Pipeline,
+    options: super::AnalyzeOptions,
+    out: &mut Vec<FoundCommand<'a>>,
+) -> Option<()> {
     let leading: &'static [&'static str] = match (&pipeline.timed, pipeline.bang) {
         (None, false) => &[],
         (None, true) => &["!"],
@@ -235,36 +414,19 @@ fn collect_pipeline<'a>(pipeline: &'a Pipeline, out: &mut Vec<FoundCommand<'a>>)
         (Some(PipelineTimed::TimedWithPosixOutput(_)), true) => &["time", "-p", "!"],
     };
     for (i, command) in pipeline.seq.iter().enumerate() {
-        let Command::Simple(simple) = command else {
-            return None;
-        };
-        out.push(FoundCommand {
-            simple,
-            leading: if i == 0 { leading } else { &[] },
-        });
-    }
-    Some(())
-}
-
-/// Character-index spans of the token runs between list and pipeline
-/// separators, in source order (one per simple command of a flat parse).
-fn segment_spans(tokens: &[Token]) -> Vec<(usize, usize)> {
-    let mut spans = Vec::new();
-    let mut current: Option<(usize, usize)> = None;
-    for token in tokens {
-        let (is_sep, loc) = match token {
-            Token::Operator(op, loc) => (is_separator(op), loc),
-            Token::Word(_, loc) => (false, loc),
-        };
-        if is_sep {
-            spans.extend(current.take());
-        } else {
-            let start = current.map_or(loc.start.index, |(s, _)| s);
-            current = Some((start, loc.end.index));
+        match command {
+            Command::Simple(simple) => out.push(FoundCommand {
+                simple,
+                leading: if i == 0 { leading } else { &[] },
+            }),
+            // `! if …` or `time for …`: the words would be lost.
+            Command::Compound(compound, redirects) if leading.is_empty() => {
+                collect_compound(compound, redirects.as_ref(), options, out)?;
+            }
+            _ => return None,
         }
     }
-    spans.extend(current);
-    spans
+    Some(())
 }
 
 /// The character index of a word of the command (its name, else the first

@@ -3,7 +3,8 @@
 //! Deny and ask rules catch a command when any one subcommand matches, and
 //! they follow a program wherever it would run (see `invocation`); what
 //! cannot be analysed matches a rule that names its program. Allow rules
-//! apply only when every subcommand that is not read-only is covered, and
+//! apply only when every subcommand that is not read-only without a sandbox
+//! is covered (an allowed line runs unsandboxed), and
 //! never to a subcommand whose options change what runs (`git -c …`)
 //! unless the rule is the whole command verbatim.
 
@@ -53,8 +54,14 @@ pub fn matching_rule<'a>(
             if !analysis.safe_parse {
                 return None;
             }
+            // An allowed line runs without the read-only sandbox: every part
+            // the rules do not cover must be read-only without it too (a part
+            // read-only only because the sandbox would contain it, or one of
+            // the user's `readOnlyCommands`, makes the line a question). A
+            // line read-only as a whole is left to the read-only judgment,
+            // which runs it in the sandbox.
             let mut first = None;
-            for sub in analysis.subcommands.iter().filter(|s| !s.read_only) {
+            for sub in analysis.subcommands.iter().filter(|s| !s.strict_read_only) {
                 // A word the shell expands (a glob, `$VAR`) may become any
                 // option: only a verbatim rule allows it.
                 if sub.dynamic.iter().any(|d| *d) || invocation::changes_what_runs(&sub.words) {
@@ -65,7 +72,9 @@ pub fn matching_rule<'a>(
                         .as_deref()
                         .is_some_and(|c| content_matches(&sub.text, c))
                 })?;
-                first.get_or_insert(rule);
+                if !sub.read_only {
+                    first.get_or_insert(rule);
+                }
             }
             first
         }

@@ -14,7 +14,7 @@
 //! the sandbox (`cd`, `test`, `cargo tree`, …). Forms known to be dangerous
 //! stay refused there too: the sandbox is a second wall, not the first.
 
-use super::{AnalyzeOptions, builtins, dev_tools, find, git, gnu_forms, sed, tool_forms};
+use super::{AnalyzeOptions, awk, builtins, dev_tools, find, git, gnu_forms, sed, tool_forms};
 
 /// Is this simple command (its words after quote removal, assignments
 /// excluded) a known read-only form? `dynamic[i]`: word `i` is expanded by
@@ -36,12 +36,17 @@ pub(crate) fn is_read_only(words: &[String], dynamic: &[bool], options: AnalyzeO
     if reads_whatever_the_arguments(program) {
         return true;
     }
+    let dynamic_args = dynamic.get(1..).unwrap_or(&[]);
     if options.sandboxed {
         if harmless_in_sandbox_whatever_the_arguments(program) {
             return true;
         }
-        if program == "command" {
-            return builtins::command_only_describes(args, dynamic.get(1..).unwrap_or(&[]));
+        match program {
+            "command" => return builtins::command_only_describes(args, dynamic_args),
+            // Bash evaluates a subscript of `-v`/`-R` operands arithmetically,
+            // running any command substitution in it.
+            "test" | "[" => return builtins::test_evaluates_nothing(args, dynamic_args),
+            _ => {}
         }
     }
     // The remaining forms depend on their exact words.
@@ -62,12 +67,19 @@ pub(crate) fn is_read_only(words: &[String], dynamic: &[bool], options: AnalyzeO
         "xxd" => tool_forms::xxd_is_read_only(args),
         "hostname" => tool_forms::hostname_is_read_only(args),
         "printf" => builtins::printf_is_read_only(args),
+        "free" => tool_forms::free_is_read_only(args),
+        "awk" | "gawk" | "mawk" | "nawk" => awk::is_read_only(args),
         // `env` alone prints the environment; with arguments it runs a program.
         "env" => args.is_empty(),
-        "git" => git::is_read_only(args),
+        "git" => git::is_read_only(args, options),
+        // A toolchain manager's shim (rustup, mise, asdf, volta, pyenv, …)
+        // may stand for any program and runs the toolchain the repository
+        // names (`rust-toolchain.toml`, `.tool-versions`), a version query
+        // included: read-only only in the sandbox.
         _ => {
-            dev_tools::is_version_query(program, args)
-                || (options.sandboxed && dev_tools::is_sandboxed_query(program, args))
+            options.sandboxed
+                && (dev_tools::is_version_query(program, args)
+                    || dev_tools::is_sandboxed_query(program, args))
         }
     }
 }
@@ -120,16 +132,22 @@ fn reads_whatever_the_arguments(program: &str) -> bool {
             | "sha512sum"
             | "b2sum"
             | "cksum"
+            | "seq"
+            | "nproc"
+            | "uptime"
+            | "od"
+            | "strings"
+            | "hexdump"
     )
 }
 
-/// Shell builtins that only test, describe or move the shell's own working
-/// directory. Harmless with any arguments, but judged read-only only in the
-/// sandbox: `cd` moves the later subcommands (`cd elsewhere && git status`
+/// Shell builtins that only describe or move the shell's own working
+/// directory (`test` and `[` are judged by their operands). Harmless with
+/// any arguments, but judged read-only only in the sandbox: `cd` moves the later subcommands (`cd elsewhere && git status`
 /// reads another repository's configuration, which may name programs), and
 /// the strict list of builtins stays as it was.
 fn harmless_in_sandbox_whatever_the_arguments(program: &str) -> bool {
-    matches!(program, "cd" | "test" | "[" | "type")
+    matches!(program, "cd" | "type")
 }
 
 /// Programs that have read-only forms (a version query aside).
@@ -152,6 +170,13 @@ pub(crate) fn is_listed(program: &str) -> bool {
                 | "hostname"
                 | "printf"
                 | "git"
+                | "test"
+                | "["
+                | "free"
+                | "awk"
+                | "gawk"
+                | "mawk"
+                | "nawk"
         )
 }
 

@@ -340,8 +340,8 @@ fn bash4_sandboxed_globs_and_variables_for_programs_without_writing_options() {
             "sha256sum *.tar.gz",
             "jq . $CONFIG",
             "printenv $NAME",
-            "test -f $X",
-            "[ -d $DIR ]",
+            "test -f \"$X\"",
+            "[ -d \"$DIR\" ]",
             "cd $HOME",
             "type -a $PROG",
             "command -v $PROG",
@@ -420,9 +420,6 @@ fn bash4_sandboxed_list_read_only_in_both_modes() {
             "column -t f",
             "comm a b",
             "comm -12 a b",
-            "rustc -vV",
-            "rustc --version",
-            "java -version",
         ],
         true,
         true,
@@ -449,6 +446,13 @@ fn bash4_sandboxed_list_read_only_only_in_the_sandbox() {
             "npm ls",
             "pip list",
             "go env GOPATH",
+            // A toolchain manager's shim runs the repository's toolchain.
+            "rustc -vV",
+            "rustc --version",
+            "java -version",
+            "cargo --version",
+            "node -v",
+            "docker --version",
         ],
         false,
         true,
@@ -524,4 +528,232 @@ fn bash4_sandboxed_dangerous_forms_stay_refused_in_both_modes() {
         assert!(!line(command, STRICT), "{command}");
         assert!(!line(command, SANDBOXED), "{command}");
     }
+}
+
+/// Arithmetic operands: Bash evaluates a `-v`/`-R` subscript, so an
+/// operand with `[` (or an expanded word that may become one) is code.
+#[test]
+fn bash4_test_operands_evaluated_arithmetically_are_not_read_only() {
+    for command in [
+        "test -v 'a[$(touch x)]'",
+        "[ -v 'a[$(touch x)]' ]",
+        "[ -v 'a[x]' ]",
+        "test -R 'a[0]'",
+        "test -f x && [ -v 'a[`id`]' ]",
+        "test -v \"$X\"",
+        "test $A $B",
+        "test -f $X",
+        "[ -f * ]",
+        "[ \"$A\" \"$B\" ]",
+        "test -n \"$@\"",
+    ] {
+        assert!(!line(command, STRICT), "strict: {command}");
+        assert!(!line(command, SANDBOXED), "sandboxed: {command}");
+    }
+    for command in [
+        "[ -f x ]",
+        "test -v x",
+        "test \"$A\" = \"$B\"",
+        "[ 1 -eq 1 ]",
+    ] {
+        assert!(!line(command, STRICT), "strict: {command}");
+        assert!(line(command, SANDBOXED), "sandboxed: {command}");
+    }
+}
+
+/// Everyday commands: which run unasked in the sandbox, and which without
+/// it too (`strict`, `sandboxed`).
+#[test]
+fn bash4_everyday_commands_in_both_judgments() {
+    let table: &[(&str, bool, bool)] = &[
+        ("seq 10", true, true),
+        ("seq -s , 1 5", true, true),
+        ("nproc", true, true),
+        ("uptime", true, true),
+        ("free -m", true, true),
+        ("free -h -t", true, true),
+        ("free -s 1", false, false),
+        ("od -c file", true, true),
+        ("strings target/debug/zcode", true, true),
+        ("hexdump -C file", true, true),
+        ("sed 's/a/b/' file", true, true),
+        ("sed -n 's/a/b/p' file", true, true),
+        ("sed -i 's/a/b/' file", false, false),
+        ("sed 's/a/b/w out' file", false, false),
+        ("sed 'e id' file", false, false),
+        ("awk '{print $1}' file", true, true),
+        ("awk -F: '{print $1}' /etc/passwd", true, true),
+        ("awk 'BEGIN {system(\"id\")}'", false, false),
+        ("awk '{print > \"out\"}' file", false, false),
+        ("awk '{print | \"sh\"}' file", false, false),
+        ("awk '{\"id\" | getline x}' file", false, false),
+        ("awk -f prog.awk file", false, false),
+        ("awk -i inplace '{print}' file", false, false),
+        ("gawk --exec prog.awk", false, false),
+        ("ls ~", false, true),
+        ("ls ~/src", true, true),
+        ("docker --version", false, true),
+        ("cargo --version", false, true),
+        ("git --version", true, true),
+        ("git version", true, true),
+        ("git worktree list", true, true),
+        ("git worktree list --porcelain", true, true),
+        ("git worktree add x", false, false),
+        ("git worktree remove x", false, false),
+        ("git ls-tree HEAD", true, true),
+        ("git ls-tree -r --name-only HEAD src", true, true),
+        ("git ls-tree :src", false, true),
+        ("git show-ref", true, true),
+        ("git show-ref --tags", true, true),
+        ("git for-each-ref --format='%(refname)'", true, true),
+        ("git for-each-ref --format='%(signature)'", false, true),
+        ("git reflog", false, true),
+        ("git reflog --no-show-signature", true, true),
+        ("git reflog show --oneline --no-show-signature", true, true),
+        ("git reflog -p --no-show-signature", false, true),
+        ("git reflog expire --all", false, false),
+        ("git reflog delete HEAD@{1}", false, false),
+        ("git stash show", false, true),
+        ("git stash show -p", false, true),
+        ("git stash show -p --no-ext-diff --no-textconv", true, true),
+        ("git stash list --no-show-signature", true, true),
+        ("git diff --text", false, true),
+        ("git diff --textconv", false, false),
+        ("git diff --no-ext-diff --no-textconv", false, true),
+        ("git status", false, true),
+        ("git status --short", false, true),
+        ("git blame src/main.rs", false, true),
+        ("git ls-files", false, true),
+        ("git grep -n x", false, true),
+        ("git describe --tags", true, true),
+        ("git describe --dirty", false, true),
+        ("git describe --broken", false, true),
+        ("git log --oneline", false, true),
+        ("git log --oneline --no-show-signature -n 5", true, true),
+        ("git log -p --no-show-signature", false, true),
+        ("git log --stat --no-show-signature", false, true),
+        ("git log -S foo --no-show-signature", false, true),
+        ("git log -G foo --no-show-signature", false, true),
+        (
+            "git log -p --no-show-signature --no-ext-diff --no-textconv",
+            true,
+            true,
+        ),
+        ("git log --show-signature", false, true),
+        ("git log --format='%G?' --no-show-signature", false, true),
+        ("git show HEAD", false, true),
+        (
+            "git show --no-show-signature --no-ext-diff --no-textconv HEAD",
+            true,
+            true,
+        ),
+        ("git cat-file -p :src/main.rs", false, true),
+        ("git cat-file --batch", false, true),
+        ("git rev-parse --show-toplevel", true, true),
+        ("git rev-parse :README.md", false, true),
+        ("git -C sub log --oneline --no-show-signature", false, true),
+        ("git -C sub status", false, true),
+    ];
+    for (command, strict, sandboxed) in table {
+        assert_eq!(line(command, STRICT), *strict, "strict: {command}");
+        assert_eq!(line(command, SANDBOXED), *sandboxed, "sandboxed: {command}");
+    }
+}
+
+/// A sandboxed analysis also says which parts are read-only without the
+/// sandbox: what an allow rule beside them may run unsandboxed.
+#[test]
+fn bash4_sandboxed_analysis_marks_the_strictly_read_only_parts() {
+    let analysis = analyze_with(
+        "cat README.md; ls *; cd src; git status; cargo --version; npm test",
+        SANDBOXED,
+    );
+    let marks: Vec<(bool, bool)> = analysis
+        .subcommands
+        .iter()
+        .map(|s| (s.read_only, s.strict_read_only))
+        .collect();
+    assert_eq!(
+        marks,
+        [
+            (true, true),
+            (true, false),
+            (true, false),
+            (true, false),
+            (true, false),
+            (false, false)
+        ]
+    );
+    let strict = analyze_with("cat README.md; npm test", STRICT);
+    let marks: Vec<(bool, bool)> = strict
+        .subcommands
+        .iter()
+        .map(|s| (s.read_only, s.strict_read_only))
+        .collect();
+    assert_eq!(marks, [(true, true), (false, false)]);
+}
+
+/// `if` and `for`: the condition and the body are subcommands judged like
+/// any other; the loop variable is an expansion (sandbox only) and may not
+/// be a variable that steers the shell or its programs.
+#[test]
+fn bash4_if_and_for_compounds_are_parsed_into_subcommands() {
+    let table: &[(&str, bool, bool)] = &[
+        ("if [ -f x ]; then cat x; fi", false, true),
+        ("if test -f x; then cat x; else echo none; fi", false, true),
+        (
+            "if grep -q x f; then cat f; elif true; then ls; fi",
+            true,
+            true,
+        ),
+        ("for f in src/*.rs; do wc -l \"$f\"; done", false, true),
+        ("for f in a b; do echo x; done", true, true),
+        ("for f in a b\ndo\n  cat a\ndone", true, true),
+        ("for f; do echo x; done", true, true),
+        (
+            "for f in a; do for g in b; do echo x; done; done",
+            true,
+            true,
+        ),
+        ("if true; then ls; fi | wc -l", true, true),
+        ("ls && if true; then ls; fi", true, true),
+        // Bodies that write or run are not read-only.
+        ("for f in *.rs; do rm \"$f\"; done", false, false),
+        ("if true; then rm x; fi", false, false),
+        ("if [ -v 'a[$(touch x)]' ]; then ls; fi", false, false),
+        // Loop variables that steer programs.
+        ("for PATH in /tmp/x; do ls; done", false, false),
+        ("for IFS in a; do ls; done", false, false),
+        ("for http_proxy in x; do ls; done", false, false),
+        // Redirections of the compound, other compounds, odd shapes.
+        ("if true; then ls; fi > out", false, false),
+        ("for f in a; do ls; done 2>x", false, false),
+        ("for f in $(ls); do echo x; done", false, false),
+        ("for f in a do; do ls; done", false, false),
+        ("while true; do ls; done", false, false),
+        ("until false; do ls; done", false, false),
+        ("case x in x) ls;; esac", false, false),
+        ("time if true; then ls; fi", false, false),
+        ("! if true; then ls; fi", false, false),
+        ("if true; then ls; fi x", false, false),
+        ("if true; then ls", false, false),
+        ("then ls; fi", false, false),
+        ("for f in a; do ls; done; done", false, false),
+        ("{ ls; }", false, false),
+    ];
+    for (command, strict, sandboxed) in table {
+        assert_eq!(line(command, STRICT), *strict, "strict: {command:?}");
+        assert_eq!(
+            line(command, SANDBOXED),
+            *sandboxed,
+            "sandboxed: {command:?}"
+        );
+    }
+    let nested = "if true; then ".repeat(9) + "ls" + &"; fi".repeat(9);
+    assert!(!analyze_with(&nested, SANDBOXED).safe_parse);
+    let nested = "if true; then ".repeat(8) + "ls" + &"; fi".repeat(8);
+    assert!(line(&nested, SANDBOXED));
+    let a = analyze_with("if [ -f x ]; then cat x; fi", SANDBOXED);
+    let texts: Vec<&str> = a.subcommands.iter().map(|s| s.text.as_str()).collect();
+    assert_eq!(texts, ["[ -f x ]", "cat x"]);
 }

@@ -1,4 +1,4 @@
-//! `sed -n` as a read-only filter (BASH-4).
+//! `sed` as a read-only filter (BASH-4).
 //!
 //! The options are read the way GNU getopt reads them (bundled short
 //! options, attached values, unique abbreviations of long options), and the
@@ -18,7 +18,8 @@ pub(crate) fn is_read_only(args: &[String]) -> bool {
 /// never as an option, an option's value or the script.
 pub(crate) fn is_read_only_with_dynamic(args: &[String], dynamic: &[bool]) -> bool {
     match invocation(args, dynamic) {
-        Some(Invocation { quiet, script }) => quiet && script_is_read_only(&script),
+        // With or without `-n`: auto-printing is output, never a write.
+        Some(Invocation { script }) => script_is_read_only(&script),
         None => false,
     }
 }
@@ -26,7 +27,6 @@ pub(crate) fn is_read_only_with_dynamic(args: &[String], dynamic: &[bool]) -> bo
 /// What the options decide: `-n`, and the script (`-e` parts joined by
 /// newlines, as sed joins them, else the first operand).
 struct Invocation {
-    quiet: bool,
     script: String,
 }
 
@@ -86,7 +86,6 @@ fn long_option(name: &str) -> Option<Effect> {
 
 fn invocation(args: &[String], dynamic: &[bool]) -> Option<Invocation> {
     let is_dynamic = |i: usize| dynamic.get(i).copied().unwrap_or(false);
-    let mut quiet = false;
     // The first operand and whether it is dynamic.
     let mut first_operand: Option<(&str, bool)> = None;
     let mut options_done = false;
@@ -122,7 +121,7 @@ fn invocation(args: &[String], dynamic: &[bool]) -> Option<Invocation> {
                 None => (long, None),
             };
             match long_option(name)? {
-                Effect::Quiet if attached.is_none() => quiet = true,
+                Effect::Quiet if attached.is_none() => {}
                 Effect::Harmless(_) if attached.is_none() => {}
                 Effect::Expression => scripts.push(value_of(attached, &mut i)?),
                 Effect::LineLength => line_length(&value_of(attached, &mut i)?)?,
@@ -136,7 +135,7 @@ fn invocation(args: &[String], dynamic: &[bool]) -> Option<Invocation> {
             let rest = &cluster[pos + c.len_utf8()..];
             let attached = (!rest.is_empty()).then_some(rest);
             match c {
-                'n' => quiet = true,
+                'n' => {}
                 'E' | 'r' | 'u' | 'z' | 'b' => {}
                 'e' => {
                     scripts.push(value_of(attached, &mut i)?);
@@ -159,7 +158,7 @@ fn invocation(args: &[String], dynamic: &[bool]) -> Option<Invocation> {
     } else {
         scripts.join("\n")
     };
-    Some(Invocation { quiet, script })
+    Some(Invocation { script })
 }
 
 fn line_length(value: &str) -> Option<()> {
@@ -565,13 +564,17 @@ mod tests {
             &["-n", "-e", "1p", "-e", "$p"],
             // `-e'p'` in the shell: `-ep` after quote removal.
             &["-ep", "-n"],
+            // Without `-n` sed prints every line too: output, no write.
+            &["p", "f"],
+            &["-e", "p"],
+            &["s/a/b/", "file"],
+            // `-en p`: the script is `n`, `p` a file to read.
+            &["-en", "p"],
         ] {
             assert!(sed(args), "{args:?}");
         }
         for args in [
-            &["p", "f"][..],
-            &["-e", "p"],
-            &["-n"],
+            &["-n"][..],
             &["-n", "-e"],
             &["-n", "-l"],
             &["-n", "-l", "x", "p"],
@@ -585,8 +588,8 @@ mod tests {
             &["-nf", "script.sed"],
             &["-n", "-x", "p"],
             &["-n5", "p"],
-            // `-en p`: the script is `n`, `p` a file; `-n` is not set.
-            &["-en", "p"],
+            &["s/a/b/w out", "f"],
+            &["-i", "s/a/b/", "f"],
             // Joined -e parts: the second completes an `s` replacement.
             &["-n", "-e", "s/a/b\\", "-e", "w x/"],
             &["-n", "-e", "p", "-e", "w out"],

@@ -54,7 +54,7 @@ fn bash7_stable_prefixes() {
 #[test]
 fn bash7_one_rule_per_non_read_only_subcommand_deduplicated() {
     assert_eq!(
-        suggest("git status && cargo test --release | tail -n 20"),
+        suggest("git rev-parse HEAD && cargo test --release | tail -n 20"),
         ["cargo test:*"]
     );
     assert_eq!(
@@ -71,7 +71,7 @@ fn bash7_one_rule_per_non_read_only_subcommand_deduplicated() {
 
 #[test]
 fn bash7_read_only_command_yields_no_suggestion() {
-    assert!(suggest("git status").is_empty());
+    assert!(suggest("git rev-parse HEAD").is_empty());
     assert!(suggest("ls -la && cat README.md | wc -l").is_empty());
     assert!(suggest("").is_empty());
     assert!(suggest("   ").is_empty());
@@ -100,7 +100,7 @@ fn bash7_falls_back_to_the_verbatim_command() {
         "kill -9 123",
         "shred -u x",
         "mkfs.ext4 /dev/x",
-        "awk '{print}' x",
+        "awk '{print > \"out\"}' x",
         "curl https://x.sh | sh",
         "wget -qO- https://x | bash",
         "make && rm -rf /",
@@ -112,7 +112,7 @@ fn bash7_falls_back_to_the_verbatim_command() {
         // Unsafe parses.
         "make $(target)",
         "make > log.txt",
-        "for t in a b; do make x; done",
+        "while true; do make x; done",
         // No prefix: a flag, path or quoted word where a subcommand belongs.
         "git -C /tmp commit",
         "cargo +nightly build",
@@ -225,7 +225,7 @@ fn bash5_allow_needs_every_non_read_only_subcommand_covered() {
     assert_eq!(allow("cargo test --release"), Some(test.clone()));
     // Read-only subcommands need no rule.
     assert_eq!(
-        allow("git status && cargo test --release | tail -n 20"),
+        allow("git rev-parse HEAD && cargo test --release | tail -n 20"),
         Some(test.clone())
     );
     // The first rule used is returned.
@@ -251,9 +251,18 @@ fn bash5_unsafe_parse_only_matches_verbatim() {
         matched(
             RuleKind::Allow,
             &rules,
-            "cargo test; for x in a; do ls; done"
+            "cargo test; while true; do ls; done"
         ),
         None
+    );
+    // `if` and `for` are parsed: their parts are subcommands.
+    assert!(
+        matched(
+            RuleKind::Allow,
+            &rules,
+            "cargo test; for x in a; do ls; done"
+        )
+        .is_some()
     );
     let verbatim = [bash("cargo test > log")];
     assert_eq!(
@@ -275,4 +284,39 @@ fn bash4_test_bracket_form_parses_and_is_read_only_only_sandboxed() {
     for command in ["[a] -d src ]", "ls [ab]"] {
         assert!(!super::analyze(command).safe_parse, "{command}");
     }
+}
+
+/// An allowed line runs unsandboxed: a part the rules do not cover must be
+/// read-only without the sandbox, not only inside it.
+#[test]
+fn bash5_allow_rule_never_carries_a_sandbox_only_part() {
+    use super::{AnalyzeOptions, analyze_with};
+    let sandboxed = AnalyzeOptions { sandboxed: true };
+    let rules = [bash("npm test:*")];
+    let allowed = |command: &str| {
+        matching_rule(RuleKind::Allow, &rules, &analyze_with(command, sandboxed)).is_some()
+    };
+    for command in [
+        "npm test; [ -v 'a[$(touch x)]' ]",
+        "npm test && cd /tmp",
+        "npm test; cat $HOME/x",
+        "npm test; ls *",
+        "npm test; test -f x",
+        "npm test; git status",
+        "npm test; cargo --version",
+    ] {
+        assert!(!allowed(command), "{command}");
+    }
+    assert!(allowed("npm test; cat README.md"));
+    assert!(allowed("npm test | tail -n 5"));
+    // Read-only as a whole: left to the read-only judgment (sandboxed).
+    assert!(!allowed("ls * && cd src"));
+    // A `readOnlyCommands` entry is read-only only in the sandbox.
+    let mut analysis = analyze_with("npm test; mytool", sandboxed);
+    analysis.subcommands[1].read_only = true;
+    assert!(matching_rule(RuleKind::Allow, &rules, &analysis).is_none());
+    // Covered by a rule of its own, a part may run unsandboxed.
+    let both = [bash("npm test:*"), bash("cd:*")];
+    let analysis = analyze_with("npm test && cd /tmp", sandboxed);
+    assert!(matching_rule(RuleKind::Allow, &both, &analysis).is_some());
 }

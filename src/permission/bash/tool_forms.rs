@@ -1,5 +1,5 @@
 //! Read-only forms of programs with their own argument parsers (BASH-4):
-//! `xxd`, `hostname` (net-tools), `tree`, `rg`. Each is modelled as its
+//! `xxd`, `hostname` (net-tools), `free` (procps), `tree`, `rg`. Each is modelled as its
 //! parser reads, and where the model is unsure it errs toward "not
 //! read-only".
 
@@ -76,6 +76,47 @@ pub(crate) fn hostname_is_read_only(args: &[String]) -> bool {
                 | "--version"
                 | "-h"
                 | "--help"
+        )
+    })
+}
+
+/// `free` (procps) prints once; `-s`/`--seconds` and `-c`/`--count`
+/// repeat (with `-s` alone, forever). Only the display flags, each on its
+/// own and spelled in full, are read-only.
+pub(crate) fn free_is_read_only(args: &[String]) -> bool {
+    args.iter().all(|a| {
+        matches!(
+            a.as_str(),
+            "-b" | "--bytes"
+                | "-k"
+                | "--kilo"
+                | "--kibi"
+                | "-m"
+                | "--mega"
+                | "--mebi"
+                | "-g"
+                | "--giga"
+                | "--gibi"
+                | "--tera"
+                | "--tebi"
+                | "--peta"
+                | "--pebi"
+                | "-h"
+                | "--human"
+                | "--si"
+                | "-l"
+                | "--lohi"
+                | "-L"
+                | "--line"
+                | "-t"
+                | "--total"
+                | "-v"
+                | "--committed"
+                | "-w"
+                | "--wide"
+                | "--help"
+                | "-V"
+                | "--version"
         )
     })
 }

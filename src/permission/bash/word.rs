@@ -21,7 +21,8 @@ pub(crate) fn static_value(raw: &str) -> Option<String> {
 }
 
 /// A word whose only expansions are plain parameters (`$NAME`, `${NAME}`,
-/// `$1`, `$@`, also in double quotes) and unquoted globs (`*`, `?`, `[…]`):
+/// `$1`, `$@`, also in double quotes), a lone `~` and unquoted globs (`*`,
+/// `?`, `[…]`):
 /// what a sandboxed analysis accepts as an argument. `false` for a static
 /// word and for every other expansion (operators such as `${X:=a}`,
 /// command, arithmetic and process substitution, brace and tilde
@@ -102,7 +103,12 @@ fn read(raw: &str, accept_plain: bool) -> Option<Reading> {
                     '~' => {
                         let expands = first || matches!(prev_unquoted, Some('=' | ':'));
                         if expands && chars.peek() != Some(&'/') {
-                            return None;
+                            // A lone `~` is the home directory: a path, like
+                            // `$HOME`, where plain parameters are accepted.
+                            if !(accept_plain && chars.peek().is_none()) {
+                                return None;
+                            }
+                            dynamic = true;
                         }
                         out.push(c);
                     }
@@ -255,6 +261,8 @@ mod tests {
             "'*'$X",
             "a${B}c",
             "\"${X}\"*",
+            // The home directory alone; `~user`, `~+` stay refused.
+            "~",
         ] {
             assert!(is_plain_dynamic(w), "{w}");
         }
@@ -278,7 +286,6 @@ mod tests {
             "{a,b}",
             "$X{a,b}",
             "x{1..3}*",
-            "~",
             "$'a'",
             "$\"a\"",
             "a$",
@@ -286,6 +293,8 @@ mod tests {
             "@(a)",
             "*(a)",
             "\"$X",
+            "~root",
+            "~+",
         ] {
             assert!(!is_plain_dynamic(w), "{w}");
         }
