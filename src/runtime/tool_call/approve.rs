@@ -519,7 +519,11 @@ fn recheck(core: &SessionCore, tool: &dyn Tool, call: &ToolCall, updated: Value)
                 reason,
             })
         }
-        _ if eval.decision.rule_id == check::rule_id::PROJECT_ASK || eval.target.memory_file => {
+        // PERM-10: a rewrite onto a protected file is the user's to allow.
+        _ if eval.decision.rule_id == check::rule_id::PROJECT_ASK
+            || eval.decision.rule_id == check::rule_id::EDIT_PROTECTED_PATH
+            || eval.target.memory_file =>
+        {
             Recheck::AskAgain(input, eval)
         }
         _ => Recheck::Run(input),
