@@ -24,10 +24,22 @@ pub const NEUTRALISING_CONFIG: &[(&str, &str)] = &[
     ("protocol.ext.allow", "never"),
     // The attributes file outside the tree may assign filter drivers.
     ("core.attributesFile", "/dev/null"),
+    // Signature checks (`%G?`, `--show-signature`, `%(signature)`) run
+    // the configured program: point them at one that does not exist.
+    ("gpg.program", NO_PROGRAM),
+    ("gpg.openpgp.program", NO_PROGRAM),
+    ("gpg.x509.program", NO_PROGRAM),
+    ("gpg.ssh.program", NO_PROGRAM),
 ];
 
-/// The empty tree's id: attributes read from it assign no driver at all.
-pub const EMPTY_TREE: &str = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+/// A program path that cannot exist (a directory under `/dev/null`).
+const NO_PROGRAM: &str = "/dev/null/no-program";
+
+/// The empty tree's id in a SHA-1 repository, and in a SHA-256 one:
+/// attributes read from it assign no driver at all.
+pub const EMPTY_TREE_SHA1: &str = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+pub const EMPTY_TREE_SHA256: &str =
+    "6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321";
 
 /// The variables that apply `NEUTRALISING_CONFIG`, appended after any
 /// `GIT_CONFIG_COUNT` entries already in `inherited` (the user's own
@@ -51,25 +63,38 @@ pub fn neutralising_env(inherited: Option<&str>) -> Vec<(String, String)> {
     env
 }
 
-/// `neutralising_env` for this process's own environment.
-pub fn neutralising_env_here() -> Vec<(String, String)> {
-    let inherited = std::env::var("GIT_CONFIG_COUNT").ok();
-    neutralising_env(inherited.as_deref())
-}
-
-/// For zcode's own reads of the repository and for commands judged
-/// read-only: besides the settings, the attributes come from the empty
-/// tree (no `filter` or `diff` driver from `.gitattributes`), not from the
-/// system file, and git takes no optional lock (it writes nothing). What
-/// is left is `$GIT_DIR/info/attributes` and `diff.external`, which no
-/// setting turns off: the read-only judgment without a sandbox counts on
-/// neither (see `permission::bash::git`).
+/// For commands judged read-only: the settings above, and git takes no
+/// optional lock (it writes nothing) and never prompts. Attribute drivers
+/// (`filter`, `textconv`) and `diff.external` have no setting that turns
+/// them off: without the sandbox the read-only judgment admits no git
+/// form that runs them (`permission::bash::git_strict`); in the sandbox
+/// what they run is contained.
 pub fn read_only_env() -> Vec<(String, String)> {
-    let mut env = neutralising_env_here();
-    env.push(("GIT_ATTR_SOURCE".to_string(), EMPTY_TREE.to_string()));
-    env.push(("GIT_ATTR_NOSYSTEM".to_string(), "1".to_string()));
+    let inherited = std::env::var("GIT_CONFIG_COUNT").ok();
+    let mut env = neutralising_env(inherited.as_deref());
     env.push(("GIT_OPTIONAL_LOCKS".to_string(), "0".to_string()));
     env.push(("GIT_TERMINAL_PROMPT".to_string(), "0".to_string()));
+    env
+}
+
+/// For zcode's own status read of the repository whose git directory is
+/// `git_dir`: `read_only_env`, and the attributes come from the empty
+/// tree of the repository's object format (no driver from
+/// `.gitattributes`) and not from the system file.
+pub fn own_read_env(git_dir: &std::path::Path) -> Vec<(String, String)> {
+    let mut env = read_only_env();
+    let config = std::fs::read_to_string(git_dir.join("config")).unwrap_or_default();
+    let sha256 = config.lines().any(|line| {
+        let line = line.trim().to_ascii_lowercase();
+        line.starts_with("objectformat") && line.ends_with("sha256")
+    });
+    let empty_tree = if sha256 {
+        EMPTY_TREE_SHA256
+    } else {
+        EMPTY_TREE_SHA1
+    };
+    env.push(("GIT_ATTR_SOURCE".to_string(), empty_tree.to_string()));
+    env.push(("GIT_ATTR_NOSYSTEM".to_string(), "1".to_string()));
     env
 }
 

@@ -117,11 +117,13 @@ async fn opening_a_hostile_repository_runs_none_of_its_programs() {
             Vec::<String>::new(),
             "no_sandbox={no_sandbox}: {run}"
         );
-        // The status was still read where that is safe.
+        // The branch comes from HEAD; the status is read in the sandbox
+        // only.
         let system = system_prompt(&server, 0);
         assert!(system.contains("- Git branch: main"), "{system}");
-        assert!(
+        assert_eq!(
             system.contains("- Git status at session start:"),
+            !no_sandbox,
             "{system}"
         );
     }
@@ -284,27 +286,45 @@ async fn a_memory_index_linking_out_is_not_sent() {
     assert!(!system_prompt(&server, 0).contains("ghp_s3cr3t"));
 }
 
-/// Without a sandbox, a `git status` that runs (yolo mode allows every
-/// call) still runs with the program-naming settings neutralised: the
-/// fsmonitor hook and the filter driver stay quiet.
+/// Without a sandbox, git forms that read the index or show diffs (which
+/// the repository's fsmonitor, filter, textconv or external diff would
+/// run in) are not judged read-only: asked (headless: denied), never run
+/// unasked. A form that cannot run them still runs, neutralised.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn git_status_without_a_sandbox_runs_neutralised() {
+async fn git_without_a_sandbox_runs_none_of_the_repositorys_programs() {
     let h = Harness::new();
     let markers_dir = tempfile::tempdir().unwrap();
     let markers = hostile_repository(h.project(), markers_dir.path());
     let server = FakeModelServer::start().await;
-    let status = serde_json::json!({ "command": "git status" }).to_string();
-    server.enqueue(Reply::sse(sse::openai_tool_calls(
-        "",
-        &[("s", "Bash", status.as_str())],
-    )));
+    let calls: Vec<(String, String)> = [
+        "git status",
+        "git diff",
+        "git log -p -1",
+        "git show",
+        "git log -1 --format=%G?",
+        "git branch --show-current",
+    ]
+    .iter()
+    .enumerate()
+    .map(|(i, c)| {
+        (
+            format!("c{i}"),
+            serde_json::json!({ "command": c }).to_string(),
+        )
+    })
+    .collect();
+    let calls: Vec<(&str, &str, &str)> = calls
+        .iter()
+        .map(|(id, args)| (id.as_str(), "Bash", args.as_str()))
+        .collect();
+    server.enqueue(Reply::sse(sse::openai_tool_calls("", &calls)));
     server.enqueue(Reply::sse(sse::openai_text("done")));
     let mut env = openai_env(&server);
     env.push(("ZCODE_SANDBOX_UNAVAILABLE", "1".to_string()));
-    let run = h.run(&["--mode", "yolo", "-p", "status?"], &env).await;
+    let run = h.run(&["--mode", "build", "-p", "status?"], &env).await;
     assert_eq!(run.code, Some(0), "{run}");
-    let result = server.requests()[1].json();
-    let result = support::fake_model_server::openai_tool_result(&result, "s");
-    assert!(result.contains("a.txt"), "git status ran: {result}");
     assert_eq!(ran(&markers), Vec::<String>::new(), "{run}");
+    let body = server.requests()[1].json();
+    let branch = support::fake_model_server::openai_tool_result(&body, "c5");
+    assert!(branch.contains("main"), "the safe form ran: {branch}");
 }

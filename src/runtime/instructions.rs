@@ -409,30 +409,30 @@ fn cut_at_char(text: &str, max: usize) -> &str {
 }
 
 /// `git status --porcelain` summed up ("clean", "2 modified, 1 untracked"),
-/// given at most a second; `None` outside a repository or without git.
+/// given at most a second; `None` outside a repository, without git, or
+/// without the kernel sandbox.
 ///
 /// The repository is untrusted: its configuration and attributes may name
-/// programs (an fsmonitor hook, a filter driver). git runs with those
-/// settings neutralised (`git_env::read_only_env`) and, where the kernel
-/// offers it, inside the read-only sandbox. Without the sandbox, the status
-/// is read only where the neutralising is complete: a git that honours
-/// `GIT_ATTR_SOURCE` and no `info/attributes` in the git directory.
+/// programs (an fsmonitor hook, a filter driver named from a worktree's
+/// common directory or a submodule's `info/attributes`). git runs with
+/// the settings that name programs neutralised (`git_env::own_read_env`)
+/// and inside the read-only sandbox; where there is no sandbox, a
+/// neutralising that is complete on every git version and layout cannot
+/// be promised, so the status is left out.
 fn git_status_summary(workspace: &Path) -> Option<String> {
+    if !crate::sandbox::support().available() {
+        return None;
+    }
     let git_dir = crate::git_info::git_dir(workspace)?;
     let mut command = Command::new("git");
     command
         .args(["status", "--porcelain=v1", "--untracked-files=normal"])
-        .envs(crate::git_env::read_only_env())
+        .envs(crate::git_env::own_read_env(&git_dir))
         .current_dir(workspace)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null());
-    if crate::sandbox::support().available() {
-        crate::sandbox::apply_to_std(&mut command, &crate::sandbox::SandboxPolicy::read_only())
-            .ok()?;
-    } else if git_dir.join("info/attributes").exists() || !git_reads_attributes_from_a_tree() {
-        return None;
-    }
+    crate::sandbox::apply_to_std(&mut command, &crate::sandbox::SandboxPolicy::read_only()).ok()?;
     let mut child = command.spawn().ok()?;
     let stdout = child.stdout.take()?;
     // Read on a thread: a large status must not fill the pipe and stall.
@@ -448,45 +448,6 @@ fn git_status_summary(workspace: &Path) -> Option<String> {
     }
     let out = reader.join().ok()?;
     Some(summarize_porcelain(&String::from_utf8_lossy(&out)))
-}
-
-/// Does the installed git honour `GIT_ATTR_SOURCE` (git 2.40 and later)?
-/// `git --version` reads no repository; it runs from `/` to be sure.
-fn git_reads_attributes_from_a_tree() -> bool {
-    let Ok(mut child) = Command::new("git")
-        .arg("--version")
-        .current_dir("/")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-    else {
-        return false;
-    };
-    let Some(mut stdout) = child.stdout.take() else {
-        return false;
-    };
-    let mut text = String::new();
-    {
-        use std::io::Read;
-        let _ = (&mut stdout).take(256).read_to_string(&mut text);
-    }
-    let _ = wait_with_deadline(&mut child, GIT_STATUS_TIMEOUT);
-    git_version_at_least(&text, (2, 40))
-}
-
-/// `git version 2.47.3` (or `2.39.5 (Apple Git-154)`) against a minimum.
-fn git_version_at_least(text: &str, minimum: (u32, u32)) -> bool {
-    let Some(version) = text.trim().strip_prefix("git version ") else {
-        return false;
-    };
-    let mut parts = version.split(|c: char| !c.is_ascii_digit());
-    let major = parts.next().and_then(|p| p.parse::<u32>().ok());
-    let minor = parts.next().and_then(|p| p.parse::<u32>().ok());
-    match (major, minor) {
-        (Some(major), Some(minor)) => (major, minor) >= minimum,
-        _ => false,
-    }
 }
 
 /// Counts of a porcelain v1 status.
