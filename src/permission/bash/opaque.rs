@@ -24,6 +24,124 @@ pub(crate) fn readings(text: &str) -> [String; 2] {
     [plain, joined]
 }
 
+/// Could a word in command position of `text` (a reading without quotes)
+/// become `program` when the shell expands it: a glob whose last component
+/// matches it (`/usr/bin/r?`, `/bin/[r]m`), or a parameter whose default or
+/// alternative value names it (`${RM:-rm}`, `${X-rm}`, `${X:=/bin/rm}`,
+/// `${X:+rm}`)? Command positions: the start of each command, after an
+/// assignment and after the options of a program that runs another.
+pub(crate) fn may_name_program(text: &str, program: &str) -> bool {
+    text.split([';', '|', '&', '(', ')', '\n', '`'])
+        .any(|segment| command_words(segment).any(|word| word_may_be(word, program)))
+}
+
+/// The words of one command that may be its program: the first one that
+/// is not an assignment or `{`, and the next one after a program that
+/// runs its arguments (`sudo`, `env`, `xargs`, …), past its options.
+fn command_words(segment: &str) -> impl Iterator<Item = &str> {
+    let mut take_next = true;
+    segment.split_whitespace().filter(move |word| {
+        if !take_next || *word == "{" || word.starts_with('-') {
+            return false;
+        }
+        if is_assignment_word(word) || word.bytes().all(|b| b.is_ascii_digit()) {
+            return false;
+        }
+        let base = word.rsplit('/').next().unwrap_or(word);
+        take_next = matches!(
+            base,
+            "sudo"
+                | "doas"
+                | "env"
+                | "exec"
+                | "command"
+                | "builtin"
+                | "nohup"
+                | "nice"
+                | "time"
+                | "timeout"
+                | "xargs"
+                | "setsid"
+                | "stdbuf"
+                | "ionice"
+                | "chrt"
+                | "taskset"
+                | "flock"
+                | "watch"
+                | "busybox"
+                | "!"
+                | "then"
+                | "do"
+                | "else"
+        );
+        true
+    })
+}
+
+fn is_assignment_word(word: &str) -> bool {
+    word.split_once('=').is_some_and(|(name, _)| {
+        !name.is_empty()
+            && !name.starts_with('$')
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    })
+}
+
+fn word_may_be(word: &str, program: &str) -> bool {
+    if let Some(inner) = word.strip_prefix("${") {
+        let inner = inner.split('}').next().unwrap_or(inner);
+        let name_end = inner
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(inner.len());
+        let op = &inner[name_end..];
+        let value = ["-", ":-", "=", ":=", "+", ":+"]
+            .iter()
+            .filter_map(|o| op.strip_prefix(o))
+            .next_back();
+        return value.is_some_and(|v| {
+            let v = v.trim_start_matches(['-', '=', '+']);
+            v.rsplit('/').next() == Some(program)
+        });
+    }
+    let last = word.rsplit('/').next().unwrap_or(word);
+    last.contains(['*', '?', '[']) && glob_matches(last.as_bytes(), program.as_bytes())
+}
+
+/// A shell glob (`*`, `?`, `[…]` with `!`/`^` and ranges) against a name.
+fn glob_matches(pattern: &[u8], name: &[u8]) -> bool {
+    match pattern.split_first() {
+        None => name.is_empty(),
+        Some((b'*', rest)) => (0..=name.len()).any(|skip| glob_matches(rest, &name[skip..])),
+        Some((b'?', rest)) => !name.is_empty() && glob_matches(rest, &name[1..]),
+        Some((b'[', rest)) => {
+            let Some((&first, tail)) = name.split_first() else {
+                return false;
+            };
+            let (negated, body) = match rest.first() {
+                Some(b'!' | b'^') => (true, &rest[1..]),
+                _ => (false, rest),
+            };
+            // A `]` right after the opening is a member.
+            let Some(close) = body.iter().skip(1).position(|&b| b == b']').map(|p| p + 1) else {
+                return first == b'[' && glob_matches(rest, tail);
+            };
+            let set = &body[..close];
+            let mut hit = false;
+            let mut i = 0;
+            while i < set.len() {
+                if i + 2 < set.len() && set[i + 1] == b'-' {
+                    hit |= set[i] <= first && first <= set[i + 2];
+                    i += 3;
+                } else {
+                    hit |= set[i] == first;
+                    i += 1;
+                }
+            }
+            hit != negated && glob_matches(&body[close + 1..], tail)
+        }
+        Some((&c, rest)) => name.first() == Some(&c) && glob_matches(rest, &name[1..]),
+    }
+}
+
 /// Decodes `$'…'`, drops quotes and backslashes, and removes `$(…)`,
 /// `${…}`, `$NAME`, `$1`, `$@` and backquoted commands.
 fn remove_expansions(text: &str) -> String {
@@ -253,6 +371,35 @@ mod tests {
         }
         for text in ["echo $HOME > x", "ls {a,b}", "arm $X", "r m $X"] {
             assert!(!spells(text, "rm"), "{text}");
+        }
+    }
+
+    #[test]
+    fn bash5_opaque_globs_and_defaults_may_name_the_program() {
+        use super::may_name_program;
+        for text in [
+            "/usr/bin/r? -rf x",
+            "/bin/[r]m x",
+            "/bin/[!a]m x",
+            "/bin/[q-s]m x",
+            "r* x",
+            "ls; ${RM:-rm} x",
+            "${X-rm} x",
+            "${X:=/bin/rm} x",
+            "${X:+rm} x",
+            "A=1 /bin/r? x",
+            "sudo -n /bin/r? x",
+        ] {
+            assert!(may_name_program(text, "rm"), "{text}");
+        }
+        for text in [
+            "ls *",
+            "/usr/bin/l? x",
+            "${X:-ls} x",
+            "echo r?",
+            "/bin/[!r]m x",
+        ] {
+            assert!(!may_name_program(text, "rm"), "{text}");
         }
     }
 

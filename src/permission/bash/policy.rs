@@ -1,12 +1,16 @@
 //! Bash rules against an analysed command (BASH-5).
 //!
 //! Deny and ask rules catch a command when any one subcommand matches, and
-//! they follow a program wherever it would run (see `invocation`); what
-//! cannot be analysed matches a rule that names its program. Allow rules
+//! they follow a program wherever it would run (see `invocation`); a rule
+//! of plain words is also read as a command (see `cli`), so it covers the
+//! program's aliases, global options and other spellings of its flags;
+//! what cannot be analysed matches a rule that names its program, also
+//! through a glob or a parameter default (`/bin/r?`, `${RM:-rm}`). Allow rules
 //! apply only when every subcommand that is not read-only is covered, and
 //! never to a subcommand whose options change what runs (`git -c …`)
 //! unless the rule is the whole command verbatim.
 
+use super::cli::RuleReading;
 use super::invocation::{self, Invocations, basename};
 use super::opaque;
 use super::{BashAnalysis, Subcommand};
@@ -40,6 +44,8 @@ pub fn matching_rule<'a>(
                         || content_matches(command, c)
                         || (opaque_command && opaque_names(command, c))
                         || subjects.iter().any(|s| s.matches(c))
+                        || RuleReading::new(c)
+                            .is_some_and(|rule| subjects.iter().any(|s| s.read_by(&rule)))
                 }
             })
         }
@@ -105,6 +111,14 @@ impl<'a> DenySubject<'a> {
     }
 }
 
+impl DenySubject<'_> {
+    /// Does a rule read as a command cover the subcommand or a program it
+    /// runs?
+    fn read_by(&self, rule: &RuleReading) -> bool {
+        rule.covers(&self.sub.words) || self.invocations.run_words.iter().any(|w| rule.covers(w))
+    }
+}
+
 /// The program a rule is about: the basename of its first word (`rm` for
 /// `rm:*`, `/bin/rm -rf:*` and `rm -rf *`); `None` when the first word
 /// holds a wildcard.
@@ -139,7 +153,7 @@ fn opaque_names(text: &str, content: &str) -> bool {
     let [plain, joined] = opaque::readings(text);
     let mut tokens = program_words(&plain);
     tokens.extend(program_words(&joined));
-    if !tokens.contains(&program) {
+    if !tokens.contains(&program) && !opaque::may_name_program(&plain, program) {
         return false;
     }
     let rule_is_shell_text = content.contains(['$', '`', '>', '<', '|', ';', '&', '(']);
