@@ -355,6 +355,9 @@ pub(crate) fn chooses_program(words: &[String]) -> bool {
     if cli.assignments_choose && reading.operands.iter().any(|o| is_assignment(o)) {
         return true;
     }
+    if cli.at_files && reading.operands.iter().any(|o| o.starts_with('@')) {
+        return true;
+    }
     if cli.plus_commands.is_some() && reading.operands.iter().any(|o| o.starts_with('+')) {
         return true;
     }

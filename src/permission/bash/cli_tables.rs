@@ -66,6 +66,9 @@ pub(crate) struct Cli {
     pub assignments_choose: bool,
     /// `+toolchain` as the first word picks another toolchain (cargo).
     pub plus_toolchain: bool,
+    /// An `@FILE` operand reads more arguments from the file (argparse's
+    /// `fromfile_prefix_chars`): they may be any option.
+    pub at_files: bool,
     /// Operands are a set (`rm a b` = `rm b a`).
     pub unordered_operands: bool,
     /// Short options that are another option (`-R` is `-r`): (letter, id).
@@ -89,6 +92,7 @@ const NONE: Cli = Cli {
     chooses: &[],
     assignments_choose: false,
     plus_toolchain: false,
+    at_files: false,
     unordered_operands: false,
     same: &[],
     commands_in_options: &[],
@@ -594,9 +598,14 @@ const MAKE: Cli = Cli {
     ..NONE
 };
 
+/// pytest reads its options with argparse: abbreviations of long options
+/// are read as GNU's (the safe reading for choosing options), and
+/// `@FILE` holds more arguments.
 const PYTEST: Cli = Cli {
     names: &["pytest"],
     program: "pytest",
+    syntax: Syntax::Gnu,
+    at_files: true,
     options: OptSpec {
         short: "p:c:o:k:m:r:n:W:xqvsl",
         long: &[
