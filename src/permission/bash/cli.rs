@@ -402,7 +402,7 @@ pub(crate) fn chooses_program(words: &[String]) -> bool {
 
 /// Commands a modelled program runs from its options (`vim -c CMD`,
 /// `vim +CMD`, `less +CMD`, `man -P PAGER`), with their kind.
-pub(crate) fn option_commands<'a>(words: &'a [String]) -> Vec<(CommandKind, &'a str)> {
+pub(crate) fn option_commands(words: &[String]) -> Vec<(CommandKind, &str)> {
     let Some((first, args)) = words.split_first() else {
         return Vec::new();
     };
