@@ -101,11 +101,18 @@ pub(crate) fn read(words: &[String]) -> Option<Reading<'_>> {
     let (path, used) = subcommand_path(cli, &positionals);
     let mut operands = positionals.split_off(used.min(positionals.len()));
     let path = implicit_run(cli, path, &mut operands);
+    let mut options = read.options;
+    if let Some((sub, id)) = cli.plus_operand
+        && path.first() == Some(&sub)
+        && operands.iter().any(|o| o.starts_with('+'))
+    {
+        options.push((OptName::Id(id), None));
+    }
     Some(Reading {
         program: cli.program,
         path,
         operands,
-        options: read.options,
+        options,
         model,
     })
 }

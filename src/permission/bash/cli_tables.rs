@@ -73,6 +73,9 @@ pub(crate) struct Cli {
     pub unordered_operands: bool,
     /// Short options that are another option (`-R` is `-r`): (letter, id).
     pub same: &'static [(&'static str, &'static str)],
+    /// An operand of this subcommand starting with `+` is this option
+    /// (`git push origin +main` forces like `--force`).
+    pub plus_operand: Option<(&'static str, &'static str)>,
     /// Option ids whose value is a command the program runs.
     pub commands_in_options: &'static [(&'static str, CommandKind)],
     /// A `+WORD` operand is a command the program runs (vim, less).
@@ -95,6 +98,7 @@ const NONE: Cli = Cli {
     at_files: false,
     unordered_operands: false,
     same: &[],
+    plus_operand: None,
     commands_in_options: &[],
     plus_commands: None,
 };
@@ -183,6 +187,8 @@ const NPM_OPTIONS: OptSpec = OptSpec {
 };
 
 const NPM_CHOOSES: &[&str] = &[
+    // Another project directory, whose scripts and `.npmrc` run.
+    "C",
     "script-shell",
     "node-options",
     "userconfig",
@@ -454,7 +460,7 @@ const YARN: Cli = Cli {
         "workspace",
         "workspaces",
     ],
-    chooses: &["use-yarnrc"],
+    chooses: &["use-yarnrc", "cwd"],
     ..NONE
 };
 
@@ -490,6 +496,7 @@ const GIT: Cli = Cli {
         ],
     },
     aliases: &[("stage", &["add"])],
+    plus_operand: Some(("push", "f")),
     ..NONE
 };
 
@@ -699,8 +706,9 @@ const KUBECTL: Cli = Cli {
             long("force", NO, "force"),
         ],
     },
-    // Its kubeconfig names credential programs (`exec`) to run.
-    chooses: &["kubeconfig"],
+    // Its kubeconfig names credential programs (`exec`) to run; another
+    // server receives the user's credentials.
+    chooses: &["kubeconfig", "s"],
     ..NONE
 };
 

@@ -87,23 +87,42 @@ fn is_assignment_word(word: &str) -> bool {
 }
 
 fn word_may_be(word: &str, program: &str) -> bool {
-    if let Some(inner) = word.strip_prefix("${") {
-        let inner = inner.split('}').next().unwrap_or(inner);
+    let expanded = with_defaults(word);
+    let word = expanded.as_deref().unwrap_or(word);
+    let last = word.rsplit('/').next().unwrap_or(word);
+    last == program
+        || (last.contains(['*', '?', '[']) && glob_matches(last.as_bytes(), program.as_bytes()))
+}
+
+/// `word` with each `${NAME…}` replaced by its default or alternative
+/// value (`${RM:-rm}`, `${X-r}m`, `${X:=rm}`, `${X:+rm}`), or by nothing;
+/// `None` when the word has no such expansion.
+fn with_defaults(word: &str) -> Option<String> {
+    let mut out = String::with_capacity(word.len());
+    let mut rest = word;
+    let mut any = false;
+    while let Some(start) = rest.find("${") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let Some(end) = after.find('}') else {
+            out.push_str(&rest[start..]);
+            rest = "";
+            break;
+        };
+        let inner = &after[..end];
         let name_end = inner
             .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
             .unwrap_or(inner.len());
         let op = &inner[name_end..];
-        let value = ["-", ":-", "=", ":=", "+", ":+"]
+        let value = [":-", ":=", ":+", "-", "=", "+"]
             .iter()
-            .filter_map(|o| op.strip_prefix(o))
-            .next_back();
-        return value.is_some_and(|v| {
-            let v = v.trim_start_matches(['-', '=', '+']);
-            v.rsplit('/').next() == Some(program)
-        });
+            .find_map(|o| op.strip_prefix(o));
+        out.push_str(value.unwrap_or(""));
+        any = true;
+        rest = &after[end + 1..];
     }
-    let last = word.rsplit('/').next().unwrap_or(word);
-    last.contains(['*', '?', '[']) && glob_matches(last.as_bytes(), program.as_bytes())
+    out.push_str(rest);
+    any.then_some(out)
 }
 
 /// A shell glob (`*`, `?`, `[…]` with `!`/`^` and ranges) against a name.
@@ -387,6 +406,8 @@ mod tests {
             "${X-rm} x",
             "${X:=/bin/rm} x",
             "${X:+rm} x",
+            "${X:-r}m x",
+            "r${X-m} x",
             "A=1 /bin/r? x",
             "sudo -n /bin/r? x",
         ] {
