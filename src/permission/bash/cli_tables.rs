@@ -187,8 +187,6 @@ const NPM_OPTIONS: OptSpec = OptSpec {
 };
 
 const NPM_CHOOSES: &[&str] = &[
-    // Another project directory, whose scripts and `.npmrc` run.
-    "C",
     "script-shell",
     "node-options",
     "userconfig",
@@ -460,7 +458,7 @@ const YARN: Cli = Cli {
         "workspace",
         "workspaces",
     ],
-    chooses: &["use-yarnrc", "cwd"],
+    chooses: &["use-yarnrc"],
     ..NONE
 };
 
