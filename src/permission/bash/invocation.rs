@@ -203,6 +203,10 @@ impl Walker {
         let starts = cli::subcommand_starts(model, args);
         if starts.len() > 1 {
             for start in starts {
+                if self.full() {
+                    self.opaque(base, &args[start..]);
+                    break;
+                }
                 self.push_run(base, &args[start..]);
             }
         }

@@ -125,39 +125,63 @@ fn with_defaults(word: &str) -> Option<String> {
     any.then_some(out)
 }
 
-/// A shell glob (`*`, `?`, `[…]` with `!`/`^` and ranges) against a name.
+/// A shell glob (`*`, `?`, `[…]` with `!`/`^` and ranges) against a name,
+/// in time linear in their product (backtracking only to the last `*`).
 fn glob_matches(pattern: &[u8], name: &[u8]) -> bool {
-    match pattern.split_first() {
-        None => name.is_empty(),
-        Some((b'*', rest)) => (0..=name.len()).any(|skip| glob_matches(rest, &name[skip..])),
-        Some((b'?', rest)) => !name.is_empty() && glob_matches(rest, &name[1..]),
-        Some((b'[', rest)) => {
-            let Some((&first, tail)) = name.split_first() else {
-                return false;
-            };
-            let (negated, body) = match rest.first() {
-                Some(b'!' | b'^') => (true, &rest[1..]),
-                _ => (false, rest),
+    let (mut p, mut n) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while n < name.len() {
+        if pattern.get(p) == Some(&b'*') {
+            star = Some((p, n));
+            p += 1;
+            continue;
+        }
+        if let Some(len) = pattern.get(p..).and_then(|rest| one_char(rest, name[n])) {
+            p += len;
+            n += 1;
+            continue;
+        }
+        match star {
+            Some((sp, sn)) => {
+                p = sp + 1;
+                n = sn + 1;
+                star = Some((sp, sn + 1));
+            }
+            None => return false,
+        }
+    }
+    pattern[p.min(pattern.len())..].iter().all(|&b| b == b'*')
+}
+
+/// Does the pattern's first element (`?`, `[…]` or a byte) match `c`? How
+/// many pattern bytes it spans.
+fn one_char(pattern: &[u8], c: u8) -> Option<usize> {
+    match pattern.split_first()? {
+        (b'?', _) => Some(1),
+        (b'[', rest) => {
+            let (negated, body, skip) = match rest.first() {
+                Some(b'!' | b'^') => (true, &rest[1..], 2),
+                _ => (false, rest, 1),
             };
             // A `]` right after the opening is a member.
             let Some(close) = body.iter().skip(1).position(|&b| b == b']').map(|p| p + 1) else {
-                return first == b'[' && glob_matches(rest, tail);
+                return (c == b'[').then_some(1);
             };
             let set = &body[..close];
             let mut hit = false;
             let mut i = 0;
             while i < set.len() {
                 if i + 2 < set.len() && set[i + 1] == b'-' {
-                    hit |= set[i] <= first && first <= set[i + 2];
+                    hit |= set[i] <= c && c <= set[i + 2];
                     i += 3;
                 } else {
-                    hit |= set[i] == first;
+                    hit |= set[i] == c;
                     i += 1;
                 }
             }
-            hit != negated && glob_matches(&body[close + 1..], tail)
+            (hit != negated).then_some(skip + close + 1)
         }
-        Some((&c, rest)) => name.first() == Some(&c) && glob_matches(rest, &name[1..]),
+        (&b, _) => (b == c).then_some(1),
     }
 }
 
