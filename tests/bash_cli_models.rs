@@ -213,6 +213,12 @@ fn deny_and_ask_rules_see_past_global_options() {
         ),
         ("deny cargo test:*", "cargo -q --locked test", Deny),
         ("deny cargo test:*", "cargo --config x.y=1 t", Deny),
+        (
+            "deny cargo publish:*",
+            "cargo --config 'alias.z=\"publish\"' z",
+            Deny,
+        ),
+        ("deny cargo publish:*", "cargo --config evil.toml z", Deny),
         ("deny cargo publish:*", "cargo -C sub publish", Deny),
         ("deny go test:*", "go -C sub test ./...", Deny),
         ("deny make install:*", "make -j4 -C sub install", Deny),

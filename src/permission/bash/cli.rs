@@ -407,6 +407,24 @@ pub(crate) fn chooses_program(words: &[String]) -> bool {
     })
 }
 
+/// Does a modelled program's command define its own aliases on the line
+/// (`cargo --config alias.x=publish x`)?
+pub(crate) fn defines_aliases(words: &[String]) -> bool {
+    let Some((first, args)) = words.split_first() else {
+        return false;
+    };
+    let Some(cli) = model(basename(first)) else {
+        return false;
+    };
+    if cli.defines_aliases.is_empty() {
+        return false;
+    }
+    let read = read_tolerant(&cli.options, cli.syntax, args, Order::Permute);
+    read.options
+        .iter()
+        .any(|(name, _)| matches!(name, OptName::Id(id) if cli.defines_aliases.contains(id)))
+}
+
 /// Commands a modelled program runs from its options (`vim -c CMD`,
 /// `vim +CMD`, `less +CMD`, `man -P PAGER`), with their kind.
 pub(crate) fn option_commands(words: &[String]) -> Vec<(CommandKind, &str)> {

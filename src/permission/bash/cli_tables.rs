@@ -76,6 +76,10 @@ pub(crate) struct Cli {
     /// An operand of this subcommand starting with `+` is this option
     /// (`git push origin +main` forces like `--force`).
     pub plus_operand: Option<(&'static str, &'static str)>,
+    /// Option ids that may define the program's aliases (`cargo --config
+    /// alias.x=publish`): what runs is unseen, so every deny or ask rule
+    /// for the program applies.
+    pub defines_aliases: &'static [&'static str],
     /// Option ids whose value is a command the program runs.
     pub commands_in_options: &'static [(&'static str, CommandKind)],
     /// A `+WORD` operand is a command the program runs (vim, less).
@@ -99,6 +103,7 @@ const NONE: Cli = Cli {
     unordered_operands: false,
     same: &[],
     plus_operand: None,
+    defines_aliases: &[],
     commands_in_options: &[],
     plus_commands: None,
 };
@@ -154,6 +159,7 @@ const CARGO: Cli = Cli {
     // Another configuration (`build.rustc-wrapper`), unstable flags, another
     // directory's `.cargo/config.toml`.
     chooses: &["config", "Z", "C"],
+    defines_aliases: &["config"],
     plus_toolchain: true,
     ..NONE
 };

@@ -210,6 +210,9 @@ impl Walker {
                 self.push_run(base, &args[start..]);
             }
         }
+        if cli::defines_aliases(words) {
+            self.any_rule_of(model.program);
+        }
         for (kind, command) in cli::option_commands(words) {
             self.opaque(command, &[]);
             match kind {
