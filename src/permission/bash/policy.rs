@@ -1,11 +1,8 @@
 //! Bash rules against an analysed command (BASH-5).
 //!
 //! Deny and ask rules catch a command when any one subcommand matches, and
-//! they follow a program wherever it would run (see `invocation`); a rule
-//! of plain words is also read as a command (see `cli`), so it covers the
-//! program's aliases, global options and other spellings of its flags;
-//! what cannot be analysed matches a rule that names its program, also
-//! through a glob or a parameter default (`/bin/r?`, `${RM:-rm}`). Allow rules
+//! they follow a program wherever it would run (see `invocation`); what
+//! cannot be analysed matches a rule that names its program. Allow rules
 //! apply only when every subcommand that is not read-only is covered, and
 //! never to a subcommand whose options change what runs (`git -c …`)
 //! unless the rule is the whole command verbatim.
@@ -44,6 +41,9 @@ pub fn matching_rule<'a>(
                         || content_matches(command, c)
                         || (opaque_command && opaque_names(command, c))
                         || subjects.iter().any(|s| s.matches(c))
+                        // A rule of plain words read as a command (see
+                        // `cli`): the program's aliases and global options,
+                        // its flags as a set.
                         || RuleReading::new(c)
                             .is_some_and(|rule| subjects.iter().any(|s| s.read_by(&rule)))
                 }
@@ -141,7 +141,8 @@ fn builds_words(c: char) -> bool {
 }
 
 /// Does text that could not be analysed name the rule's program as a word
-/// in one of its readings (`r\m`, `"rm"`, `/bin/rm`, `$(rm …)`, `r$()m`,
+/// (or as a glob or parameter default that may expand to it: `/bin/r?`,
+/// `${RM:-rm}`) in one of its readings (`r\m`, `"rm"`, `/bin/rm`, `$(rm …)`, `r$()m`,
 /// `$'\x72m'`, `{r,}m`; see `opaque::readings`)? A redirection target (`> rm`) is a file, not a program.
 /// For a rule of several words (`git push:*`) its other words must appear
 /// too, unless the text builds words at run time (`git $(echo push)`) and
