@@ -219,6 +219,11 @@ fn deny_and_ask_rules_see_past_global_options() {
             Deny,
         ),
         ("deny cargo publish:*", "cargo --config evil.toml z", Deny),
+        (
+            "deny cargo publish:*",
+            "cargo --config evil.toml test",
+            Asked,
+        ),
         ("deny cargo publish:*", "cargo -C sub publish", Deny),
         ("deny go test:*", "go -C sub test ./...", Deny),
         ("deny make install:*", "make -j4 -C sub install", Deny),
@@ -520,6 +525,8 @@ fn always_allow_never_offers_a_prefix_for_commands_that_run_anything() {
         "podman run alpine",
         "kubectl exec -it p -- sh",
         "kubectl run x --image=y",
+        "cargo test --config build.rustc-wrapper=/bin/sh",
+        "make test SHELL=/bin/sh",
     ] {
         let analysis = analyze(command);
         assert_eq!(suggest_rules(&analysis), [command], "{command}");

@@ -419,8 +419,10 @@ pub(crate) fn defines_aliases(words: &[String]) -> bool {
     if cli.defines_aliases.is_empty() {
         return false;
     }
-    let read = read_tolerant(&cli.options, cli.syntax, args, Order::Permute);
-    read.options
+    let own =
+        read(words).is_some_and(|r| r.path.first().is_some_and(|p| cli.own_commands.contains(p)));
+    let options = read_tolerant(&cli.options, cli.syntax, args, Order::Permute).options;
+    !own && options
         .iter()
         .any(|(name, _)| matches!(name, OptName::Id(id) if cli.defines_aliases.contains(id)))
 }

@@ -77,9 +77,11 @@ pub(crate) struct Cli {
     /// (`git push origin +main` forces like `--force`).
     pub plus_operand: Option<(&'static str, &'static str)>,
     /// Option ids that may define the program's aliases (`cargo --config
-    /// alias.x=publish`): what runs is unseen, so every deny or ask rule
-    /// for the program applies.
+    /// alias.x=publish`): unless the subcommand is one of `own_commands`
+    /// (an alias never replaces those), what runs is unseen, so every deny
+    /// or ask rule for the program applies.
     pub defines_aliases: &'static [&'static str],
+    pub own_commands: &'static [&'static str],
     /// Option ids whose value is a command the program runs.
     pub commands_in_options: &'static [(&'static str, CommandKind)],
     /// A `+WORD` operand is a command the program runs (vim, less).
@@ -104,6 +106,7 @@ const NONE: Cli = Cli {
     same: &[],
     plus_operand: None,
     defines_aliases: &[],
+    own_commands: &[],
     commands_in_options: &[],
     plus_commands: None,
 };
@@ -160,6 +163,45 @@ const CARGO: Cli = Cli {
     // directory's `.cargo/config.toml`.
     chooses: &["config", "Z", "C"],
     defines_aliases: &["config"],
+    own_commands: &[
+        "add",
+        "bench",
+        "build",
+        "check",
+        "clean",
+        "config",
+        "doc",
+        "fetch",
+        "fix",
+        "generate-lockfile",
+        "help",
+        "info",
+        "init",
+        "install",
+        "locate-project",
+        "login",
+        "logout",
+        "metadata",
+        "new",
+        "owner",
+        "package",
+        "pkgid",
+        "publish",
+        "remove",
+        "report",
+        "run",
+        "rustc",
+        "rustdoc",
+        "search",
+        "test",
+        "tree",
+        "uninstall",
+        "update",
+        "vendor",
+        "verify-project",
+        "version",
+        "yank",
+    ],
     plus_toolchain: true,
     ..NONE
 };

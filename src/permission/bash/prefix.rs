@@ -14,6 +14,7 @@
 //! run`, `python -m pip`).
 
 use super::cli;
+use super::invocation;
 use super::readonly;
 use super::{BashAnalysis, Subcommand};
 use crate::permission::rules::content_matches;
@@ -70,7 +71,9 @@ fn prefix_rule(sub: &Subcommand) -> Option<String> {
     if readonly::is_listed(base) && !git_write_sub {
         return None;
     }
-    if runs_whatever_is_named(words) {
+    // A rule would not cover an option that chooses what runs (`cargo
+    // test --config …`): only the command itself is offered.
+    if runs_whatever_is_named(words) || invocation::changes_what_runs(words) {
         return None;
     }
     let (depth, min) = shape(base, words);
