@@ -210,15 +210,44 @@ fn implicit_run<'a>(cli: &Cli, path: Vec<&'a str>, operands: &mut Vec<&'a str>) 
     }
 }
 
-/// A deny or ask rule's content read as a command: `None` when it is not
-/// plain words (a wildcard inside, shell syntax), so only its text is
+/// An option's name, owned (a rule's reading outlives its words).
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum OwnedName {
+    Id(&'static str),
+    Short(char),
+    Long(String),
+}
+
+impl OwnedName {
+    fn new(name: &OptName<'_>) -> Self {
+        match name {
+            OptName::Id(id) => Self::Id(id),
+            OptName::Short(c) => Self::Short(*c),
+            OptName::Long(l) => Self::Long(l.to_string()),
+        }
+    }
+
+    fn is(&self, name: &OptName<'_>) -> bool {
+        match (self, name) {
+            (Self::Id(a), OptName::Id(b)) => a == b,
+            (Self::Short(a), OptName::Short(b)) => a == b,
+            (Self::Long(a), OptName::Long(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+/// A deny or ask rule's content read as a command once: `None` when it is
+/// not plain words (a wildcard inside, shell syntax), so only its text is
 /// compared.
 pub(crate) struct RuleReading {
-    words: Vec<String>,
     prefix: bool,
     /// The program as compared (`rm`, `pip`, `pytest` for `python -m
     /// pytest`).
     program: String,
+    path: Vec<String>,
+    operands: Vec<String>,
+    options: Vec<(OwnedName, Option<String>)>,
 }
 
 impl RuleReading {
@@ -233,41 +262,78 @@ impl RuleReading {
             return None;
         }
         let words: Vec<String> = literal.split_whitespace().map(str::to_string).collect();
-        let program = read(&words)?.program.to_string();
+        let reading = read(&words)?;
+        let owned = |v: &[&str]| v.iter().map(|s| s.to_string()).collect();
         Some(Self {
-            words,
             prefix,
-            program,
+            program: reading.program.to_string(),
+            path: owned(&reading.path),
+            operands: owned(&reading.operands),
+            options: reading
+                .options
+                .iter()
+                .map(|(n, v)| (OwnedName::new(n), v.map(str::to_string)))
+                .collect(),
         })
+    }
+
+    /// Could a command whose first word is `first` be covered? (Cheap: most
+    /// candidate programs are not the rule's.)
+    pub(crate) fn may_cover(&self, first: &str) -> bool {
+        let base = canonical_program(basename(first));
+        base == self.program || base == "python"
+    }
+
+    fn has_option(&self, subject: &(OptName<'_>, Option<&str>)) -> bool {
+        self.options
+            .iter()
+            .any(|(n, v)| n.is(&subject.0) && v.as_deref() == subject.1)
     }
 
     /// Does the rule cover `words` (one program's words)?
     pub(crate) fn covers(&self, words: &[String]) -> bool {
-        // Most subjects run another program: no reading needed.
-        let base = words.first().map_or("", |w| canonical_program(basename(w)));
-        if base != self.program && base != "python" {
+        if !self.may_cover(words.first().map_or("", String::as_str)) {
             return false;
         }
-        let (Some(rule), Some(subject)) = (read(&self.words), read(words)) else {
+        let Some(subject) = read(words) else {
             return false;
         };
-        if rule.program != subject.program {
+        if subject.program != self.program {
             return false;
         }
+        let rule_options_in_subject = self.options.iter().all(|(n, v)| {
+            subject
+                .options
+                .iter()
+                .any(|(sn, sv)| n.is(sn) && v.as_deref() == *sv)
+        });
         let unordered = subject.model.is_some_and(|m| m.unordered_operands);
+        let path_is = |exact: bool| {
+            (subject.path.len() == self.path.len() || !exact)
+                && subject.path.len() >= self.path.len()
+                && self.path.iter().zip(&subject.path).all(|(a, b)| a == b)
+        };
         if self.prefix {
-            subject.path.starts_with(&rule.path)
-                && rule.options.iter().all(|o| subject.options.contains(o))
+            path_is(false)
+                && rule_options_in_subject
                 && if unordered {
-                    rule.operands.iter().all(|o| subject.operands.contains(o))
+                    self.operands
+                        .iter()
+                        .all(|o| subject.operands.contains(&o.as_str()))
                 } else {
-                    subject.operands.starts_with(&rule.operands)
+                    subject.operands.len() >= self.operands.len()
+                        && self
+                            .operands
+                            .iter()
+                            .zip(&subject.operands)
+                            .all(|(a, b)| a == b)
                 }
         } else {
-            let same_options = rule.options.iter().all(|o| subject.options.contains(o))
-                && subject.options.iter().all(|o| rule.options.contains(o));
-            subject.path == rule.path && same_options && {
-                let (mut a, mut b) = (rule.operands.clone(), subject.operands.clone());
+            let same_options =
+                rule_options_in_subject && subject.options.iter().all(|o| self.has_option(o));
+            path_is(true) && same_options && {
+                let mut a: Vec<&str> = self.operands.iter().map(String::as_str).collect();
+                let mut b = subject.operands.clone();
                 if unordered {
                     a.sort_unstable();
                     b.sort_unstable();

@@ -29,9 +29,6 @@ pub(crate) struct Invocations {
     /// the program is reduced to its basename (`/bin/rm -rf x` is also
     /// `rm -rf x`).
     pub runs: Vec<String>,
-    /// The same candidates as words, for rules read as commands (see
-    /// `cli::RuleReading`).
-    pub run_words: Vec<Vec<String>>,
     /// Text that could not be analysed (an unsafe shell string, a git alias
     /// value, too deep a nesting).
     pub opaque: Vec<String>,
@@ -133,10 +130,6 @@ impl Walker {
         }
         self.run_bytes += run.len();
         self.out.runs.push(run);
-        let mut words = Vec::with_capacity(args.len() + 1);
-        words.push(program.to_string());
-        words.extend(args.iter().cloned());
-        self.out.run_words.push(words);
     }
 
     fn opaque(&mut self, text: &str, args: &[String]) {

@@ -114,8 +114,15 @@ impl<'a> DenySubject<'a> {
 impl DenySubject<'_> {
     /// Does a rule read as a command cover the subcommand or a program it
     /// runs?
+    /// A run is its words joined by spaces; only the runs of the rule's
+    /// program are split back into words (a word holding a space splits
+    /// too, which can only widen what the rule catches).
     fn read_by(&self, rule: &RuleReading) -> bool {
-        rule.covers(&self.sub.words) || self.invocations.run_words.iter().any(|w| rule.covers(w))
+        rule.covers(&self.sub.words)
+            || self.invocations.runs.iter().any(|run| {
+                rule.may_cover(run.split(' ').next().unwrap_or(""))
+                    && rule.covers(&run.split(' ').map(str::to_string).collect::<Vec<_>>())
+            })
     }
 }
 
