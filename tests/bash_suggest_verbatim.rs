@@ -189,8 +189,9 @@ fn bash7_network_programs_are_verbatim() {
         "aria2c x",
         "rclone copy a b",
     ]);
-    // Common git network commands keep their prefix: a reasonable choice.
-    assert_eq!(suggest("git push origin main"), ["git push:*"]);
+    // Common git network commands keep their prefix, except push: a
+    // `git push:*` rule would send any ref anywhere.
+    assert_eq!(suggest("git push origin main"), ["git push origin main"]);
     assert_eq!(suggest("git fetch --all"), ["git fetch:*"]);
     assert_eq!(suggest("git pull --rebase"), ["git pull:*"]);
     assert_eq!(suggest("git clone x"), ["git clone:*"]);

@@ -628,4 +628,43 @@ fn permission_add_takes_a_rule_in_one_argument() {
     assert_eq!(json["rules"]["allow"][0]["ruleContent"], "make:*");
     let out = env.run(&["permission", "remove", "allow", "Bash(make:*)"]);
     assert!(out.status.success(), "{}", stderr(&out));
+
+#[test]
+fn bash5_cli_models_through_the_binary() {
+    let env = Env::new();
+    for (kind, content) in [
+        ("deny", "rm -rf:*"),
+        ("deny", "cargo publish:*"),
+        ("ask", "kubectl delete:*"),
+        ("allow", "kubectl:*"),
+        ("allow", "cargo test:*"),
+        ("allow", "make test:*"),
+    ] {
+        let out = env.run(&["permission", "add", kind, "Bash", content]);
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+    for (command, rule_id) in [
+        ("rm -r -f x", "rule.project.deny"),
+        ("rm --recursive --force x", "rule.project.deny"),
+        ("cargo -q +stable publish", "rule.project.deny"),
+        ("vim -c '!rm -fr x'", "rule.project.deny"),
+        ("/bin/r? -rf x", "rule.project.deny"),
+        ("${RM:-rm} -rf x", "rule.project.deny"),
+        ("kubectl -n prod delete pod p", "rule.project.ask"),
+        ("cargo test --release", "rule.project.allow"),
+        ("kubectl get pods -n prod", "rule.project.allow"),
+    ] {
+        let input = serde_json::json!({ "command": command }).to_string();
+        let v = env.check("Bash", &input, &[]);
+        assert_eq!(v["ruleId"], rule_id, "{command}: {v}");
+    }
+    for command in [
+        "cargo test --config build.rustc-wrapper=/bin/sh",
+        "make test SHELL=/bin/sh",
+        "kubectl --kubeconfig /tmp/k get pods",
+    ] {
+        let input = serde_json::json!({ "command": command }).to_string();
+        let v = env.check("Bash", &input, &[]);
+        assert_eq!(v["behavior"], "ask", "{command}: {v}");
+    }
 }

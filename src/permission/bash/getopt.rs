@@ -168,6 +168,142 @@ pub(crate) fn judge_all_orders(
         .all(|order| parse(spec, args, order).is_some_and(|p| judge(&p)))
 }
 
+/// How a program spells its options, for the tolerant reading of a CLI
+/// whose option table is only partly modelled (see `cli`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Syntax {
+    /// GNU `getopt_long` (and optparse, nopt): bundled short flags, unique
+    /// abbreviations of long options.
+    Gnu,
+    /// clap, cobra/pflag, argparse without abbreviations: bundled short
+    /// flags, long names only in full.
+    Exact,
+    /// Go's `flag` package (and terraform): `-name` or `--name`, never
+    /// bundled, never abbreviated; every name is in the long table.
+    Go,
+}
+
+/// The name of an option as a tolerant reading found it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum OptName<'a> {
+    /// An option of the table, by its id.
+    Id(&'static str),
+    /// A short option the table does not know.
+    Short(char),
+    /// A long option the table does not know (its name, without dashes).
+    Long(&'a str),
+}
+
+/// A tolerant reading: options and operands, in order.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Tolerant<'a> {
+    pub options: Vec<(OptName<'a>, Option<&'a str>)>,
+    /// Operands with their index in the arguments.
+    pub operands: Vec<(usize, &'a str)>,
+}
+
+/// Reads `args` the way a program of `syntax` would, never failing: an
+/// option the table does not know is a flag (the words after it stay
+/// options or operands, so an option hidden behind it is still seen), an
+/// ambiguous abbreviation is unknown, a missing argument is none. Options
+/// may follow operands (permutation) unless `order` stops at the first.
+pub(crate) fn read_tolerant<'a>(
+    spec: &OptSpec,
+    syntax: Syntax,
+    args: &'a [String],
+    order: Order,
+) -> Tolerant<'a> {
+    let short = spec.short.trim_start_matches(['+', '-']);
+    let mut out = Tolerant::default();
+    let mut i = 0;
+    while i < args.len() {
+        let arg = args[i].as_str();
+        let at = i;
+        i += 1;
+        if arg == "--" {
+            out.operands.extend(
+                args[i..]
+                    .iter()
+                    .enumerate()
+                    .map(|(k, a)| (i + k, a.as_str())),
+            );
+            break;
+        }
+        let long_body = match syntax {
+            Syntax::Go => arg
+                .strip_prefix("--")
+                .or_else(|| arg.strip_prefix('-'))
+                .filter(|b| !b.is_empty() && !b.starts_with('-')),
+            _ => arg.strip_prefix("--").filter(|b| !b.is_empty()),
+        };
+        if let Some(body) = long_body {
+            let (name, attached) = match body.split_once('=') {
+                Some((name, value)) => (name, Some(value)),
+                None => (body, None),
+            };
+            let found = match syntax {
+                Syntax::Gnu => find_long(spec.long, name),
+                _ => spec.long.iter().find(|o| o.name == name),
+            };
+            match found {
+                Some(opt) => {
+                    let value = match (opt.arg, attached) {
+                        (_, Some(value)) => Some(value),
+                        (HasArg::Required, None) => {
+                            let value = args.get(i).map(String::as_str);
+                            i += 1;
+                            value
+                        }
+                        _ => None,
+                    };
+                    out.options.push((OptName::Id(opt.id), value));
+                }
+                None => out.options.push((OptName::Long(name), attached)),
+            }
+            continue;
+        }
+        let cluster = arg
+            .strip_prefix('-')
+            .filter(|c| !c.is_empty() && syntax != Syntax::Go);
+        let Some(cluster) = cluster else {
+            out.operands.push((at, arg));
+            if order == Order::PosixStop {
+                out.operands.extend(
+                    args[i..]
+                        .iter()
+                        .enumerate()
+                        .map(|(k, a)| (i + k, a.as_str())),
+                );
+                break;
+            }
+            continue;
+        };
+        for (pos, letter) in cluster.char_indices() {
+            let rest = &cluster[pos + letter.len_utf8()..];
+            let Some((id, has_arg)) = find_short(short, letter) else {
+                out.options.push((OptName::Short(letter), None));
+                continue;
+            };
+            let value = match has_arg {
+                HasArg::No => {
+                    out.options.push((OptName::Id(id), None));
+                    continue;
+                }
+                HasArg::Optional => (!rest.is_empty()).then_some(rest),
+                HasArg::Required if rest.is_empty() => {
+                    let value = args.get(i).map(String::as_str);
+                    i += 1;
+                    value
+                }
+                HasArg::Required => Some(rest),
+            };
+            out.options.push((OptName::Id(id), value));
+            break;
+        }
+    }
+    out
+}
+
 /// The short option `letter` in an optstring: its id (a one-letter slice of
 /// the optstring) and its argument. `:` is never an option letter.
 fn find_short(optstring: &'static str, letter: char) -> Option<(&'static str, HasArg)> {
@@ -348,5 +484,40 @@ mod tests {
             p.operands.len() < 2
         }));
         assert!(!judge_all_orders(&SPEC, &words(&["-z"]), |_| true));
+    }
+
+    #[test]
+    fn bash5_tolerant_reading_keeps_unknown_options_as_flags() {
+        let args = words(&["-zo", "f", "--nope=1", "x", "--outp", "g", "-b"]);
+        let read = read_tolerant(&SPEC, Syntax::Gnu, &args, Order::Permute);
+        assert_eq!(
+            read.options,
+            [
+                (OptName::Short('z'), None),
+                (OptName::Id("o"), Some("f")),
+                (OptName::Long("nope"), Some("1")),
+                (OptName::Id("o"), Some("g")),
+                (OptName::Id("b"), None),
+            ]
+        );
+        assert_eq!(read.operands, [(3, "x")]);
+        // Exact names only, and Go's single-dash long names.
+        let read = read_tolerant(&SPEC, Syntax::Exact, &args, Order::Permute);
+        assert!(read.options.contains(&(OptName::Long("outp"), None)));
+        const GO: OptSpec = OptSpec {
+            short: "",
+            long: &[long("exec", HasArg::Required, "exec")],
+        };
+        let args = words(&["-exec", "sh", "./...", "--exec=x", "-v"]);
+        let read = read_tolerant(&GO, Syntax::Go, &args, Order::Permute);
+        assert_eq!(
+            read.options,
+            [
+                (OptName::Id("exec"), Some("sh")),
+                (OptName::Id("exec"), Some("x")),
+                (OptName::Long("v"), None),
+            ]
+        );
+        assert_eq!(read.operands, [(2, "./...")]);
     }
 }

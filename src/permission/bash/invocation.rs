@@ -8,8 +8,9 @@
 //! assumed to run any of its later words; what cannot be analysed is kept
 //! as opaque text, in which a rule applies when it names its program.
 
+use super::cli_tables::CommandKind;
 use super::wrapper::{self, Rest};
-use super::{AnalyzeOptions, analyze, git, npm, readonly};
+use super::{AnalyzeOptions, analyze, cli, git, readonly};
 
 /// How deep wrappers and shell strings are followed; deeper nesting is
 /// opaque.
@@ -48,8 +49,9 @@ pub(crate) fn collect(words: &[String]) -> Invocations {
 }
 
 /// An option changes which programs or configuration the subcommand's own
-/// program uses (`git -c …`, `git --git-dir …`, `npm --script-shell …`):
-/// only a rule naming the whole command verbatim may allow it.
+/// program uses (`git -c …`, `git --git-dir …`, `npm --script-shell …`,
+/// `cargo --config …`, `make SHELL=…`, `go test -exec …`; see `cli`): only
+/// a rule naming the whole command verbatim may allow it.
 pub(crate) fn changes_what_runs(words: &[String]) -> bool {
     let Some((program, args)) = words.split_first() else {
         return false;
@@ -65,8 +67,7 @@ pub(crate) fn changes_what_runs(words: &[String]) -> bool {
                     .split_first()
                     .is_some_and(|(sub, rest)| git::sub_options_run_programs(sub, rest))
         }
-        _ if npm::is_package_manager(base) => npm::changes_what_runs(args),
-        _ => false,
+        _ => cli::chooses_program(words),
     }
 }
 
@@ -95,10 +96,7 @@ fn is_shell(program: &str) -> bool {
     )
 }
 
-/// The last path component (`/bin/rm` → `rm`).
-pub(crate) fn basename(word: &str) -> &str {
-    word.rsplit('/').next().unwrap_or(word)
-}
+pub(crate) use super::cli::basename;
 
 /// Directories whose programs are the system's own: `/usr/bin/grep` is
 /// grep, `./grep` may be anything.
@@ -173,19 +171,54 @@ impl Walker {
                 Some(a) if !a.starts_with('-') => self.program(args, depth + 1, false),
                 _ => self.later_words(args, depth),
             },
-            _ if npm::is_package_manager(base) => {
-                for start in npm::subcommand_starts(args) {
-                    self.push_run(base, &args[start..]);
-                }
-                if !later_covered {
-                    self.later_words(args, depth);
-                }
-            }
             _ => {
+                self.modelled(words, depth);
                 if let Some(spec) = wrapper::spec(base) {
                     self.wrapper(spec, args, depth);
                 } else if !later_covered && !is_inert(first, base, args) {
                     self.later_words(args, depth);
+                }
+            }
+        }
+    }
+
+    /// A program with a model (see `cli`): each place its subcommand may
+    /// start past options the model does not know, and the commands it
+    /// runs from its options (`vim -c '!rm x'`, `man -P PAGER`).
+    fn modelled(&mut self, words: &[String], depth: usize) {
+        let Some((first, args)) = words.split_first() else {
+            return;
+        };
+        let base = basename(first);
+        let Some(model) = cli::model(base) else {
+            return;
+        };
+        let starts = cli::subcommand_starts(model, args);
+        if starts.len() > 1 {
+            for start in starts {
+                if self.full() {
+                    self.opaque(base, &args[start..]);
+                    break;
+                }
+                self.push_run(base, &args[start..]);
+            }
+        }
+        if cli::defines_aliases(words) {
+            self.any_rule_of(model.program);
+        }
+        for (kind, command) in cli::option_commands(words) {
+            self.opaque(command, &[]);
+            match kind {
+                CommandKind::Shell => self.shell(command, &[], depth + 1),
+                // `:!cmd`, `silent !cmd`, `r !cmd`, `w !cmd`, `+!cmd`,
+                // `|Xcmd` (less pipes to a shell).
+                CommandKind::Escape => {
+                    if let Some((_, shell)) = command.split_once('!') {
+                        self.shell(shell, &[], depth + 1);
+                    } else if let Some(rest) = command.strip_prefix('|') {
+                        let shell: String = rest.chars().skip(1).collect();
+                        self.shell(&shell, &[], depth + 1);
+                    }
                 }
             }
         }

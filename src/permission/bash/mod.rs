@@ -64,13 +64,14 @@ pub struct BashAnalysis {
 
 mod awk;
 mod builtins;
+mod cli;
+mod cli_tables;
 mod dev_tools;
 mod find;
 mod getopt;
 mod git;
 mod gnu_forms;
 mod invocation;
-mod npm;
 mod opaque;
 mod parse;
 mod policy;

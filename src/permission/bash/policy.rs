@@ -8,6 +8,7 @@
 //! never to a subcommand whose options change what runs (`git -c …`)
 //! unless the rule is the whole command verbatim.
 
+use super::cli::RuleReading;
 use super::invocation::{self, Invocations, basename};
 use super::opaque;
 use super::{BashAnalysis, Subcommand};
@@ -41,6 +42,11 @@ pub fn matching_rule<'a>(
                         || content_matches(command, c)
                         || (opaque_command && opaque_names(command, c))
                         || subjects.iter().any(|s| s.matches(c))
+                        // A rule of plain words read as a command (see
+                        // `cli`): the program's aliases and global options,
+                        // its flags as a set.
+                        || RuleReading::new(c)
+                            .is_some_and(|rule| subjects.iter().any(|s| s.read_by(&rule)))
                 }
             })
         }
@@ -114,6 +120,21 @@ impl<'a> DenySubject<'a> {
     }
 }
 
+impl DenySubject<'_> {
+    /// Does a rule read as a command cover the subcommand or a program it
+    /// runs?
+    /// A run is its words joined by spaces; only the runs of the rule's
+    /// program are split back into words (a word holding a space splits
+    /// too, which can only widen what the rule catches).
+    fn read_by(&self, rule: &RuleReading) -> bool {
+        rule.covers(&self.sub.words)
+            || self.invocations.runs.iter().any(|run| {
+                rule.may_cover(run.split(' ').next().unwrap_or(""))
+                    && rule.covers(&run.split(' ').map(str::to_string).collect::<Vec<_>>())
+            })
+    }
+}
+
 /// The program a rule is about: the basename of its first word (`rm` for
 /// `rm:*`, `/bin/rm -rf:*` and `rm -rf *`); `None` when the first word
 /// holds a wildcard.
@@ -136,7 +157,8 @@ fn builds_words(c: char) -> bool {
 }
 
 /// Does text that could not be analysed name the rule's program as a word
-/// in one of its readings (`r\m`, `"rm"`, `/bin/rm`, `$(rm …)`, `r$()m`,
+/// (or as a glob or parameter default that may expand to it: `/bin/r?`,
+/// `${RM:-rm}`) in one of its readings (`r\m`, `"rm"`, `/bin/rm`, `$(rm …)`, `r$()m`,
 /// `$'\x72m'`, `{r,}m`; see `opaque::readings`)? A redirection target (`> rm`) is a file, not a program.
 /// For a rule of several words (`git push:*`) its other words must appear
 /// too, unless the text builds words at run time (`git $(echo push)`) and
@@ -148,7 +170,7 @@ fn opaque_names(text: &str, content: &str) -> bool {
     let [plain, joined] = opaque::readings(text);
     let mut tokens = program_words(&plain);
     tokens.extend(program_words(&joined));
-    if !tokens.contains(&program) {
+    if !tokens.contains(&program) && !opaque::may_name_program(&plain, program) {
         return false;
     }
     let rule_is_shell_text = content.contains(['$', '`', '>', '<', '|', ';', '&', '(']);

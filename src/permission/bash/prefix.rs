@@ -6,9 +6,15 @@
 //! word. When that is not possible or not prudent the suggestion is the
 //! whole command verbatim: programs that run other programs, run code from
 //! their arguments or move data over the network, git subcommands that run
-//! configured programs, build tools without a target, and package runners
-//! whose package is itself a shell, interpreter or wrapper.
+//! configured programs, build tools without a target, package runners
+//! whose package is itself a shell, interpreter or wrapper, and commands
+//! that run, install or send whatever their arguments name (`go run`,
+//! `npm install`, `pip install`, `git push`, `gh api`, `docker run`),
+//! recognised through each program's aliases (`npm i`, `docker container
+//! run`, `python -m pip`).
 
+use super::cli;
+use super::invocation;
 use super::readonly;
 use super::{BashAnalysis, Subcommand};
 use crate::permission::rules::content_matches;
@@ -63,6 +69,11 @@ fn prefix_rule(sub: &Subcommand) -> Option<String> {
         return None;
     }
     if readonly::is_listed(base) && !git_write_sub {
+        return None;
+    }
+    // A rule would not cover an option that chooses what runs (`cargo
+    // test --config …`): only the command itself is offered.
+    if runs_whatever_is_named(words) || invocation::changes_what_runs(words) {
         return None;
     }
     let (depth, min) = shape(base, words);
@@ -139,6 +150,31 @@ fn shape(base: &str, words: &[String]) -> (usize, usize) {
         },
         _ if is_interpreter(base) => (3, 2),
         _ => (1, 1),
+    }
+}
+
+/// Subcommands that run or install whatever their arguments name, or send
+/// anything over the network: a prefix rule would allow every one of them.
+fn runs_whatever_is_named(words: &[String]) -> bool {
+    let Some(reading) = cli::read(words) else {
+        return false;
+    };
+    let mut positionals = reading.path.iter().chain(&reading.operands).copied();
+    let first = positionals.next().unwrap_or("");
+    let second = positionals.next().unwrap_or("");
+    match reading.program {
+        "go" => matches!(first, "run" | "install" | "get"),
+        "npm" | "pnpm" | "yarn" | "bun" => matches!(
+            first,
+            "install" | "add" | "install-test" | "update" | "upgrade" | "global"
+        ),
+        "pip" | "gem" | "cargo" | "brew" | "pipx" => matches!(first, "install" | "download"),
+        "uv" => first == "pip" && second == "install",
+        "git" => first == "push",
+        "gh" => first == "api",
+        "docker" | "podman" => matches!(first, "run" | "exec" | "create"),
+        "kubectl" => matches!(first, "exec" | "run" | "debug" | "attach"),
+        _ => false,
     }
 }
 

@@ -21,7 +21,7 @@ fn bash7_stable_prefixes() {
         ("npm run build", &["npm run build:*"]),
         ("npm run build -- --watch", &["npm run build:*"]),
         ("npm test", &["npm test:*"]),
-        ("npm install lodash", &["npm install:*"]),
+        ("npm install lodash", &["npm install lodash"]),
         ("python -m pytest -k x", &["python -m pytest:*"]),
         ("python3 -m pytest tests/", &["python3 -m pytest:*"]),
         (
@@ -30,7 +30,7 @@ fn bash7_stable_prefixes() {
         ),
         ("make test", &["make test:*"]),
         ("git commit -m \"x\"", &["git commit:*"]),
-        ("git push origin main", &["git push:*"]),
+        ("git push origin main", &["git push origin main"]),
         ("cargo test --release", &["cargo test:*"]),
         ("cargo build", &["cargo build:*"]),
         ("go test ./...", &["go test:*"]),
