@@ -628,6 +628,7 @@ fn permission_add_takes_a_rule_in_one_argument() {
     assert_eq!(json["rules"]["allow"][0]["ruleContent"], "make:*");
     let out = env.run(&["permission", "remove", "allow", "Bash(make:*)"]);
     assert!(out.status.success(), "{}", stderr(&out));
+}
 
 #[test]
 fn bash5_cli_models_through_the_binary() {
