@@ -27,7 +27,11 @@ fn perm10_allow_rules_never_let_bash_write_a_protected_file() {
     std::fs::create_dir_all(p.join(".git/hooks")).unwrap();
     std::fs::write(p.join(".git/HEAD"), "ref: refs/heads/main\n").unwrap();
     std::fs::write(p.join(".git/config"), "[core]\n").unwrap();
+    let bare = p.join("vendor/x.git");
+    std::fs::create_dir_all(bare.join("objects")).unwrap();
+    std::fs::write(bare.join("HEAD"), "ref: refs/heads/main\n").unwrap();
     for rule in [
+        "git commit:*",
         "cp:*",
         "mv:*",
         "tee:*",
@@ -65,6 +69,13 @@ fn perm10_allow_rules_never_let_bash_write_a_protected_file() {
         "cp a .gitattributes",
         "install -m 755 x .husky/pre-commit",
         "cp -r hooks .githooks",
+        // Quotes and backslashes the shell removes.
+        "cp evil .gi''t/config",
+        "cp evil .git\\/config",
+        "cp evil .env\"\"rc",
+        "tee .env''rc",
+        // A relative word after `cd`.
+        "cd vendor/x.git && tee config",
     ] {
         assert_eq!(
             check(command),

@@ -91,10 +91,10 @@ fn read_deny_covers_shell_reads_of_the_file() {
         "wc -c README.md && cat .env",
         "cat .e*",
         "cat config/*.env",
-        "grep -r KEY .",
-        "grep -rn KEY config",
-        "rg KEY",
         "cat innocent.txt",
+        "cat .en?",
+        "file -f.env",
+        "cd config && cat prod.env",
     ] {
         for extra in [&["--mode", "build"][..], &["--plan"][..]] {
             let (behavior, rule) = check(&h, "Bash", &bash(command), extra);
@@ -114,6 +114,18 @@ fn read_deny_covers_shell_reads_of_the_file() {
     ] {
         let (behavior, _) = check(&h, "Bash", &bash(command), &["--mode", "build"]);
         assert_eq!(behavior, "allow", "{command}");
+    }
+    // A recursive reader of a directory holding a covered file is asked
+    // about (it may skip the file), whatever spelling turns it on.
+    for command in [
+        "grep --directories=recurse KEY config",
+        "grep -d recurse KEY config",
+        "grep --recu KEY config",
+        "diff -r config /tmp",
+        "rg KEY config",
+    ] {
+        let (behavior, _) = check(&h, "Bash", &bash(command), &["--mode", "build"]);
+        assert_ne!(behavior, "allow", "{command}");
     }
     // A word only the shell can expand is asked about, not allowed.
     let (behavior, _) = check(&h, "Bash", &bash("cat \"$F\""), &["--mode", "build"]);

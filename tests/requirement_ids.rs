@@ -8,7 +8,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 /// Words of the `FAMILY-N` shape that are not requirement ids.
-const NOT_IDS: &[&str] = &["UTF-8", "SHA-256", "ISO-8859", "BIG-1"];
+const NOT_IDS: &[&str] = &["UTF-8", "SHA-1", "SHA-256", "ISO-8859", "BIG-1"];
 
 /// The longest range (`FAMILY-n..m`) read as a list of ids; anything
 /// longer is taken for something else than a citation.

@@ -70,10 +70,20 @@ fn walks_directories(words: &[String]) -> bool {
     };
     match program {
         "grep" | "egrep" | "fgrep" | "zgrep" => {
-            has('r', "--recursive") || has('R', "--dereference-recursive")
+            has('r', "--recursive")
+                || has('R', "--dereference-recursive")
+                || args.iter().any(|a| {
+                    a.starts_with("--recu")
+                        || a.starts_with("--deref")
+                        || a.starts_with("--directories=r")
+                        || a == "-drecurse"
+                })
+                || args.windows(2).any(|w| w[0] == "-d" && w[1] == "recurse")
         }
+        "diff" => has('r', "--recursive"),
         // Programs that list names only (find, tree) read no contents.
         "rg" | "ag" | "ack" | "tar" | "zip" | "rsync" => true,
+        "git" => args.iter().any(|a| a == "--no-index"),
         "cp" | "scp" => has('r', "--recursive") || has('R', "--recursive") || has('a', "--archive"),
         _ => false,
     }
@@ -93,6 +103,11 @@ fn path_words(sub_text: &str, words: &[String]) -> Vec<String> {
         if !options_end && word.starts_with('-') {
             if let Some((_, value)) = word.split_once('=') {
                 out.push(value.to_string());
+            } else if !word.starts_with("--")
+                && let Some(rest) = word.get(2..).filter(|r| !r.is_empty())
+            {
+                // `-f.env`: a short option's attached value.
+                out.push(rest.to_string());
             }
             continue;
         }
@@ -131,7 +146,61 @@ pub(crate) fn opaque_tokens(command: &str) -> impl Iterator<Item = &str> {
                 )
         })
         .filter(|t| !t.is_empty() && !t.starts_with('-'))
-        .take(512)
+}
+
+/// Every word a command may use as a path, quotes removed: for a parsed
+/// command its words (and option values, and redirection targets from
+/// its text); for one the parser could not take apart, the words of its
+/// text with quotes and backslashes dropped (`.gi''t/config` is
+/// `.git/config`).
+pub(crate) fn named_words(analysis: &BashAnalysis) -> Vec<String> {
+    let unquoted = |text: &str| -> String {
+        text.chars()
+            .filter(|c| !matches!(c, '\'' | '"' | '\\'))
+            .collect()
+    };
+    if !analysis.safe_parse {
+        let text = unquoted(&analysis.command);
+        return opaque_tokens(&text).map(str::to_string).collect();
+    }
+    let mut out = Vec::new();
+    for sub in &analysis.subcommands {
+        for word in &sub.words {
+            out.push(word.clone());
+            if let Some((_, value)) = word.split_once('=') {
+                out.push(value.to_string());
+            }
+            // `-f.env`: a short option's attached value.
+            if word.starts_with('-')
+                && !word.starts_with("--")
+                && let Some(rest) = word.get(2..).filter(|r| !r.is_empty())
+            {
+                out.push(rest.to_string());
+            }
+        }
+        let text = unquoted(&sub.text);
+        out.extend(opaque_tokens(&text).map(str::to_string));
+    }
+    out
+}
+
+/// The directories a command's relative words may be relative to: the
+/// workspace, and every directory a `cd` or `pushd` of it names.
+pub(crate) fn working_directories(analysis: &BashAnalysis, workspace: &Path) -> Vec<PathBuf> {
+    let mut bases = vec![workspace.to_path_buf()];
+    for sub in &analysis.subcommands {
+        if let [program, target, ..] = sub.words.as_slice()
+            && matches!(program.as_str(), "cd" | "pushd")
+            && !target.starts_with('-')
+        {
+            let base = bases
+                .last()
+                .cloned()
+                .unwrap_or_else(|| workspace.to_path_buf());
+            bases.push(resolve_path(&base, Path::new(target)));
+        }
+    }
+    bases
 }
 
 fn has_glob(word: &str) -> bool {
@@ -233,6 +302,7 @@ pub fn bash_read_match(
         ));
     }
     let mut budget = MAX_ENTRIES;
+    let bases = working_directories(analysis, workspace);
     for sub in &analysis.subcommands {
         let recursive = walks_directories(&sub.words);
         let mut words = path_words(&sub.text, &sub.words);
@@ -247,14 +317,17 @@ pub fn bash_read_match(
                     "{word} is expanded by the shell when the command runs"
                 )));
             }
-            let paths = if has_glob(&word) {
-                match expand_glob(&word, workspace, &mut budget) {
-                    Ok(paths) => paths,
-                    Err(why) => return Some(BashReadMatch::Unknown(why)),
+            let mut paths = Vec::new();
+            for base in &bases {
+                if has_glob(&word) {
+                    match expand_glob(&word, base, &mut budget) {
+                        Ok(found) => paths.extend(found),
+                        Err(why) => return Some(BashReadMatch::Unknown(why)),
+                    }
+                } else {
+                    paths.push(resolve_path(base, Path::new(&word)));
                 }
-            } else {
-                vec![resolve_path(workspace, Path::new(&word))]
-            };
+            }
             for path in paths {
                 if let Some(rule) = first_matching(rules, kind, &subject_of(&path, workspace)) {
                     return Some(BashReadMatch::Rule(rule.clone()));

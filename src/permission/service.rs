@@ -269,13 +269,25 @@ impl PermissionService {
         }
         let workspace = self.workspace.path();
         let home = self.zcode_home.as_ref().map(ResolvedDir::path);
-        for word in read_rules::opaque_tokens(&analysis.command) {
-            let path = super::paths::resolve_path(workspace, Path::new(word));
-            if let Some(protected) = super::protected::protected_path(&path, home) {
-                return Decision::ask(
-                    rule_id::EDIT_PROTECTED_PATH,
-                    format!("Bash names {word}, which {}", protected.reason()),
-                );
+        let bases = read_rules::working_directories(analysis, workspace);
+        for word in read_rules::named_words(analysis) {
+            for base in &bases {
+                let path = super::paths::resolve_path(base, Path::new(&word));
+                // A hard link is judged for the file tools' own writes; a
+                // command's words name pnpm's or the system's linked files
+                // too often for it to mean anything there.
+                let protected = super::protected::protected_path(&path, home)
+                    .filter(|p| *p != super::protected::ProtectedPath::HardLink);
+                if let Some(protected) = protected {
+                    return Decision::ask(
+                        rule_id::EDIT_PROTECTED_PATH,
+                        format!(
+                            "Bash names {}, which {}",
+                            path.display(),
+                            protected.reason()
+                        ),
+                    );
+                }
             }
         }
         decision
