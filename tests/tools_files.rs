@@ -990,11 +990,13 @@ fn dis2_disallowed_tools_are_not_registered() {
 
 #[test]
 fn registry_register_appends_and_replaces() {
+    // Read removed, and with it Grep and Glob, which a Read deny covers.
     let mut registry = ToolRegistry::builtin(&["Read".to_string()]);
+    assert!(registry.get("Grep").is_none() && registry.get("Glob").is_none());
     registry.register(Arc::new(ReadTool));
     assert_eq!(registry.names().last().map(String::as_str), Some("Read"));
     let before = registry.len();
-    registry.register(Arc::new(GlobTool));
+    registry.register(Arc::new(WriteTool));
     assert_eq!(registry.len(), before);
-    assert_eq!(registry.names()[0], "Glob");
+    assert_eq!(registry.names()[0], "Write");
 }
