@@ -234,6 +234,10 @@ pub fn protected_by_name(path: &Path, zcode_home: Option<&Path>) -> Option<Prote
 pub const ZCODE_CONFIG_FILE: &str = "config.json";
 /// `$ZCODE_HOME/cli/`, where the database with the saved rules lives.
 pub const ZCODE_STORE_DIR: &str = "cli";
+/// `$ZCODE_HOME/mcp/`, where the user's MCP servers start
+/// (`mcp::SERVER_DIR`): a `node_modules/.bin` planted there would stand
+/// in for their programs.
+pub const ZCODE_MCP_DIR: &str = "mcp";
 
 /// Inside `$ZCODE_HOME`: the config file (hooks, allowedTools) and the
 /// database directory (saved rules) are protected; project memory files
@@ -243,7 +247,9 @@ fn zcode_home_file_is_protected(rest: &Path) -> bool {
     match parts.next() {
         Some(Component::Normal(first)) => {
             let first = fold_name(&first.to_string_lossy());
-            is(&first, ZCODE_CONFIG_FILE) || is(&first, ZCODE_STORE_DIR)
+            is(&first, ZCODE_CONFIG_FILE)
+                || is(&first, ZCODE_STORE_DIR)
+                || is(&first, ZCODE_MCP_DIR)
         }
         // The home directory itself (e.g. replaced by a file).
         None => true,
@@ -276,25 +282,47 @@ fn is_git_dir_after_writing(dir: &Path, target: &Path) -> bool {
 }
 
 /// Is `path` inside the directory `core.hooksPath` names in the
-/// configuration of the repository holding it? (A line scan of the
-/// repository's own config file: the usual place for the setting.)
+/// configuration of the repository holding it? A scan of the repository's
+/// own config file (its common one, for a linked worktree): the usual
+/// place for the setting. `[core] hooksPath = x` on one line, quotes and
+/// comments are read as git reads them.
 fn in_configured_hooks_dir(path: &Path) -> bool {
     let Some(git_dir) = path.parent().and_then(crate::git_info::git_dir) else {
         return false;
     };
-    let Ok(config) = std::fs::read_to_string(git_dir.join("config")) else {
+    // A linked worktree's git directory names the shared one.
+    let common = std::fs::read_to_string(git_dir.join("commondir"))
+        .ok()
+        .map(|c| git_dir.join(c.trim()))
+        .unwrap_or_else(|| git_dir.clone());
+    let Ok(config) = std::fs::read_to_string(common.join("config")) else {
         return false;
     };
-    let worktree = git_dir.parent().unwrap_or(&git_dir);
+    // Relative values are relative to the working tree's root: where the
+    // `.git` directory or file is.
+    let Some(worktree) = path.ancestors().skip(1).find(|a| a.join(".git").exists()) else {
+        return false;
+    };
     config.lines().any(|line| {
+        // `[core] hooksPath = x`: the part after a section header.
+        let line = line.rsplit_once(']').map_or(line, |(_, rest)| rest);
         let Some((key, value)) = line.split_once('=') else {
             return false;
         };
         if !key.trim().eq_ignore_ascii_case("hookspath") {
             return false;
         }
-        let value = value.trim().trim_matches('"');
-        !value.is_empty() && path.starts_with(worktree.join(value))
+        let value = value.trim();
+        let value = match value.strip_prefix('"') {
+            Some(quoted) => quoted.split('"').next().unwrap_or(""),
+            None => value.split(['#', ';']).next().unwrap_or("").trim(),
+        };
+        if value.is_empty() {
+            return false;
+        }
+        let dir = crate::permission::paths::resolve_path(worktree, Path::new(value));
+        let target = crate::permission::paths::resolve_path(Path::new("/"), path);
+        target.starts_with(&dir) || path.starts_with(worktree.join(value))
     })
 }
 
@@ -484,7 +512,7 @@ mod tests {
         std::fs::write(dir.path().join(".git/HEAD"), "ref: refs/heads/main\n").unwrap();
         std::fs::write(
             dir.path().join(".git/config"),
-            "[core]\n\thooksPath = tools/hooks\n",
+            "[core] hooksPath = \"tools/hooks\" # shared hooks\n",
         )
         .unwrap();
         std::fs::create_dir_all(dir.path().join("tools/hooks")).unwrap();

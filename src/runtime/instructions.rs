@@ -432,21 +432,34 @@ fn git_status_summary(workspace: &Path) -> Option<String> {
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null());
+    // Its own process group, so whatever git starts ends with it.
+    std::os::unix::process::CommandExt::process_group(&mut command, 0);
     crate::sandbox::apply_to_std(&mut command, &crate::sandbox::SandboxPolicy::read_only()).ok()?;
     let mut child = command.spawn().ok()?;
+    let group = i32::try_from(child.id()).ok();
     let stdout = child.stdout.take()?;
     // Read on a thread: a large status must not fill the pipe and stall.
-    let reader = std::thread::spawn(move || {
+    let (sender, received) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
         use std::io::Read;
         let mut out = Vec::new();
         let _ = stdout.take(4 * 1024 * 1024).read_to_end(&mut out);
-        out
+        let _ = sender.send(out);
     });
-    let status = wait_with_deadline(&mut child, GIT_STATUS_TIMEOUT).ok()??;
-    if !status.success() {
+    let status = wait_with_deadline(&mut child, GIT_STATUS_TIMEOUT);
+    if let Some(group) = group {
+        // SAFETY: a signal to the group this call created; nothing else
+        // is in it (the sandbox refuses setpgid and setsid).
+        unsafe {
+            libc::kill(-group, libc::SIGKILL);
+        }
+    }
+    if !status.ok()??.success() {
         return None;
     }
-    let out = reader.join().ok()?;
+    // A process that kept the pipe open is gone with the group; the wait
+    // is bounded all the same.
+    let out = received.recv_timeout(GIT_STATUS_TIMEOUT).ok()?;
     Some(summarize_porcelain(&String::from_utf8_lossy(&out)))
 }
 
