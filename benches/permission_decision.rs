@@ -108,5 +108,42 @@ fn bench_decisions(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, bench_decisions);
+/// The whole evaluation of the service, on a real workspace: the check,
+/// and the work around it that touches the file system (a Read deny rule
+/// on what a command reads, protected files a command names).
+fn bench_service(c: &mut Criterion) {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let ws = std::fs::canonicalize(dir.path()).expect("it resolves");
+    std::fs::create_dir_all(ws.join("src")).expect("src");
+    std::fs::write(ws.join("src/main.rs"), "fn main() {}").expect("a file");
+    std::fs::write(ws.join(".env"), "K=v").expect("a file");
+    let service = zcode::permission::service::PermissionService::new(
+        PermissionSettings::default(),
+        &ws,
+        None,
+    );
+    let rules = project_rules();
+    let state = ExecutionState::new(Mode::Build, false);
+    for (name, command) in [
+        (
+            "service/bash read-only (3 subcommands, Read deny rule)",
+            "git log --oneline -5 && wc -l src/main.rs | tail -n 1",
+        ),
+        (
+            "service/bash allowed by a rule (3 subcommands, Read deny rule)",
+            "cargo test --release src/main.rs && npm run build -- --out dist",
+        ),
+        (
+            "service/bash asked (3 subcommands, Read deny rule)",
+            "touch src/new.rs && cp src/main.rs src/copy.rs && rm src/copy.rs",
+        ),
+    ] {
+        let input = json!({ "command": command });
+        c.bench_function(name, |b| {
+            b.iter(|| service.evaluate("Bash", None, black_box(&input), state, &rules, None))
+        });
+    }
+}
+
+criterion_group!(benches, bench_decisions, bench_service);
 criterion_main!(benches);

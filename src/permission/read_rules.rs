@@ -165,8 +165,14 @@ pub(crate) fn named_words(analysis: &BashAnalysis) -> Vec<String> {
     }
     let mut out = Vec::new();
     for sub in &analysis.subcommands {
-        for word in &sub.words {
-            out.push(word.clone());
+        for (i, word) in sub.words.iter().enumerate() {
+            // An option is not a path (its value is taken below), nor is
+            // a program named without a directory.
+            let option = word.starts_with('-');
+            let program = i == 0 && !word.contains('/');
+            if !option && !program {
+                out.push(word.clone());
+            }
             if let Some((_, value)) = word.split_once('=') {
                 out.push(value.to_string());
             }
@@ -178,9 +184,14 @@ pub(crate) fn named_words(analysis: &BashAnalysis) -> Vec<String> {
                 out.push(rest.to_string());
             }
         }
-        let text = unquoted(&sub.text);
-        out.extend(opaque_tokens(&text).map(str::to_string));
+        // Redirection targets, which the parser keeps out of the words.
+        if sub.text.contains(['<', '>']) {
+            let text = unquoted(&sub.text);
+            out.extend(opaque_tokens(&text).map(str::to_string));
+        }
     }
+    out.sort_unstable();
+    out.dedup();
     out
 }
 
