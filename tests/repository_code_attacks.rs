@@ -89,6 +89,28 @@ fn ran(markers: &[PathBuf]) -> Vec<String> {
         .collect()
 }
 
+/// Queues one model turn that calls `tool` once per input (ids `c0`, `c1`
+/// …).
+fn enqueue_calls(server: &FakeModelServer, tool: &str, inputs: &[serde_json::Value]) {
+    let ids: Vec<(String, String)> = inputs
+        .iter()
+        .enumerate()
+        .map(|(i, input)| (format!("c{i}"), input.to_string()))
+        .collect();
+    let calls: Vec<(&str, &str, &str)> = ids
+        .iter()
+        .map(|(id, args)| (id.as_str(), tool, args.as_str()))
+        .collect();
+    server.enqueue(Reply::sse(sse::openai_tool_calls("", &calls)));
+}
+
+fn bash_inputs(commands: &[&str]) -> Vec<serde_json::Value> {
+    commands
+        .iter()
+        .map(|c| serde_json::json!({ "command": c }))
+        .collect()
+}
+
 fn system_prompt(server: &FakeModelServer, index: usize) -> String {
     server.requests()[index].json()["messages"][0]["content"]
         .as_str()
@@ -139,21 +161,11 @@ async fn read_only_git_commands_run_none_of_the_repositorys_programs() {
     let markers_dir = tempfile::tempdir().unwrap();
     let markers = hostile_repository(h.project(), markers_dir.path());
     let server = FakeModelServer::start().await;
-    let calls: Vec<(String, String)> = ["git status", "git log -1", "git diff --stat"]
-        .iter()
-        .enumerate()
-        .map(|(i, c)| {
-            (
-                format!("c{i}"),
-                serde_json::json!({ "command": c }).to_string(),
-            )
-        })
-        .collect();
-    let calls: Vec<(&str, &str, &str)> = calls
-        .iter()
-        .map(|(id, args)| (id.as_str(), "Bash", args.as_str()))
-        .collect();
-    server.enqueue(Reply::sse(sse::openai_tool_calls("", &calls)));
+    enqueue_calls(
+        &server,
+        "Bash",
+        &bash_inputs(&["git status", "git log -1", "git diff --stat"]),
+    );
     server.enqueue(Reply::sse(sse::openai_text("done")));
     let run = h
         .run(
@@ -184,21 +196,11 @@ async fn edit_mode_cannot_build_a_git_directory_file_by_file() {
         ("dir/HEAD", "ref: refs/heads/main\n".to_string()),
         ("dir/objects/.keep", String::new()),
     ];
-    let calls: Vec<(String, String)> = files
+    let writes: Vec<serde_json::Value> = files
         .iter()
-        .enumerate()
-        .map(|(i, (path, content))| {
-            (
-                format!("w{i}"),
-                serde_json::json!({ "file_path": path, "content": content }).to_string(),
-            )
-        })
+        .map(|(path, content)| serde_json::json!({ "file_path": path, "content": content }))
         .collect();
-    let calls: Vec<(&str, &str, &str)> = calls
-        .iter()
-        .map(|(id, args)| (id.as_str(), "Write", args.as_str()))
-        .collect();
-    server.enqueue(Reply::sse(sse::openai_tool_calls("", &calls)));
+    enqueue_calls(&server, "Write", &writes);
     let status = serde_json::json!({ "command": "git -C dir status" }).to_string();
     server.enqueue(Reply::sse(sse::openai_tool_calls(
         "",
@@ -296,28 +298,18 @@ async fn git_without_a_sandbox_runs_none_of_the_repositorys_programs() {
     let markers_dir = tempfile::tempdir().unwrap();
     let markers = hostile_repository(h.project(), markers_dir.path());
     let server = FakeModelServer::start().await;
-    let calls: Vec<(String, String)> = [
-        "git status",
-        "git diff",
-        "git log -p -1",
-        "git show",
-        "git log -1 --format=%G?",
-        "git branch --show-current",
-    ]
-    .iter()
-    .enumerate()
-    .map(|(i, c)| {
-        (
-            format!("c{i}"),
-            serde_json::json!({ "command": c }).to_string(),
-        )
-    })
-    .collect();
-    let calls: Vec<(&str, &str, &str)> = calls
-        .iter()
-        .map(|(id, args)| (id.as_str(), "Bash", args.as_str()))
-        .collect();
-    server.enqueue(Reply::sse(sse::openai_tool_calls("", &calls)));
+    enqueue_calls(
+        &server,
+        "Bash",
+        &bash_inputs(&[
+            "git status",
+            "git diff",
+            "git log -p -1",
+            "git show",
+            "git log -1 --format=%G?",
+            "git branch --show-current",
+        ]),
+    );
     server.enqueue(Reply::sse(sse::openai_text("done")));
     let mut env = openai_env(&server);
     env.push(("ZCODE_SANDBOX_UNAVAILABLE", "1".to_string()));

@@ -262,13 +262,22 @@ async fn user_only(
             request: request.clone(),
         });
     }
+    Answer::Broker(broker_only(core, request, cancel).await)
+}
+
+/// The broker's answer to `request`, with no hook racing it.
+async fn broker_only(
+    core: &SessionCore,
+    request: &PermissionRequest,
+    cancel: &CancellationToken,
+) -> BrokerAnswer {
     let claim = ClaimHandle::new(cancel);
     let answer = core
         .broker
         .request(request.clone(), claim.clone(), cancel.clone())
         .await;
     claim.claim();
-    Answer::Broker(answer)
+    answer
 }
 
 fn report_hook_errors(core: &SessionCore, errors: &[String]) {
@@ -295,12 +304,7 @@ async fn ask_user_again(
     input: Value,
     cancel: &CancellationToken,
 ) -> Approval {
-    let claim = ClaimHandle::new(cancel);
-    let answer = core
-        .broker
-        .request(request.clone(), claim.clone(), cancel.clone())
-        .await;
-    claim.claim();
+    let answer = broker_only(core, &request, cancel).await;
     let (approval, by) = match answer {
         BrokerAnswer::Cancelled => (interrupted(), ResolvedBy::Cancelled),
         BrokerAnswer::Denied { reason } => (no_client(call, reason), ResolvedBy::NoClient),
