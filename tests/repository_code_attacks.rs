@@ -238,6 +238,13 @@ async fn an_instruction_file_linking_out_of_the_repository_is_not_sent() {
     let sub = h.project().join("sub");
     std::fs::create_dir_all(&sub).unwrap();
     std::os::unix::fs::symlink(&secret, sub.join("CLAUDE.md")).unwrap();
+    // A link that stays inside the repository but names a key, not
+    // Markdown (a home directory that is itself a repository).
+    std::fs::create_dir_all(h.project().join(".ssh")).unwrap();
+    std::fs::write(h.project().join(".ssh/id_rsa"), "inner-s3cr3t").unwrap();
+    let deep = h.project().join("deep");
+    std::fs::create_dir_all(&deep).unwrap();
+    std::os::unix::fs::symlink("../.ssh/id_rsa", deep.join("AGENTS.md")).unwrap();
     // The global file links out of $ZCODE_HOME too.
     std::os::unix::fs::symlink(&secret, h.home().join("AGENTS.md")).unwrap();
     // A link that stays inside the repository is fine.
@@ -257,11 +264,17 @@ async fn an_instruction_file_linking_out_of_the_repository_is_not_sent() {
         system.contains("not read"),
         "the skipped file is named: {system}"
     );
+    server.enqueue(Reply::sse(sse::openai_text("hi")));
+    let run = h
+        .run(&["-C", "deep", "-p", "hello"], &openai_env(&server))
+        .await;
+    assert_eq!(run.code, Some(0), "{run}");
+    assert!(!system_prompt(&server, 1).contains("inner-s3cr3t"));
     let run = h
         .run(&["-C", "inner", "-p", "hello"], &openai_env(&server))
         .await;
     assert_eq!(run.code, Some(0), "{run}");
-    let system = system_prompt(&server, 1);
+    let system = system_prompt(&server, 2);
     assert!(system.contains("Use pnpm."), "{system}");
     assert!(!system.contains("s3cr3t"), "{system}");
 }

@@ -135,6 +135,8 @@ pub async fn connect(
             cmd.args(args)
                 .envs(env.iter().cloned())
                 .current_dir(cwd)
+                // Shells and npm read the directory from PWD first.
+                .env("PWD", cwd)
                 .kill_on_drop(true);
             let (process, pipe) = rmcp::transport::TokioChildProcess::builder(cmd)
                 .stderr(std::process::Stdio::piped())

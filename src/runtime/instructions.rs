@@ -311,6 +311,20 @@ pub(crate) fn resolved_inside(path: &Path, root: &Path) -> Result<PathBuf, Strin
         .map_err(|e| format!("{} (cannot be resolved: {e})", root.display()))?;
     let resolved = std::fs::canonicalize(path)
         .map_err(|e| format!("{} (cannot be resolved: {e})", path.display()))?;
+    let linked = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+    let markdown = resolved
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("md"));
+    if linked && !markdown {
+        // A link to a key or a `.env` inside a home directory that is
+        // itself a repository stays inside the tree: only a link to
+        // Markdown is an instruction file.
+        return Err(format!(
+            "{} (a link to {}, which is not a Markdown file; not read)",
+            path.display(),
+            resolved.display()
+        ));
+    }
     if resolved.starts_with(&root) {
         Ok(resolved)
     } else {
