@@ -95,6 +95,8 @@ fn read_deny_covers_shell_reads_of_the_file() {
         "cat .en?",
         "file -f.env",
         "cd config && cat prod.env",
+        "git show HEAD:config/prod.env",
+        "git cat-file -p :.env",
     ] {
         for extra in [&["--mode", "build"][..], &["--plan"][..]] {
             let (behavior, rule) = check(&h, "Bash", &bash(command), extra);
@@ -123,6 +125,7 @@ fn read_deny_covers_shell_reads_of_the_file() {
         "grep --recu KEY config",
         "diff -r config /tmp",
         "rg KEY config",
+        "git grep KEY",
     ] {
         let (behavior, _) = check(&h, "Bash", &bash(command), &["--mode", "build"]);
         assert_ne!(behavior, "allow", "{command}");

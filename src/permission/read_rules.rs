@@ -83,7 +83,9 @@ fn walks_directories(words: &[String]) -> bool {
         "diff" => has('r', "--recursive"),
         // Programs that list names only (find, tree) read no contents.
         "rg" | "ag" | "ack" | "tar" | "zip" | "rsync" => true,
-        "git" => args.iter().any(|a| a == "--no-index"),
+        "git" => {
+            args.iter().any(|a| a == "--no-index") || args.first().is_some_and(|a| a == "grep")
+        }
         "cp" | "scp" => has('r', "--recursive") || has('R', "--recursive") || has('a', "--archive"),
         _ => false,
     }
@@ -110,6 +112,11 @@ fn path_words(sub_text: &str, words: &[String]) -> Vec<String> {
                 out.push(rest.to_string());
             }
             continue;
+        }
+        // `HEAD:.env`, `:config/prod.env`: a path in a revision or the
+        // index (git show, git cat-file -p).
+        if let Some((_, path)) = word.split_once(':').filter(|(_, p)| !p.is_empty()) {
+            out.push(path.to_string());
         }
         out.push(word.clone());
     }
@@ -317,9 +324,14 @@ pub fn bash_read_match(
     for sub in &analysis.subcommands {
         let recursive = walks_directories(&sub.words);
         let mut words = path_words(&sub.text, &sub.words);
-        // A recursive reader with no path operand (besides a search
-        // pattern) reads the working directory (`rg secret`, `grep -r x`).
-        if recursive && words.len() <= 1 {
+        // A recursive reader with no operand that names an existing path
+        // (only a search pattern) reads the working directory (`rg x`,
+        // `grep -r x`, `git grep x`).
+        if recursive
+            && !words
+                .iter()
+                .any(|w| bases.iter().any(|b| resolve_path(b, Path::new(w)).exists()))
+        {
             words.push(".".to_string());
         }
         for word in words {
