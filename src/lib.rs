@@ -94,6 +94,7 @@
 //!   running git.
 //! - [`git_env`]: the environment that keeps git from running programs a
 //!   repository names, for zcode's own git reads and read-only commands.
+//! - [`proc_table`]: the process table in `/proc` (pids, parents, groups).
 //! - [`child_wait`]: waiting for a short-lived helper process with a
 //!   deadline, killing and reaping it when it hangs.
 //! - [`terminal_text`]: neutralises control characters in text from the
@@ -117,6 +118,7 @@ pub mod hooks;
 pub mod mcp;
 pub mod model;
 pub mod permission;
+pub mod proc_table;
 pub mod protocol;
 pub mod runtime;
 pub mod sandbox;

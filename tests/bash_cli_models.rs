@@ -10,33 +10,12 @@
 //! Each row is (rules, command, expected decision), decided through the real
 //! permission check.
 
-use serde_json::json;
+mod support;
+
+use support::bash_rules::decide;
 use zcode::permission::bash::{analyze, suggest_rules};
-use zcode::permission::capability::builtin_capability;
-use zcode::permission::check::{Behavior, CheckContext, Decision, check_permission, rule_id};
-use zcode::permission::mode::{ExecutionState, Mode};
+use zcode::permission::check::{Behavior, rule_id};
 use zcode::permission::rules::{Rule, RuleSet};
-use zcode::permission::settings::PermissionSettings;
-
-const BUILD: ExecutionState = ExecutionState::new(Mode::Build, false);
-
-fn decide(project: &RuleSet, command: &str) -> Decision {
-    let input = json!({ "command": command });
-    let analysis = analyze(command);
-    let capability = builtin_capability("Bash").expect("Bash is built in");
-    check_permission(&CheckContext {
-        tool_name: "Bash",
-        capability: &capability,
-        input: &input,
-        state: BUILD,
-        settings: &PermissionSettings::default(),
-        project_rules: project,
-        session_rules: &[],
-        target: Default::default(),
-        path: None,
-        bash: Some(&analysis),
-    })
-}
 
 /// Rules written as `allow X`, `ask X`, `deny X`, separated by `;`.
 fn rules(spec: &str) -> RuleSet {

@@ -3,40 +3,15 @@
 //! programs, unanalysable commands) and through git's and npm's global
 //! options; BASH-4 git read-only forms with their global options.
 
-use serde_json::json;
-use zcode::permission::bash::{AnalyzeOptions, analyze, analyze_with};
-use zcode::permission::capability::builtin_capability;
-use zcode::permission::check::{Behavior, CheckContext, Decision, check_permission, rule_id};
-use zcode::permission::mode::{ExecutionState, Mode};
-use zcode::permission::rules::{Rule, RuleSet};
-use zcode::permission::settings::PermissionSettings;
+mod support;
 
-const BUILD: ExecutionState = ExecutionState::new(Mode::Build, false);
+use support::bash_rules::{decide, decide_with};
+use zcode::permission::bash::{AnalyzeOptions, analyze, analyze_with};
+use zcode::permission::check::{Behavior, rule_id};
+use zcode::permission::rules::{Rule, RuleSet};
 
 fn bash(content: &str) -> Rule {
     Rule::with_content("Bash", content)
-}
-
-fn decide(project: &RuleSet, command: &str) -> Decision {
-    decide_with(project, command, AnalyzeOptions::default())
-}
-
-fn decide_with(project: &RuleSet, command: &str, options: AnalyzeOptions) -> Decision {
-    let input = json!({ "command": command });
-    let analysis = analyze_with(command, options);
-    let capability = builtin_capability("Bash").expect("Bash is built in");
-    check_permission(&CheckContext {
-        tool_name: "Bash",
-        capability: &capability,
-        input: &input,
-        state: BUILD,
-        settings: &PermissionSettings::default(),
-        project_rules: project,
-        session_rules: &[],
-        target: Default::default(),
-        path: None,
-        bash: Some(&analysis),
-    })
 }
 
 fn rules(allow: &[&str], ask: &[&str], deny: &[&str]) -> RuleSet {

@@ -5,11 +5,14 @@
 //! connection), not by an error message alone.
 #![cfg(target_os = "linux")]
 
+mod support;
+
 use serde_json::json;
 use std::io::ErrorKind;
 use std::net::TcpListener;
 use std::os::unix::net::UnixListener;
 use std::path::Path;
+use support::proc_stats::gone_soon;
 use zcode::sandbox::{SandboxPolicy, support};
 use zcode::tools::{BashTool, Tool, ToolContext, ToolOutput};
 
@@ -787,27 +790,6 @@ async fn sandbox_bounds_memory_and_turns_core_dumps_off() {
     )
     .await;
     assert!(out.content.starts_with("allocated"), "{}", out.content);
-}
-
-/// Whether `pid` is gone (or a zombie: dead, waiting to be reaped).
-fn gone(pid: i32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Err(_) => true,
-        Ok(stat) => stat
-            .rsplit_once(") ")
-            .is_some_and(|(_, rest)| rest.starts_with('Z') || rest.starts_with('X')),
-    }
-}
-
-/// Gives a dying process a bounded number of turns to go.
-async fn gone_soon(pid: i32) -> bool {
-    for _ in 0..10_000 {
-        if gone(pid) {
-            return true;
-        }
-        tokio::task::yield_now().await;
-    }
-    gone(pid)
 }
 
 /// Daemons that leave the command's process group and session and hide

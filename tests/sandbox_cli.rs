@@ -9,6 +9,7 @@ mod support;
 use serde_json::{Value, json};
 use support::fake_model_server::{FakeModelServer, Reply, openai_tool_result, sse};
 use support::headless::{Harness, openai_env};
+use support::proc_stats::gone_soon;
 
 /// One Bash call by the model, then a closing answer; returns the tool
 /// result the model was sent and the run's stderr.
@@ -328,27 +329,6 @@ os.wait()";
             }
         }
     }
-}
-
-/// Whether `pid` is gone (or a zombie: dead, waiting to be reaped).
-fn gone(pid: i32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Err(_) => true,
-        Ok(stat) => stat
-            .rsplit_once(") ")
-            .is_some_and(|(_, rest)| rest.starts_with('Z') || rest.starts_with('X')),
-    }
-}
-
-/// Gives a dying process a bounded number of turns to go.
-async fn gone_soon(pid: i32) -> bool {
-    for _ in 0..10_000 {
-        if gone(pid) {
-            return true;
-        }
-        tokio::task::yield_now().await;
-    }
-    gone(pid)
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -92,9 +92,11 @@ fn walks_directories(words: &[String]) -> bool {
 }
 
 /// The words of a subcommand that may name a path: every word after the
-/// program that is not an option, the value of `--opt=value`, and the
-/// source of an input redirection in its text.
-fn path_words(sub_text: &str, words: &[String]) -> Vec<String> {
+/// program that is not an option, the value of `--opt=value` and a short
+/// option's attached one (`-f.env`), the path in a revision (`HEAD:.env`),
+/// and the targets of the redirections `operators` names in its text
+/// (the parser keeps redirections out of the words).
+fn path_words(sub_text: &str, words: &[String], operators: &[char]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut options_end = false;
     for word in words.iter().skip(1) {
@@ -108,7 +110,6 @@ fn path_words(sub_text: &str, words: &[String]) -> Vec<String> {
             } else if !word.starts_with("--")
                 && let Some(rest) = word.get(2..).filter(|r| !r.is_empty())
             {
-                // `-f.env`: a short option's attached value.
                 out.push(rest.to_string());
             }
             continue;
@@ -120,17 +121,23 @@ fn path_words(sub_text: &str, words: &[String]) -> Vec<String> {
         }
         out.push(word.clone());
     }
-    // `cat < .env`, `while read l; do …; done <.env`: the parser keeps
-    // redirections out of the words.
-    let mut rest = sub_text;
-    while let Some(at) = rest.find('<') {
+    out.extend(redirect_targets(sub_text, operators));
+    out
+}
+
+/// What follows each of `operators` in `text` (`< .env`, `>> .envrc`),
+/// quotes and backslashes removed.
+fn redirect_targets(text: &str, operators: &[char]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(at) = rest.find(operators) {
         rest = &rest[at + 1..];
         let target: String = rest
-            .trim_start_matches(['<', '&'])
+            .trim_start_matches(['<', '>', '&', '|'])
             .trim_start()
             .chars()
-            .take_while(|c| !c.is_whitespace() && !matches!(c, ';' | '|' | '&' | ')' | '>'))
-            .filter(|c| !matches!(c, '\'' | '"'))
+            .take_while(|c| !c.is_whitespace() && !matches!(c, ';' | '|' | '&' | ')' | '<' | '>'))
+            .filter(|c| !matches!(c, '\'' | '"' | '\\'))
             .collect();
         if !target.is_empty() {
             out.push(target);
@@ -161,41 +168,21 @@ pub(crate) fn opaque_tokens(command: &str) -> impl Iterator<Item = &str> {
 /// text with quotes and backslashes dropped (`.gi''t/config` is
 /// `.git/config`).
 pub(crate) fn named_words(analysis: &BashAnalysis) -> Vec<String> {
-    let unquoted = |text: &str| -> String {
-        text.chars()
-            .filter(|c| !matches!(c, '\'' | '"' | '\\'))
-            .collect()
-    };
     if !analysis.safe_parse {
-        let text = unquoted(&analysis.command);
+        let text: String = analysis
+            .command
+            .chars()
+            .filter(|c| !matches!(c, '\'' | '"' | '\\'))
+            .collect();
         return opaque_tokens(&text).map(str::to_string).collect();
     }
     let mut out = Vec::new();
     for sub in &analysis.subcommands {
-        for (i, word) in sub.words.iter().enumerate() {
-            // An option is not a path (its value is taken below), nor is
-            // a program named without a directory.
-            let option = word.starts_with('-');
-            let program = i == 0 && !word.contains('/');
-            if !option && !program {
-                out.push(word.clone());
-            }
-            if let Some((_, value)) = word.split_once('=') {
-                out.push(value.to_string());
-            }
-            // `-f.env`: a short option's attached value.
-            if word.starts_with('-')
-                && !word.starts_with("--")
-                && let Some(rest) = word.get(2..).filter(|r| !r.is_empty())
-            {
-                out.push(rest.to_string());
-            }
+        // A program named with a directory may be a written file too.
+        if let Some(program) = sub.words.first().filter(|w| w.contains('/')) {
+            out.push(program.clone());
         }
-        // Redirection targets, which the parser keeps out of the words.
-        if sub.text.contains(['<', '>']) {
-            let text = unquoted(&sub.text);
-            out.extend(opaque_tokens(&text).map(str::to_string));
-        }
+        out.extend(path_words(&sub.text, &sub.words, &['<', '>']));
     }
     out.sort_unstable();
     out.dedup();
@@ -323,7 +310,7 @@ pub fn bash_read_match(
     let bases = working_directories(analysis, workspace);
     for sub in &analysis.subcommands {
         let recursive = walks_directories(&sub.words);
-        let mut words = path_words(&sub.text, &sub.words);
+        let mut words = path_words(&sub.text, &sub.words, &['<']);
         // A recursive reader with no operand that names an existing path
         // (only a search pattern) reads the working directory (`rg x`,
         // `grep -r x`, `git grep x`).
@@ -423,7 +410,7 @@ mod tests {
             .iter()
             .map(|s| s.to_string())
             .collect();
-        let got = path_words("grep -e x --file=pats a.txt -- -b < .env", &words);
+        let got = path_words("grep -e x --file=pats a.txt -- -b < .env", &words, &['<']);
         assert_eq!(got, ["x", "pats", "a.txt", "-b", ".env"]);
     }
 

@@ -52,32 +52,13 @@ pub fn end_all_children() -> usize {
     killed
 }
 
-/// The pids whose parent is `parent`, zombies included (they need reaping);
-/// none without `/proc`.
+/// The pids whose parent is `parent`, zombies included (they need reaping).
 fn children_of(parent: u32) -> Vec<i32> {
-    let Ok(entries) = std::fs::read_dir("/proc") else {
+    let Ok(parent) = i32::try_from(parent) else {
         return Vec::new();
     };
-    let mut found = Vec::new();
-    for entry in entries.flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|n| n.parse::<i32>().ok())
-        else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-            continue;
-        };
-        // "pid (comm) state ppid ...": comm may contain ") ".
-        let ppid = stat
-            .rsplit_once(") ")
-            .and_then(|(_, rest)| rest.split_ascii_whitespace().nth(1))
-            .and_then(|p| p.parse::<u32>().ok());
-        if ppid == Some(parent) {
-            found.push(pid);
-        }
-    }
-    found
+    crate::proc_table::pids()
+        .into_iter()
+        .filter(|&pid| crate::proc_table::stat(pid).is_some_and(|s| s.ppid == parent))
+        .collect()
 }

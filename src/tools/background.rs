@@ -225,43 +225,26 @@ mod proc_scan {
     /// Every live (non-zombie) process but this one, with its process group
     /// and, when it carries `tag`, its job number.
     pub(super) fn processes(tag: &str) -> Vec<Process> {
-        let Ok(entries) = std::fs::read_dir("/proc") else {
-            return Vec::new();
-        };
         let own = std::process::id() as i32;
         let marker = format!("{JOB_ENV}={tag}:");
         let mut found = Vec::new();
-        for entry in entries.flatten() {
-            let Some(pid) = entry
-                .file_name()
-                .to_str()
-                .and_then(|n| n.parse::<i32>().ok())
-            else {
-                continue;
-            };
+        for pid in crate::proc_table::pids() {
             if pid == own {
                 continue;
             }
-            let Some(pgid) = live_pgid(pid) else { continue };
+            let Some(stat) = crate::proc_table::stat(pid).filter(|s| !s.is_zombie()) else {
+                continue;
+            };
             let job = std::fs::read(format!("/proc/{pid}/environ"))
                 .ok()
                 .and_then(|environ| job_number(&environ, &marker));
-            found.push(Process { pid, pgid, job });
+            found.push(Process {
+                pid,
+                pgid: stat.pgrp,
+                job,
+            });
         }
         found
-    }
-
-    /// The process group of a live process; `None` for a zombie or one gone.
-    fn live_pgid(pid: i32) -> Option<i32> {
-        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-        // "pid (comm) state ppid pgrp ...": comm may contain ") ".
-        let (_, rest) = stat.rsplit_once(") ")?;
-        let mut fields = rest.split_ascii_whitespace();
-        let state = fields.next()?;
-        if matches!(state, "Z" | "X") {
-            return None;
-        }
-        fields.nth(1)?.parse().ok()
     }
 
     fn job_number(environ: &[u8], marker: &str) -> Option<u64> {

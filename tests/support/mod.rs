@@ -1,6 +1,7 @@
 //! Shared helpers of the integration tests.
 #![allow(dead_code)]
 
+pub mod bash_rules;
 pub mod fake_model_server;
 pub mod fault_server;
 #[cfg(unix)]

@@ -21,3 +21,24 @@ pub fn peak_rss_mib(pid: u32) -> Option<f64> {
     let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kib / 1024.0)
 }
+
+/// Whether `pid` is gone (or a zombie: dead, waiting to be reaped).
+pub fn gone(pid: i32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat
+            .rsplit_once(") ")
+            .is_some_and(|(_, rest)| rest.starts_with('Z') || rest.starts_with('X')),
+    }
+}
+
+/// Gives a dying process a bounded number of turns to go (no clock).
+pub async fn gone_soon(pid: i32) -> bool {
+    for _ in 0..10_000 {
+        if gone(pid) {
+            return true;
+        }
+        tokio::task::yield_now().await;
+    }
+    gone(pid)
+}
