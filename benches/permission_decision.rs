@@ -143,6 +143,29 @@ fn bench_service(c: &mut Criterion) {
             b.iter(|| service.evaluate("Bash", None, black_box(&input), state, &rules, None))
         });
     }
+
+    // The whole evaluation at several sizes: a chain of copies an allow
+    // rule covers, each word resolved for the protected-file and Read
+    // checks. The cost per KB must stay flat.
+    let rules = RuleSet {
+        allow: vec![Rule::with_content("Bash", "cp:*")],
+        ..project_rules()
+    };
+    let mut group = c.benchmark_group("service/length");
+    for kb in [1usize, 4, 16] {
+        let mut command = String::from("cp src/main.rs src/c0.rs");
+        let mut i = 1;
+        while command.len() < kb * 1024 {
+            command.push_str(&format!(" && cp src/main.rs src/c{i}.rs"));
+            i += 1;
+        }
+        let input = json!({ "command": command });
+        group.throughput(criterion::Throughput::Bytes(command.len() as u64));
+        group.bench_function(format!("rule-allowed chain {kb}KB"), |b| {
+            b.iter(|| service.evaluate("Bash", None, black_box(&input), state, &rules, None))
+        });
+    }
+    group.finish();
 }
 
 criterion_group!(benches, bench_decisions, bench_service);
