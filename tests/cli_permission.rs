@@ -669,3 +669,58 @@ fn bash5_cli_models_through_the_binary() {
         assert_eq!(v["behavior"], "ask", "{command}: {v}");
     }
 }
+
+/// The everyday commands the issue named as needless questions run
+/// unasked through the real binary (in the sandbox), and the ones whose
+/// safety rests on the sandbox are asked without it.
+#[test]
+fn bash4_everyday_commands_are_not_asked_through_the_binary() {
+    let env = Env::new();
+    std::fs::write(env.project.path().join("file"), "a\n").unwrap();
+    let strictly_asked = [
+        "git reflog",
+        "git stash show -p",
+        "if [ -f x ]; then cat x; fi",
+        "for f in src/*.rs; do wc -l \"$f\"; done",
+        "ls ~",
+        "docker --version",
+        "git diff --text",
+    ];
+    for command in [
+        "seq 10",
+        "nproc",
+        "uptime",
+        "free -m",
+        "od -c file",
+        "strings file",
+        "hexdump -C file",
+        "git worktree list",
+        "git ls-tree HEAD",
+        "git show-ref",
+        "git for-each-ref",
+        "git version",
+        "sed 's/a/b/' file",
+        "awk '{print $1}' file",
+    ]
+    .into_iter()
+    .chain(strictly_asked)
+    {
+        let input = serde_json::json!({ "command": command }).to_string();
+        let v = env.check("Bash", &input, &[]);
+        assert_eq!(v["behavior"], "allow", "{command}: {v}");
+        let out = Command::new(env!("CARGO_BIN_EXE_zcode"))
+            .args(["permission", "check", "--tool", "Bash", "--input", &input])
+            .env("ZCODE_HOME", env.home.path())
+            .env("ZCODE_SANDBOX_UNAVAILABLE", "1")
+            .current_dir(env.project.path())
+            .output()
+            .expect("zcode runs");
+        let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        let want = if strictly_asked.contains(&command) {
+            "ask"
+        } else {
+            "allow"
+        };
+        assert_eq!(v["behavior"], want, "without a sandbox: {command}: {v}");
+    }
+}
