@@ -156,6 +156,10 @@ pub struct PermissionRequest {
     /// What will run, for the panel: Edit's diff, for instance.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preview: Option<String>,
+    /// The sub-agent whose call this is ("explore #2"); `None`: the
+    /// session's own model asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
 }
 
 /// Who settled a permission request.
@@ -214,6 +218,52 @@ pub struct Denial {
     pub input: Value,
     pub rule_id: String,
     pub reason: String,
+    /// The sub-agent whose call was refused ("explore #2"); `None`: the
+    /// session's own model's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
+}
+
+/// A sub-agent, as its cell and its events name it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SubAgentInfo {
+    /// Its type and number in the session: "explore #2".
+    pub label: String,
+    /// `explore`, `general-purpose` or a custom agent's name.
+    pub agent_type: String,
+    /// The Agent call's short description (3–5 words).
+    pub description: String,
+    /// `provider/model`.
+    pub model: String,
+    /// The sub-agent's own session (its transcript).
+    pub session_id: String,
+}
+
+/// How a sub-agent ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SubAgentStatus {
+    Completed,
+    Failed,
+    Cancelled,
+}
+
+/// What a finished sub-agent did, for its cell's one-line summary.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SubAgentSummary {
+    pub status: SubAgentStatus,
+    pub tool_calls: u32,
+    pub usage: Usage,
+    pub elapsed_ms: u64,
+    /// The first line of its answer, or why it stopped.
+    pub summary: String,
+}
+
+/// A finished sub-agent, as a resumed session shows it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SubAgentRecord {
+    pub agent: SubAgentInfo,
+    pub summary: SubAgentSummary,
 }
 
 /// A saved project rule with its kind (GRANT-4).
@@ -239,6 +289,9 @@ pub enum HistoryItem {
         input: Value,
         output: String,
         is_error: bool,
+        /// The sub-agent an Agent call ran, when its record was found.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        sub_agent: Option<SubAgentRecord>,
     },
     /// Older history was summarised here (RUN-4).
     Summary,
@@ -324,6 +377,27 @@ pub enum Event {
     },
     ToolCallDenied {
         denial: Denial,
+    },
+    /// The Agent call `parent_tool_use_id` started a sub-agent. Its own
+    /// events follow as `SubAgentEvent`s (its approvals come as plain
+    /// `PermissionRequested`, labelled with `agent.label`), then
+    /// `SubAgentFinished`, then the Agent call's `ToolCallFinished`.
+    SubAgentStarted {
+        parent_tool_use_id: String,
+        agent: SubAgentInfo,
+    },
+    /// An event of the sub-agent started by `parent_tool_use_id`: its
+    /// text, its tool calls and their results, its usage, its notices.
+    SubAgentEvent {
+        parent_tool_use_id: String,
+        label: String,
+        event: Box<Event>,
+    },
+    /// The sub-agent started by `parent_tool_use_id` ended.
+    SubAgentFinished {
+        parent_tool_use_id: String,
+        label: String,
+        summary: SubAgentSummary,
     },
     /// The user answered the plan of call `call_id` with changes (PLAN-8):
     /// `text` is now a user message of this turn, after the tool results;

@@ -33,6 +33,7 @@ fn request(id: &str, tool: &str) -> PermissionRequest {
         edit_mode_available: false,
         allowed_prompts: Vec::new(),
         preview: None,
+        agent: None,
     }
 }
 

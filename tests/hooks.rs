@@ -90,6 +90,7 @@ fn request() -> PermissionRequest {
         edit_mode_available: false,
         allowed_prompts: Vec::new(),
         preview: None,
+        agent: None,
     }
 }
 

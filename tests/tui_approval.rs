@@ -46,6 +46,7 @@ fn request(tool: &str, input: serde_json::Value, suggestions: Vec<Rule>) -> Perm
         edit_mode_available: false,
         allowed_prompts: Vec::new(),
         preview: None,
+        agent: None,
     }
 }
 

@@ -131,6 +131,7 @@ fn ux_a_call_resolved_by_a_hook_runs_again_and_a_denial_stays_denied() {
                 input: json!({"command": "cargo test --workspace"}),
                 rule_id: "user".into(),
                 reason: "denied by the user".into(),
+                agent: None,
             },
         },
     );

@@ -49,6 +49,7 @@ fn request(tool: &str, input: serde_json::Value, reason: &str) -> PermissionRequ
         edit_mode_available: false,
         allowed_prompts: Vec::new(),
         preview: None,
+        agent: None,
     }
 }
 
@@ -336,6 +337,7 @@ fn ux_a_plainly_denied_plan_is_denied_under_its_heading() {
                 input,
                 rule_id: "approval.userDenied".into(),
                 reason: "Denied by the user".into(),
+                agent: None,
             },
         },
     );

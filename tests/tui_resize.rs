@@ -53,6 +53,7 @@ fn busy_model(width: u16, height: u16) -> Model {
                 edit_mode_available: false,
                 allowed_prompts: Vec::new(),
                 preview: None,
+                agent: None,
             },
         },
     );

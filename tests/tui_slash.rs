@@ -588,6 +588,7 @@ fn run5_history_event_replays_cells() {
                     input: json!({"command": "ls"}),
                     output: "\nREADME.md\nsrc".into(),
                     is_error: false,
+                    sub_agent: None,
                 },
                 HistoryItem::Assistant {
                     text: "Two entries.".into(),

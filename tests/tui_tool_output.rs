@@ -118,6 +118,7 @@ fn tui2_ctrl_o_works_while_an_approval_waits() {
                 edit_mode_available: false,
                 allowed_prompts: Vec::new(),
                 preview: None,
+                agent: None,
             },
         },
     );

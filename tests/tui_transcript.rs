@@ -305,6 +305,7 @@ fn step(m: &mut Model, rng: &mut Rng, n: usize) {
                     input: json!({"command": "rm -rf /"}),
                     rule_id: "user".into(),
                     reason: "Denied in TUI".into(),
+                    agent: None,
                 },
             },
         ),

@@ -33,6 +33,7 @@ fn bash_request(id: &str, always: AlwaysOption, full: bool) -> PermissionRequest
         edit_mode_available: false,
         allowed_prompts: Vec::new(),
         preview: None,
+        agent: None,
     }
 }
 
@@ -346,6 +347,7 @@ fn tool_cells_follow_started_finished_and_denied() {
                 input: json!({"command": "ls"}),
                 rule_id: "user".into(),
                 reason: "Denied in TUI".into(),
+                agent: None,
             },
         }),
     );

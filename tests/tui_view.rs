@@ -126,6 +126,7 @@ fn with_tools(width: u16) -> Model {
                 input: json!({"command": "rm -rf target"}),
                 rule_id: "deny.user".into(),
                 reason: "Denied in TUI".into(),
+                agent: None,
             },
         },
     );

@@ -145,6 +145,7 @@ pub fn history_items(entries: &[EntryRecord]) -> Vec<HistoryItem> {
                         input,
                         output: String::new(),
                         is_error: false,
+                        sub_agent: None,
                     });
                 }
             }

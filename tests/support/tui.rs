@@ -109,6 +109,7 @@ pub fn bash_request(id: &str) -> PermissionRequest {
         edit_mode_available: false,
         allowed_prompts: Vec::new(),
         preview: None,
+        agent: None,
     }
 }
 

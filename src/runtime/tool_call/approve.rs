@@ -117,6 +117,7 @@ fn permission_request(
             _ => Vec::new(),
         },
         preview: guard::preview(tool.as_ref(), input, &core.tool_context(cancel)),
+        agent: None,
     }
 }
 

@@ -365,6 +365,7 @@ fn deny(
             input,
             rule_id: rule_id.to_string(),
             reason: reason.to_string(),
+            agent: None,
         },
     });
     CallOutcome::error(text)

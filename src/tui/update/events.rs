@@ -284,6 +284,10 @@ pub(super) fn on_event(model: &mut Model, event: Event) {
             reason,
         } => push_notice(model, &retry_line(attempt, max_attempts, delay_ms, &reason)),
         Event::Error { message } => model.cells.push(Cell::Error { text: message }),
+        // Sub-agent cells are drawn from these once the TUI has them.
+        Event::SubAgentStarted { .. }
+        | Event::SubAgentEvent { .. }
+        | Event::SubAgentFinished { .. } => {}
         Event::TurnFinished { end, .. } => {
             finish_streaming(model);
             match end {
@@ -347,6 +351,7 @@ fn replay_history(model: &mut Model, items: Vec<HistoryItem>) {
                 input,
                 output,
                 is_error,
+                ..
             } => Cell::Tool {
                 call_id,
                 tool,
