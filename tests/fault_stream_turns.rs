@@ -76,6 +76,7 @@ impl Session {
             broker: BrokerChoice::Deny,
             model_resolver: None,
             mcp: Default::default(),
+            agents: Default::default(),
         };
         let handle = zcode::runtime::start(setup, store).unwrap();
         Session {

@@ -587,6 +587,7 @@ fn demo_setup(
         broker: zcode::runtime::BrokerChoice::Deny,
         model_resolver: None,
         mcp: Default::default(),
+        agents: Default::default(),
     };
     (setup, store)
 }

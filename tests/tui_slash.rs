@@ -924,6 +924,7 @@ async fn run5_resume_replays_the_conversation() {
         broker: BrokerChoice::Channel,
         model_resolver: None,
         mcp: Default::default(),
+        agents: Default::default(),
     };
     let mut handle = zcode::runtime::start(setup, Store::open(&h.db).unwrap()).unwrap();
     let mut model = Model::new(80, 24);

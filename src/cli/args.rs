@@ -225,7 +225,8 @@ pub enum PermissionCommand {
 pub enum SessionsCommand {
     /// List sessions, most recently updated first.
     List {
-        /// Sessions of every project, not only the current one.
+        /// Sessions of every project, not only the current one, with the
+        /// sub-agents each started listed under it.
         #[arg(long)]
         all: bool,
         /// At most this many.

@@ -126,6 +126,7 @@ impl Environment {
             },
             model_resolver: Some(self.model_resolver()),
             mcp,
+            agents: self.config.agents,
         })
     }
 

@@ -3,7 +3,7 @@
 use super::args::SessionsCommand;
 use super::environment::{Environment, Project};
 use super::stdout::outln;
-use crate::store::SessionFilter;
+use crate::store::{SessionFilter, SubAgentRow};
 use serde_json::json;
 use std::process::ExitCode;
 
@@ -26,17 +26,36 @@ pub fn run(cmd: SessionsCommand) -> anyhow::Result<ExitCode> {
         ..Default::default()
     };
     let sessions = store.list_sessions(&filter, limit)?;
+    // Sub-agents' sessions show under their parent's, with --all only.
+    let children = |id: &str| -> anyhow::Result<Vec<SubAgentRow>> {
+        Ok(if all {
+            store.sub_agents_of(id)?
+        } else {
+            Vec::new()
+        })
+    };
     if json {
-        let rows: Vec<_> = sessions
-            .iter()
-            .map(|s| {
-                json!({
-                    "id": s.id, "workspace": s.workspace, "title": s.title, "model": s.model,
-                    "mode": s.execution.mode, "planEnabled": s.execution.plan_enabled,
-                    "createdAt": s.created_at, "updatedAt": s.updated_at,
-                })
-            })
-            .collect();
+        let mut rows = Vec::with_capacity(sessions.len());
+        for s in &sessions {
+            let mut row = json!({
+                "id": s.id, "workspace": s.workspace, "title": s.title, "model": s.model,
+                "mode": s.execution.mode, "planEnabled": s.execution.plan_enabled,
+                "createdAt": s.created_at, "updatedAt": s.updated_at,
+            });
+            if all {
+                row["subAgents"] = children(&s.id)?
+                    .iter()
+                    .map(|a| {
+                        json!({
+                            "id": a.session_id, "label": a.label, "agentType": a.agent_type,
+                            "description": a.description, "model": a.model,
+                            "parentCallId": a.parent_call_id, "summary": a.summary,
+                        })
+                    })
+                    .collect();
+            }
+            rows.push(row);
+        }
         outln!("{}", serde_json::to_string_pretty(&rows)?);
         return Ok(ExitCode::SUCCESS);
     }
@@ -59,6 +78,14 @@ pub fn run(cmd: SessionsCommand) -> anyhow::Result<ExitCode> {
             s.workspace,
             s.title.as_deref().unwrap_or("(untitled)")
         );
+        for agent in children(&s.id)? {
+            outln!(
+                "  └ {}  {}  {}",
+                agent.session_id,
+                agent.label,
+                agent.description
+            );
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -62,10 +62,19 @@ struct RawConfig {
     hooks: Object<RawHooks>,
     #[serde(default)]
     sandbox: Object<RawSandbox>,
+    #[serde(default)]
+    agents: Object<RawAgents>,
     /// Checked per server by the MCP client, so that one bad definition
     /// is shown rather than refusing the whole file.
     #[serde(default)]
     mcp_servers: Object<serde_json::Map<String, serde_json::Value>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RawAgents {
+    #[serde(default)]
+    max_parallel: Option<u64>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -186,6 +195,7 @@ pub(crate) fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
         permission: v.permission(raw.permission.0)?,
         hooks: v.hooks(raw.hooks.0)?,
         sandbox: v.sandbox(raw.sandbox.0)?,
+        agents: v.agents(raw.agents.0)?,
         mcp_servers: raw.mcp_servers.0,
         warnings,
     })
@@ -487,6 +497,23 @@ impl Validator<'_> {
             out.push(entry);
         }
         Ok(out)
+    }
+
+    fn agents(&self, raw: RawAgents) -> Result<super::AgentsConfig, ConfigError> {
+        let max_parallel = match raw.max_parallel {
+            None => super::AgentsConfig::DEFAULT_MAX_PARALLEL,
+            Some(n @ 1..=super::AgentsConfig::MAX_PARALLEL_LIMIT) => n as usize,
+            Some(_) => {
+                return Err(self.err(
+                    "agents.maxParallel",
+                    format!(
+                        "must be a whole number from 1 to {}",
+                        super::AgentsConfig::MAX_PARALLEL_LIMIT
+                    ),
+                ));
+            }
+        };
+        Ok(super::AgentsConfig { max_parallel })
     }
 
     fn sandbox(&self, raw: RawSandbox) -> Result<SandboxSettings, ConfigError> {

@@ -65,6 +65,28 @@ pub struct PermissionConfig {
     pub read_only_commands: Vec<String>,
 }
 
+/// The config `agents` section.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AgentsConfig {
+    /// Sub-agents of one session running at the same time at most; the
+    /// others wait their turn.
+    pub max_parallel: usize,
+}
+
+impl AgentsConfig {
+    pub const DEFAULT_MAX_PARALLEL: usize = 3;
+    /// More would only queue requests at the provider.
+    pub const MAX_PARALLEL_LIMIT: u64 = 16;
+}
+
+impl Default for AgentsConfig {
+    fn default() -> Self {
+        Self {
+            max_parallel: Self::DEFAULT_MAX_PARALLEL,
+        }
+    }
+}
+
 /// The loaded configuration. `Default` is what a missing file means.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Config {
@@ -76,6 +98,8 @@ pub struct Config {
     pub hooks: Hooks,
     /// The `sandbox` section.
     pub sandbox: crate::sandbox::SandboxSettings,
+    /// The `agents` section: how sub-agents run.
+    pub agents: AgentsConfig,
     /// `mcpServers`, as written (see `mcp::config`).
     pub mcp_servers: serde_json::Map<String, serde_json::Value>,
     /// Non-fatal findings such as unknown keys, one line each.

@@ -30,9 +30,35 @@ pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
+/// Whose turn loop a core runs: the session's own model's, or a
+/// sub-agent's started by an Agent call of its parent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AgentRole {
+    Main,
+    Sub(SubAgentRole),
+}
+
+/// What a sub-agent's core knows about itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SubAgentRole {
+    /// "explore #2": named on its approvals and denials.
+    pub label: String,
+    /// Only read-only calls run; nothing is asked (explore).
+    pub read_only: bool,
+}
+
 pub struct SessionCore {
     /// The project's instruction files and environment facts, read at start.
     pub context: super::instructions::ProjectContext,
+    /// The session's own model, or a sub-agent.
+    pub role: AgentRole,
+    /// A sub-agent's instructions, which take the place of the system
+    /// prompt's own (the environment facts and project instructions stay).
+    pub prompt_base: Option<String>,
+    /// The sub-agents this session may start, and how many at a time.
+    pub agents: Arc<super::sub_agent::AgentCatalog>,
+    /// This core, for the sub-agents a call starts; set once at start.
+    pub me: std::sync::OnceLock<std::sync::Weak<SessionCore>>,
     pub session_id: String,
     pub workspace: PathBuf,
     pub project_id: String,
@@ -51,8 +77,10 @@ pub struct SessionCore {
     /// await: the runtime's tasks must be `Send`, which a held guard is not.
     pub store: Arc<Mutex<Store>>,
     pub zcode_home: PathBuf,
-    pub execution: Mutex<SessionExecution>,
-    pub permissions: Mutex<PermissionService>,
+    /// Shared with the session's sub-agents (the same mode).
+    pub execution: Arc<Mutex<SessionExecution>>,
+    /// Shared with general-purpose sub-agents (the same rules and grants).
+    pub permissions: Arc<Mutex<PermissionService>>,
     /// The conversation and what goes with it, under one lock.
     pub conversation: Mutex<Conversation>,
     /// `Op::Compact` was received: compact before the next request.
@@ -225,6 +253,26 @@ impl SessionCore {
             read_filter: None,
             url_permission: None,
             processes: self.processes.clone(),
+            call_id: String::new(),
+            sub_agents: self.sub_agent_runner(),
+        }
+    }
+
+    /// What starts this session's sub-agents; `None` inside a sub-agent.
+    fn sub_agent_runner(&self) -> Option<Arc<dyn crate::tools::agent::SubAgentRunner>> {
+        if self.role != AgentRole::Main {
+            return None;
+        }
+        let me = self.me.get()?.clone();
+        Some(Arc::new(super::sub_agent::Launcher::new(me)))
+    }
+
+    /// The sub-agent label of this core ("explore #2"); `None` for the
+    /// session's own model.
+    pub fn agent_label(&self) -> Option<String> {
+        match &self.role {
+            AgentRole::Main => None,
+            AgentRole::Sub(role) => Some(role.label.clone()),
         }
     }
 

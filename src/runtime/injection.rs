@@ -32,7 +32,9 @@ pub fn before_request(core: &SessionCore, continuing_after_length_limit: bool) {
             todo_write_available: core.registry.get("TodoWrite").is_some(),
             continuing_after_length_limit,
         });
-    let plan_enabled = core.state().plan_enabled;
+    // A sub-agent reads of plan mode in its system prompt: the reminders
+    // tell the session's own model to present a plan, which it cannot.
+    let plan_enabled = core.state().plan_enabled && core.agent_label().is_none();
     let plan_reminder = core.conversation().reminders.plan_reminder(plan_enabled);
     if let Some(reminder) = plan_reminder {
         inject(core, entry_kind::REMINDER, reminder.kind(), reminder.text());

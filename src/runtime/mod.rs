@@ -13,6 +13,7 @@ pub mod reminders;
 pub mod runner;
 pub mod session;
 pub mod small_window;
+pub mod sub_agent;
 pub mod tool_call;
 pub mod tool_pairing;
 pub mod transcript;
@@ -72,6 +73,8 @@ pub struct RuntimeSetup {
     pub model_resolver: Option<ModelResolver>,
     /// The MCP servers to start for this session.
     pub mcp: crate::mcp::McpSetup,
+    /// How its sub-agents run (`agents` in the config).
+    pub agents: crate::config::AgentsConfig,
 }
 
 /// The front end's side of a running runtime.
@@ -118,9 +121,25 @@ pub fn start(setup: RuntimeSetup, mut store: Store) -> Result<RuntimeHandle, Ses
         .with_memory(&memory_dir);
     let (mcp, mcp_notices) = start_mcp(&setup, &store, &project_id, &workspace, &event_tx);
     let mut registry = ToolRegistry::builtin(&setup.disallowed_tools);
+    let agents = Arc::new(sub_agent::AgentCatalog::new(
+        sub_agent::builtin_agents(),
+        setup.agents.max_parallel,
+    ));
+    if !crate::permission::settings::list_removes(
+        &setup.disallowed_tools,
+        crate::tools::agent::NAME,
+    ) {
+        registry.register(Arc::new(crate::tools::agent::AgentTool::new(
+            &agents.listings(),
+        )));
+    }
     registry.add_source(Arc::new(mcp.clone()));
     let core = Arc::new(SessionCore {
         context,
+        role: self::core::AgentRole::Main,
+        prompt_base: None,
+        agents,
+        me: Default::default(),
         session_id: session_id.clone(),
         workspace: workspace.clone(),
         project_id: project_id.clone(),
@@ -131,15 +150,15 @@ pub fn start(setup: RuntimeSetup, mut store: Store) -> Result<RuntimeHandle, Ses
         broker_handle,
         store: Arc::new(Mutex::new(store)),
         zcode_home: setup.zcode_home.clone(),
-        execution: Mutex::new(SessionExecution::new(
+        execution: Arc::new(Mutex::new(SessionExecution::new(
             &session_id,
             &project_id,
             opened.state,
-        )),
-        permissions: Mutex::new(
+        ))),
+        permissions: Arc::new(Mutex::new(
             PermissionService::new(setup.settings, &workspace, Some(&memory_dir))
                 .with_zcode_home(&setup.zcode_home),
-        ),
+        )),
         conversation: Mutex::new(Conversation {
             history: opened.history,
             reminders: opened.reminders,
@@ -155,6 +174,7 @@ pub fn start(setup: RuntimeSetup, mut store: Store) -> Result<RuntimeHandle, Ses
         background_shown: Mutex::default(),
         window_lookup: Mutex::default(),
     });
+    let _ = core.me.set(Arc::downgrade(&core));
     core.emit(Event::SessionStarted {
         session_id: session_id.clone(),
         workspace: workspace.to_string_lossy().into_owned(),

@@ -8,8 +8,20 @@ const SYSTEM_PROMPT: &str = include_str!("../../assets/prompts/system.md");
 
 /// The system prompt for one request.
 pub fn system_prompt(workspace: &Path, state: ExecutionState, context: &ProjectContext) -> String {
+    system_prompt_with(SYSTEM_PROMPT, workspace, state, context)
+}
+
+/// The system prompt with `base` in place of zcode's own rules (a
+/// sub-agent's instructions); the environment facts and project
+/// instructions follow as always.
+pub fn system_prompt_with(
+    base: &str,
+    workspace: &Path,
+    state: ExecutionState,
+    context: &ProjectContext,
+) -> String {
     format!(
-        "{SYSTEM_PROMPT}\n# Environment\n- Workspace: {}\n- Platform: {} ({})\n- Permission mode: {} — {}\n{}",
+        "{base}\n# Environment\n- Workspace: {}\n- Platform: {} ({})\n- Permission mode: {} — {}\n{}",
         workspace.display(),
         std::env::consts::OS,
         std::env::consts::ARCH,
@@ -29,8 +41,18 @@ pub fn compact_system_prompt(
     state: ExecutionState,
     context: &ProjectContext,
 ) -> String {
+    compact_system_prompt_with(COMPACT_SYSTEM_PROMPT, workspace, state, context)
+}
+
+/// The compact system prompt with `base` in place of zcode's own rules.
+pub fn compact_system_prompt_with(
+    base: &str,
+    workspace: &Path,
+    state: ExecutionState,
+    context: &ProjectContext,
+) -> String {
     format!(
-        "{COMPACT_SYSTEM_PROMPT}\n# Environment\n- Workspace: {}\n- Platform: {} ({})\n- Permission mode: {} — {}\n{}",
+        "{base}\n# Environment\n- Workspace: {}\n- Platform: {} ({})\n- Permission mode: {} — {}\n{}",
         workspace.display(),
         std::env::consts::OS,
         std::env::consts::ARCH,

@@ -124,7 +124,20 @@ pub fn open_session(
         let entries = store.entries(&record.id)?;
         let history = messages_from_entries(&entries);
         let reminders = ReminderTracker::from_entries(&entries);
-        let replay = history_items(&entries);
+        let mut replay = history_items(&entries);
+        // A finished sub-agent shows as its cell again.
+        for item in &mut replay {
+            if let HistoryItem::Tool {
+                call_id,
+                tool,
+                sub_agent,
+                ..
+            } = item
+                && tool == crate::tools::agent::NAME
+            {
+                *sub_agent = super::sub_agent::record_for_call(store, &record.id, call_id);
+            }
+        }
         let workspace = PathBuf::from(&record.workspace);
         return Ok(OpenedSession {
             record,

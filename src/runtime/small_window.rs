@@ -8,7 +8,9 @@
 //! (`model_events::wait_for_window`) so that this is rarely the case.
 
 use super::instructions::ProjectContext;
-use super::prompts::{compact_system_prompt, system_prompt};
+use super::prompts::{
+    compact_system_prompt, compact_system_prompt_with, system_prompt, system_prompt_with,
+};
 use crate::model::ToolSpec;
 use crate::permission::mode::ExecutionState;
 use crate::tools::registry::ToolRegistry;
@@ -40,16 +42,23 @@ pub fn request_prompt(
     context: &ProjectContext,
     registry: &ToolRegistry,
     window: Option<u64>,
+    base: Option<&str>,
 ) -> RequestPrompt {
     if is_small(window) {
         RequestPrompt {
-            system: compact_system_prompt(workspace, state, context),
+            system: match base {
+                Some(base) => compact_system_prompt_with(base, workspace, state, context),
+                None => compact_system_prompt(workspace, state, context),
+            },
             tools: registry.compact_specs(),
             compact: true,
         }
     } else {
         RequestPrompt {
-            system: system_prompt(workspace, state, context),
+            system: match base {
+                Some(base) => system_prompt_with(base, workspace, state, context),
+                None => system_prompt(workspace, state, context),
+            },
             tools: registry.specs(),
             compact: false,
         }
@@ -92,6 +101,7 @@ mod tests {
             &context(),
             &ToolRegistry::builtin(&[]),
             window,
+            None,
         );
         let messages = [Message::User {
             content: "Read src/main.rs and tell me what it does.".into(),
@@ -159,7 +169,7 @@ mod tests {
         let state = ExecutionState::default();
         let registry = ToolRegistry::builtin(&[]);
         for window in [None, Some(SMALL_WINDOW_MAX_TOKENS + 1), Some(200_000)] {
-            let prompt = request_prompt(ws, state, &context(), &registry, window);
+            let prompt = request_prompt(ws, state, &context(), &registry, window, None);
             assert!(!prompt.compact);
             assert_eq!(prompt.system, system_prompt(ws, state, &context()));
             assert_eq!(prompt.tools, registry.specs());

@@ -231,6 +231,7 @@ async fn stream_reply(core: &SessionCore, cancel: &CancellationToken) -> StreamR
         &core.context,
         &core.registry,
         model.context_window,
+        core.prompt_base.as_deref(),
     );
     let estimate = compaction::estimate_request_tokens(
         &prompt.system,
@@ -302,7 +303,9 @@ async fn stream_reply(core: &SessionCore, cancel: &CancellationToken) -> StreamR
     StreamResult::Reply(reply)
 }
 
-/// Runs the calls in order. Returns how the turn ends if it must end now.
+/// Runs the calls in order; a run of calls whose tool may run in parallel
+/// (Agent) runs at the same time, their results recorded in call order.
+/// Returns how the turn ends if it must end now.
 async fn run_tool_calls(
     core: &SessionCore,
     reply: &AssistantReply,
@@ -310,45 +313,64 @@ async fn run_tool_calls(
 ) -> Option<TurnEnd> {
     let mut end = None;
     let mut follow_ups = Vec::new();
-    for call in &reply.tool_calls {
-        let outcome = match end {
-            Some(TurnEnd::Interrupted) => CallOutcome::error(INTERRUPTED_RESULT),
-            Some(_) => CallOutcome::error(SKIPPED_RESULT),
+    let calls = &reply.tool_calls;
+    let mut next = 0;
+    while next < calls.len() {
+        let batch = parallel_run(core, &calls[next..]).max(1);
+        let group = &calls[next..next + batch];
+        next += batch;
+        let outcomes: Vec<CallOutcome> = match end {
+            Some(TurnEnd::Interrupted) => group
+                .iter()
+                .map(|_| CallOutcome::error(INTERRUPTED_RESULT))
+                .collect(),
+            Some(_) => group
+                .iter()
+                .map(|_| CallOutcome::error(SKIPPED_RESULT))
+                .collect(),
             None if cancel.is_cancelled() => {
                 end = Some(TurnEnd::Interrupted);
-                CallOutcome::error(INTERRUPTED_RESULT)
+                group
+                    .iter()
+                    .map(|_| CallOutcome::error(INTERRUPTED_RESULT))
+                    .collect()
             }
             // Something the call wrote (or an earlier entry) was lost: no
             // further call runs.
             None if core.save_failure().is_some() => return Some(TurnEnd::Failed),
             None => {
-                let outcome = execute_call(core, call, cancel).await;
+                let outcomes = futures_util::future::join_all(
+                    group.iter().map(|call| execute_call(core, call, cancel)),
+                )
+                .await;
                 if cancel.is_cancelled() {
                     end = Some(TurnEnd::Interrupted);
-                } else if outcome.stop_turn {
+                } else if outcomes.iter().any(|o| o.stop_turn) {
                     end = Some(TurnEnd::Stopped);
                 }
-                outcome
+                outcomes
             }
         };
-        if core
-            .persist(tool_result_entry(
-                &call.id,
-                &call.name,
-                &outcome.content,
-                outcome.is_error,
-            ))
-            .is_err()
-        {
-            return Some(TurnEnd::Failed);
-        }
-        core.conversation().history.push(Message::Tool {
-            call_id: call.id.clone(),
-            content: outcome.content,
-            is_error: outcome.is_error,
-        });
-        if let Some(text) = outcome.follow_up {
-            follow_ups.push((call.id.clone(), text));
+        for (call, outcome) in group.iter().zip(outcomes) {
+            if core
+                .persist(tool_result_entry(
+                    &call.id,
+                    &call.name,
+                    &outcome.content,
+                    outcome.is_error,
+                ))
+                .is_err()
+            {
+                return Some(TurnEnd::Failed);
+            }
+            core.conversation().history.push(Message::Tool {
+                call_id: call.id.clone(),
+                content: outcome.content,
+                is_error: outcome.is_error,
+            });
+            if let Some(text) = outcome.follow_up {
+                follow_ups.push((call.id.clone(), text));
+            }
         }
     }
     // PLAN-8: feedback on a plan is a real user message of this turn, after
@@ -366,6 +388,19 @@ async fn run_tool_calls(
         conversation.reminders.on_real_user_message();
     }
     end
+}
+
+/// How many calls from the start of `calls` run together: the run of
+/// calls whose tool may run in parallel, else 1.
+fn parallel_run(core: &SessionCore, calls: &[crate::model::ToolCall]) -> usize {
+    calls
+        .iter()
+        .take_while(|call| {
+            core.registry
+                .get(&call.name)
+                .is_some_and(|tool| tool.runs_in_parallel())
+        })
+        .count()
 }
 
 /// After a turn task died (a panic), every call of the last reply gets a

@@ -17,6 +17,7 @@ mod project_ids;
 mod session_lock;
 mod sessions;
 mod settings;
+mod sub_agents;
 mod todos;
 
 pub use entries::{EntryRecord, NewEntry, entry_kind};
@@ -31,6 +32,7 @@ pub use settings::{
     KEY_LAST_SELECTED_MODE, KEY_RULESET, NAMESPACE_EXECUTION, NAMESPACE_PERMISSION, SCOPE_PROJECT,
     SettingKey,
 };
+pub use sub_agents::{NewSubAgent, SubAgentRow};
 pub use todos::{TodoItem, TodoPriority, TodoStatus};
 
 use rusqlite::{Connection, Transaction, TransactionBehavior};

@@ -99,6 +99,24 @@ CREATE TABLE session_lock (
 ) STRICT;
 "#,
     ),
+    // 4: sub-agents' sessions, linked to the session and call that started
+    // them.
+    Step::Sql(
+        r#"
+CREATE TABLE sub_agent (
+    session_id        TEXT PRIMARY KEY NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+    parent_session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+    parent_call_id    TEXT NOT NULL,
+    label             TEXT NOT NULL,
+    agent_type        TEXT NOT NULL,
+    description       TEXT NOT NULL,
+    model             TEXT NOT NULL,
+    summary           TEXT CHECK (summary IS NULL OR json_valid(summary)),
+    created_at        INTEGER NOT NULL
+) STRICT;
+CREATE INDEX sub_agent_by_parent ON sub_agent (parent_session_id, parent_call_id);
+"#,
+    ),
 ];
 
 /// The schema version this build writes and understands.

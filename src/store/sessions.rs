@@ -36,6 +36,9 @@ pub struct SessionRecord {
 pub struct SessionFilter<'a> {
     pub project_id: Option<&'a str>,
     pub workspace: Option<&'a str>,
+    /// Sub-agents' sessions too (they are listed under their parent's
+    /// only when asked for).
+    pub include_sub_agents: bool,
 }
 
 const COLUMNS: &str =
@@ -209,13 +212,16 @@ impl Store {
                 args.push(SqlValue::Text(workspace.to_string()));
                 conditions.push(format!("workspace = ?{}", args.len()));
             }
+            if !filter.include_sub_agents {
+                conditions.push("id NOT IN (SELECT session_id FROM sub_agent)".to_string());
+            }
             let where_clause = if conditions.is_empty() {
                 String::new()
             } else {
                 format!("WHERE {}", conditions.join(" AND "))
             };
             args.push(SqlValue::Integer(sql_limit(limit)));
-            // At most four distinct statements, so the statement cache holds them.
+            // At most eight distinct statements, so the statement cache holds them.
             let sql = format!(
                 "SELECT {COLUMNS} FROM sessions {where_clause}
                  ORDER BY updated_at DESC, rowid DESC LIMIT ?{}",
@@ -272,6 +278,12 @@ impl Store {
     /// whether it existed.
     pub fn delete_session(&mut self, id: &str) -> Result<bool, StoreError> {
         self.write(|tx, _now| {
+            // Its sub-agents' transcripts go with it.
+            tx.prepare_cached(
+                "DELETE FROM sessions WHERE id IN
+                   (SELECT session_id FROM sub_agent WHERE parent_session_id = ?1)",
+            )?
+            .execute([id])?;
             let n = tx
                 .prepare_cached("DELETE FROM sessions WHERE id = ?1")?
                 .execute([id])?;

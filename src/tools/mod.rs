@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
 use tokio_util::sync::CancellationToken;
 
+pub mod agent;
 pub mod ask_user_question;
 pub mod background;
 pub mod bash;
@@ -80,6 +81,11 @@ pub struct ToolContext {
     pub url_permission: Option<Arc<dyn UrlPermission>>,
     /// What Bash commands of this session left running in the background.
     pub processes: Arc<background::BackgroundProcesses>,
+    /// The id of the call being run (empty outside a call).
+    pub call_id: String,
+    /// Starts sub-agents for the Agent tool; `None` where none may start
+    /// (inside a sub-agent: depth 1).
+    pub sub_agents: Option<Arc<dyn agent::SubAgentRunner>>,
 }
 
 /// Decides, while a tool runs, whether it may reach a URL: the same
@@ -125,6 +131,8 @@ impl ToolContext {
             read_filter: None,
             url_permission: None,
             processes: Arc::default(),
+            call_id: String::new(),
+            sub_agents: None,
         }
     }
 
@@ -220,6 +228,11 @@ pub trait Tool: Send + Sync {
     /// says it will need, shown with it (PLAN-6).
     fn allowed_prompts(&self, _input: &Value) -> Vec<AllowedPrompt> {
         Vec::new()
+    }
+    /// Several calls of this tool in one reply may run at the same time
+    /// (the Agent tool); others run one after another, in order.
+    fn runs_in_parallel(&self) -> bool {
+        false
     }
     fn run<'a>(&'a self, input: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolOutput>;
 }

@@ -16,6 +16,20 @@ pub trait ToolSource: Send + Sync {
     fn tools(&self) -> Vec<Arc<dyn Tool>>;
 }
 
+/// A source's tools that a name filter accepts.
+struct FilteredSource {
+    inner: Arc<dyn ToolSource>,
+    keep: Arc<dyn Fn(&str) -> bool + Send + Sync>,
+}
+
+impl ToolSource for FilteredSource {
+    fn tools(&self) -> Vec<Arc<dyn Tool>> {
+        let mut tools = self.inner.tools();
+        tools.retain(|t| (self.keep)(t.name()));
+        tools
+    }
+}
+
 #[derive(Clone, Default)]
 pub struct ToolRegistry {
     /// In registration order, which is the order of `specs()`.
@@ -81,6 +95,28 @@ impl ToolRegistry {
     /// shadowed by a source's.
     pub fn add_source(&mut self, source: Arc<dyn ToolSource>) {
         self.sources.push(source);
+    }
+
+    /// The tools `keep` accepts by name, the sources' included as they
+    /// change (a sub-agent's tools).
+    pub fn subset(&self, keep: Arc<dyn Fn(&str) -> bool + Send + Sync>) -> ToolRegistry {
+        let tools = self
+            .tools
+            .iter()
+            .filter(|t| keep(t.name()))
+            .cloned()
+            .collect();
+        let sources = self
+            .sources
+            .iter()
+            .map(|source| {
+                Arc::new(FilteredSource {
+                    inner: source.clone(),
+                    keep: keep.clone(),
+                }) as Arc<dyn ToolSource>
+            })
+            .collect();
+        ToolRegistry { tools, sources }
     }
 
     /// Every tool offered now: the fixed ones, then the sources'.

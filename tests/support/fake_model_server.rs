@@ -103,6 +103,70 @@ pub enum Part {
     Delay(Duration),
     /// Close the socket now, without finishing the body.
     Drop,
+    /// Wait here until the gate's count of requests has arrived (or it
+    /// gives up; see [`Gate`]).
+    Gate(Arc<Gate>),
+}
+
+/// Holds replies until `expected` of them wait at once: replies that pass
+/// it were requested at overlapping times. If the requests do not
+/// overlap, it gives up after a bound, so a test fails on
+/// [`Gate::all_met`] rather than hanging.
+pub struct Gate {
+    expected: usize,
+    arrived: Mutex<usize>,
+    met: std::sync::atomic::AtomicBool,
+    notify: tokio::sync::Notify,
+}
+
+impl std::fmt::Debug for Gate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Gate")
+            .field("expected", &self.expected)
+            .finish()
+    }
+}
+
+impl PartialEq for Gate {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::eq(self, other)
+    }
+}
+
+impl Eq for Gate {}
+
+impl Gate {
+    /// A gate for `expected` overlapping requests.
+    pub fn new(expected: usize) -> Arc<Self> {
+        Arc::new(Gate {
+            expected,
+            arrived: Mutex::new(0),
+            met: std::sync::atomic::AtomicBool::new(false),
+            notify: tokio::sync::Notify::new(),
+        })
+    }
+
+    /// Whether all `expected` requests were waiting at the same time.
+    pub fn all_met(&self) -> bool {
+        self.met.load(Ordering::SeqCst)
+    }
+
+    async fn pass(&self) {
+        let notified = self.notify.notified();
+        tokio::pin!(notified);
+        notified.as_mut().enable();
+        {
+            let mut arrived = lock(&self.arrived);
+            *arrived += 1;
+            if *arrived >= self.expected {
+                self.met.store(true, Ordering::SeqCst);
+                self.notify.notify_waiters();
+                return;
+            }
+        }
+        // The bound only keeps a failing test from hanging.
+        let _ = tokio::time::timeout(Duration::from_secs(60), notified).await;
+    }
 }
 
 /// One scripted response.
@@ -177,6 +241,12 @@ impl Reply {
     }
 
     /// Appends a pause.
+    /// Holds the body until `gate` has seen all its requests.
+    pub fn gated(mut self, gate: &Arc<Gate>) -> Self {
+        self.parts.insert(0, Part::Gate(gate.clone()));
+        self
+    }
+
     pub fn delay(mut self, d: Duration) -> Self {
         self.parts.push(Part::Delay(d));
         self
@@ -474,6 +544,7 @@ async fn write_reply(socket: &mut TcpStream, reply: &Reply) -> Result<(), Client
                 }
             }
             Part::Delay(d) => pause(socket, *d).await?,
+            Part::Gate(gate) => gate.pass().await,
             // Closing mid-body: with chunked framing the client sees a
             // truncated body.
             Part::Drop => return Ok(()),

@@ -19,6 +19,7 @@ pub mod runtime_harness;
 #[cfg(target_os = "linux")]
 pub mod stream_e2e;
 pub mod stream_server;
+pub mod sub_agent_script;
 pub mod tui;
 pub mod web_sites;
 

@@ -231,6 +231,7 @@ impl Setup {
                 timeout: std::time::Duration::from_secs(20),
                 ..zcode::mcp::McpSetup::load(&self.mcp_servers, &workspace, &|_: &str| None)
             },
+            agents: Default::default(),
         };
         let handle = zcode::runtime::start(setup, store).unwrap();
         let mut harness = Harness {

@@ -108,16 +108,18 @@ fn permission_request(
             AllowAlways::Session => AlwaysOption::Session,
             AllowAlways::Never => AlwaysOption::None,
         },
-        // FULL-1: the store supports it, no sub-agents exist, and the tool
-        // declares no askOptions policy.
-        full_access_available: kind == RequestKind::Tool && eval.capability.allow_always.is_none(),
+        // FULL-1: the store supports it, the request is not a sub-agent's,
+        // and the tool declares no askOptions policy.
+        full_access_available: kind == RequestKind::Tool
+            && core.agent_label().is_none()
+            && eval.capability.allow_always.is_none(),
         edit_mode_available: kind == RequestKind::Tool && edit_mode_would_allow(core, eval),
         allowed_prompts: match kind {
             RequestKind::Plan => guard::allowed_prompts(tool.as_ref(), input),
             _ => Vec::new(),
         },
         preview: guard::preview(tool.as_ref(), input, &core.tool_context(cancel)),
-        agent: None,
+        agent: core.agent_label(),
     }
 }
 

@@ -12,7 +12,7 @@ pub use approve::rule_id;
 
 use self::approve::{Approval, ask};
 use self::effects::apply_effects;
-use super::core::{SessionCore, lock};
+use super::core::{AgentRole, SessionCore, lock};
 use crate::approval::deny_text;
 use crate::approval::url_policy::CallUrlPolicy;
 use crate::config::hooks::HookEvent;
@@ -20,6 +20,7 @@ use crate::hooks::ToolResponse;
 use crate::model::ToolCall;
 use crate::permission::capability::SideEffectScope;
 use crate::permission::check::{self, Behavior, HookPermission};
+use crate::permission::mode::{ExecutionState, Mode};
 use crate::permission::read_rules::ReadRuleFilter;
 use crate::permission::rules::RuleSet;
 use crate::permission::service::Evaluation;
@@ -235,19 +236,58 @@ fn evaluate(
     let rules: RuleSet = lock(&core.store)
         .project_rules(&core.project_id)
         .map_err(|e| format!("the saved project rules cannot be read ({e})"))?;
-    let state = core.state();
     let capability = tool.capability();
-    Ok(
-        lock(&core.permissions).evaluate(
-            tool.name(),
-            Some(&capability),
-            input,
-            state,
-            &rules,
-            hook,
-        ),
-    )
+    let read_only_agent = matches!(&core.role, AgentRole::Sub(role) if role.read_only);
+    // A read-only sub-agent is judged as in build mode, whatever the
+    // session's mode, and keeps only what is allowed for being read-only.
+    let state = if read_only_agent {
+        ExecutionState::new(Mode::Build, false)
+    } else {
+        core.state()
+    };
+    let eval = lock(&core.permissions).evaluate(
+        tool.name(),
+        Some(&capability),
+        input,
+        state,
+        &rules,
+        hook,
+    );
+    Ok(if read_only_agent {
+        read_only_agent_decision(eval)
+    } else {
+        eval
+    })
 }
+
+/// A read-only sub-agent (explore) runs a call only when it is allowed
+/// and read-only (a Bash command on its read-only judgment); anything
+/// else is denied, and nothing is ever put to the user.
+fn read_only_agent_decision(mut eval: Evaluation) -> Evaluation {
+    let cap = &eval.capability;
+    let read_only_tool = cap.read_only
+        && !cap.destructive
+        && cap.side_effect_scope != SideEffectScope::Network
+        && !cap.requires_user_interaction;
+    let read_only = match &eval.bash {
+        Some(bash) => bash.read_only,
+        None => read_only_tool,
+    };
+    match eval.decision.behavior {
+        Behavior::Allow if read_only => eval,
+        Behavior::Deny => eval,
+        _ => {
+            eval.decision = check::Decision::deny(
+                READ_ONLY_AGENT_RULE,
+                "This agent runs read-only tools and commands only; nothing it runs is put to the user",
+            );
+            eval
+        }
+    }
+}
+
+/// The rule id of a read-only sub-agent's refusal.
+pub const READ_ONLY_AGENT_RULE: &str = "agent.readOnly";
 
 /// Where and how an allowed call runs, as its evaluation decided.
 struct Placement {
@@ -264,6 +304,7 @@ async fn run_tool(
     cancel: &CancellationToken,
 ) -> CallOutcome {
     let mut ctx = core.tool_context(cancel);
+    ctx.call_id = call.id.clone();
     ctx.sandbox = placement.sandbox.map(|kind| core.sandbox_policy(kind));
     ctx.neutralise_git = placement.neutralise_git;
     ctx.read_filter = read_filter(core, tool.as_ref());
@@ -365,7 +406,7 @@ fn deny(
             input,
             rule_id: rule_id.to_string(),
             reason: reason.to_string(),
-            agent: None,
+            agent: core.agent_label(),
         },
     });
     CallOutcome::error(text)

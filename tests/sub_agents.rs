@@ -1,0 +1,398 @@
+//! Sub-agents in the runtime: the Agent tool's explore and general-purpose
+//! agents, run in parallel, under the parent's permissions, cancelled with
+//! it, persisted as sessions of their own.
+
+#![cfg(unix)]
+
+mod support;
+
+use serde_json::json;
+use std::collections::HashMap;
+use support::fake_model_server::Gate;
+use support::runtime_harness::{Dialect, Harness, Setup};
+use support::sub_agent_script::{self, SUB_AGENT_MARK};
+use zcode::permission::mode::Mode;
+use zcode::protocol::{Event, PermissionReply, SubAgentStatus, TurnEnd};
+
+fn agent_call(id: &str, agent: &str, task: &str) -> (String, String, String) {
+    let args = json!({
+        "description": format!("look into {task}"),
+        "prompt": format!("Find everything about {task}."),
+        "subagent_type": agent,
+    });
+    (id.to_string(), "Agent".to_string(), args.to_string())
+}
+
+fn enqueue_calls(h: &Harness, calls: &[(String, String, String)]) {
+    let borrowed: Vec<(&str, &str, &str)> = calls
+        .iter()
+        .map(|(a, b, c)| (a.as_str(), b.as_str(), c.as_str()))
+        .collect();
+    h.enqueue_tool_calls(&borrowed);
+}
+
+fn started(h: &Harness) -> Vec<(String, String)> {
+    h.log
+        .iter()
+        .filter_map(|e| match e {
+            Event::SubAgentStarted {
+                parent_tool_use_id,
+                agent,
+            } => Some((parent_tool_use_id.clone(), agent.label.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+fn finished(h: &Harness) -> Vec<(String, SubAgentStatus)> {
+    h.log
+        .iter()
+        .filter_map(|e| match e {
+            Event::SubAgentFinished {
+                parent_tool_use_id,
+                summary,
+                ..
+            } => Some((parent_tool_use_id.clone(), summary.status)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The parent's requests (not the sub-agents'), in order.
+fn parent_requests(h: &Harness) -> Vec<usize> {
+    h.server
+        .requests()
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.method == "POST" && !sub_agent_script::is_sub_agent(r))
+        .map(|(i, _)| i)
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn plan12_three_explore_agents_run_in_parallel_in_plan_mode_and_report_back() {
+    let mut h = Setup::new(Dialect::OpenAi, Mode::Build)
+        .plan()
+        .start()
+        .await;
+    std::fs::write(h.workspace.join("lib.rs"), "fn alpha() {}\nfn beta() {}\n").unwrap();
+    let gate = Gate::new(3);
+    let mut scripts = HashMap::new();
+    for topic in ["alpha", "beta", "gamma"] {
+        let grep = json!({"pattern": topic}).to_string();
+        scripts.insert(
+            topic.to_string(),
+            vec![
+                h.tool_calls_reply(&[(&format!("g_{topic}"), "Grep", &grep)])
+                    .gated(&gate),
+                h.text_reply(&format!("{topic} is at lib.rs:1")),
+            ],
+        );
+    }
+    sub_agent_script::route(&h.server, scripts);
+    enqueue_calls(
+        &h,
+        &[
+            agent_call("a1", "explore", "alpha"),
+            agent_call("a2", "explore", "beta"),
+            agent_call("a3", "Explore", "gamma"),
+        ],
+    );
+    h.enqueue_text("Plan: 1. rename alpha");
+    h.input("plan the rename");
+    assert_eq!(h.turn_finished().await.0, TurnEnd::Completed);
+
+    assert!(gate.all_met(), "the three sub-agents' requests overlapped");
+    let mut labels: Vec<String> = started(&h).into_iter().map(|(_, l)| l).collect();
+    labels.sort();
+    assert_eq!(labels, ["explore #1", "explore #2", "explore #3"]);
+    let ends = finished(&h);
+    assert_eq!(ends.len(), 3);
+    assert!(ends.iter().all(|(_, s)| *s == SubAgentStatus::Completed));
+    // Nothing a read-only agent ran was put to the user, and plan stayed on.
+    assert_eq!(
+        h.count(|e| matches!(e, Event::PermissionRequested { .. })),
+        0
+    );
+    assert!(h.log.iter().any(|e| matches!(e,
+        Event::SubAgentEvent { event, .. }
+            if matches!(&**event, Event::ToolCallFinished { tool, is_error: false, .. } if tool == "Grep"))));
+    // The parent's second request carries the three reports, in call order.
+    let parent = parent_requests(&h);
+    assert_eq!(parent.len(), 2);
+    let results = h.tool_results(parent[1]);
+    let ids: Vec<&str> = results.iter().map(|r| r.call_id.as_str()).collect();
+    assert_eq!(ids, ["a1", "a2", "a3"]);
+    for (result, topic) in results.iter().zip(["alpha", "beta", "gamma"]) {
+        assert!(
+            result
+                .content
+                .starts_with(&format!("{topic} is at lib.rs:1\n\n[explore #")),
+            "{}",
+            result.content
+        );
+        assert!(
+            result.content.contains(" · 1 tool call · "),
+            "{}",
+            result.content
+        );
+    }
+    // Each is a session of its own, linked to its call, and not listed.
+    let store = h.store();
+    let rows = store.sub_agents_of(&h.session_id).unwrap();
+    assert_eq!(rows.len(), 3);
+    assert!(rows.iter().all(|r| r.summary.is_some()));
+    let listed = store
+        .list_sessions(&Default::default(), 100)
+        .unwrap()
+        .into_iter()
+        .map(|s| s.id)
+        .collect::<Vec<_>>();
+    assert_eq!(listed, vec![h.session_id.clone()]);
+    let child = &rows[0].session_id;
+    assert!(
+        store
+            .entries(child)
+            .unwrap()
+            .iter()
+            .any(|e| e.kind == "tool_result")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn plan12_sub_agents_get_neither_plan_mode_tools_nor_agent() {
+    let mut h = Setup::new(Dialect::OpenAi, Mode::Build).start().await;
+    let mut scripts = HashMap::new();
+    scripts.insert("alpha".to_string(), vec![h.text_reply("done")]);
+    scripts.insert("beta".to_string(), vec![h.text_reply("done")]);
+    sub_agent_script::route(&h.server, scripts);
+    enqueue_calls(
+        &h,
+        &[
+            agent_call("a1", "explore", "alpha"),
+            agent_call("a2", "general-purpose", "beta"),
+        ],
+    );
+    h.enqueue_text("ok");
+    h.input("go");
+    assert_eq!(h.turn_finished().await.0, TurnEnd::Completed);
+    let requests = h.server.requests();
+    let tools_of = |word: &str| {
+        requests
+            .iter()
+            .find(|r| {
+                sub_agent_script::is_sub_agent(r)
+                    && sub_agent_script::first_user_text(r).contains(word)
+            })
+            .map(sub_agent_script::tool_names)
+            .expect("the sub-agent made a request")
+    };
+    let mut explore = tools_of("alpha");
+    explore.sort();
+    assert_eq!(explore, ["Bash", "Glob", "Grep", "Read", "TodoRead"]);
+    let general = tools_of("beta");
+    for absent in ["Agent", "EnterPlanMode", "ExitPlanMode"] {
+        assert!(
+            !general.iter().any(|t| t == absent),
+            "{absent} in {general:?}"
+        );
+    }
+    for present in ["Write", "Edit", "Bash", "WebFetch", "TodoWrite"] {
+        assert!(general.iter().any(|t| t == present), "{present} missing");
+    }
+    // The parent is offered the Agent tool, listing both agents.
+    let parent = &requests[parent_requests(&h)[0]];
+    assert!(sub_agent_script::tool_names(parent).contains(&"Agent".to_string()));
+    let body = parent.body_text();
+    assert!(body.contains("- explore: ") && body.contains("- general-purpose: "));
+    // Its own system prompt is the agent's, with the environment facts.
+    let sub = requests
+        .iter()
+        .find(|r| sub_agent_script::is_sub_agent(r))
+        .unwrap();
+    let system = sub_agent_script::system_prompt(sub);
+    assert!(system.contains(SUB_AGENT_MARK) && system.contains("# Environment"));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn explore_denies_what_is_not_read_only_and_never_asks() {
+    let mut h = Setup::new(Dialect::OpenAi, Mode::Yolo).start().await;
+    let touch = json!({"command": "touch made-by-explore"}).to_string();
+    let write = json!({"file_path": "w.txt", "content": "x"}).to_string();
+    let mut scripts = HashMap::new();
+    scripts.insert(
+        "alpha".to_string(),
+        vec![
+            h.tool_calls_reply(&[("t1", "Bash", &touch)]),
+            h.tool_calls_reply(&[("t2", "Write", &write)]),
+            h.text_reply("could not write"),
+        ],
+    );
+    sub_agent_script::route(&h.server, scripts);
+    enqueue_calls(&h, &[agent_call("a1", "explore", "alpha")]);
+    h.enqueue_text("ok");
+    h.input("go");
+    assert_eq!(h.turn_finished().await.0, TurnEnd::Completed);
+    assert!(!h.workspace.join("made-by-explore").exists());
+    assert!(!h.workspace.join("w.txt").exists());
+    assert_eq!(
+        h.count(|e| matches!(e, Event::PermissionRequested { .. })),
+        0
+    );
+    let denials: Vec<_> = h
+        .log
+        .iter()
+        .filter_map(|e| match e {
+            Event::SubAgentEvent { event, label, .. } => match &**event {
+                Event::ToolCallDenied { denial } => Some((label.clone(), denial.clone())),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        denials.len(),
+        1,
+        "Write is not an explore tool: {denials:?}"
+    );
+    assert_eq!(denials[0].0, "explore #1");
+    assert_eq!(denials[0].1.agent.as_deref(), Some("explore #1"));
+    assert_eq!(denials[0].1.rule_id, "agent.readOnly");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_general_purpose_agents_bash_asks_in_the_parents_queue_with_its_label() {
+    let mut h = Setup::new(Dialect::OpenAi, Mode::Build).start().await;
+    let touch = json!({"command": "touch made-by-agent"}).to_string();
+    let mut scripts = HashMap::new();
+    scripts.insert(
+        "alpha".to_string(),
+        vec![
+            h.tool_calls_reply(&[("t1", "Bash", &touch)]),
+            h.text_reply("made it"),
+        ],
+    );
+    sub_agent_script::route(&h.server, scripts);
+    enqueue_calls(&h, &[agent_call("a1", "general-purpose", "alpha")]);
+    h.enqueue_text("ok");
+    h.input("go");
+    let request = h.permission_request().await;
+    assert_eq!(request.tool, "Bash");
+    assert_eq!(request.agent.as_deref(), Some("general-purpose #1"));
+    assert!(
+        !request.full_access_available,
+        "FULL-1: never for a sub-agent"
+    );
+    h.reply(&request.request_id, PermissionReply::AllowOnce);
+    assert_eq!(h.turn_finished().await.0, TurnEnd::Completed);
+    assert!(h.workspace.join("made-by-agent").exists());
+    let parent = parent_requests(&h);
+    let result = &h.tool_results(parent[1])[0];
+    assert!(
+        result
+            .content
+            .starts_with("made it\n\n[general-purpose #1 · 1 tool call")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn interrupting_the_parent_cancels_every_running_agent() {
+    let mut h = Setup::new(Dialect::OpenAi, Mode::Build).start().await;
+    // Their first requests are held until the interrupt.
+    let never = Gate::new(99);
+    let mut scripts = HashMap::new();
+    for topic in ["alpha", "beta"] {
+        scripts.insert(topic.to_string(), vec![h.text_reply("late").gated(&never)]);
+    }
+    sub_agent_script::route(&h.server, scripts);
+    enqueue_calls(
+        &h,
+        &[
+            agent_call("a1", "explore", "alpha"),
+            agent_call("a2", "explore", "beta"),
+        ],
+    );
+    h.input("go");
+    assert!(
+        h.server
+            .wait_for_requests(3, std::time::Duration::from_secs(30))
+            .await
+    );
+    h.interrupt();
+    assert_eq!(h.turn_finished().await.0, TurnEnd::Interrupted);
+    let ends = finished(&h);
+    assert_eq!(ends.len(), 2);
+    assert!(ends.iter().all(|(_, s)| *s == SubAgentStatus::Cancelled));
+    let results: Vec<String> = h
+        .conversation()
+        .iter()
+        .filter(|e| e.kind == "tool_result")
+        .map(|e| {
+            e.payload["content"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(results.len(), 2);
+    for r in results {
+        assert!(r.contains("was cancelled (the user interrupted)"), "{r}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn sub_agent_tokens_count_in_the_parents_usage() {
+    let mut h = Setup::new(Dialect::OpenAi, Mode::Build).start().await;
+    let mut scripts = HashMap::new();
+    scripts.insert("alpha".to_string(), vec![h.text_reply("done")]);
+    sub_agent_script::route(&h.server, scripts);
+    enqueue_calls(&h, &[agent_call("a1", "explore", "alpha")]);
+    h.enqueue_text("ok");
+    h.input("go");
+    assert_eq!(h.turn_finished().await.0, TurnEnd::Completed);
+    let sub_usage = h
+        .log
+        .iter()
+        .find_map(|e| match e {
+            Event::SubAgentFinished { summary, .. } => Some(summary.usage),
+            _ => None,
+        })
+        .unwrap();
+    let total = h
+        .log
+        .iter()
+        .rev()
+        .find_map(|e| match e {
+            Event::Usage { total, .. } => Some(*total),
+            _ => None,
+        })
+        .unwrap();
+    let own: u64 = h
+        .log
+        .iter()
+        .filter_map(|e| match e {
+            Event::Usage { usage, .. } => Some(usage.input_tokens + usage.output_tokens),
+            _ => None,
+        })
+        .sum();
+    assert_eq!(
+        total.input_tokens + total.output_tokens,
+        own,
+        "the total adds every request's usage, the sub-agent's included"
+    );
+    assert!(sub_usage.input_tokens + sub_usage.output_tokens > 0 || own == 0);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_unknown_agent_type_is_a_tool_error_naming_the_agents() {
+    let mut h = Setup::new(Dialect::OpenAi, Mode::Build).start().await;
+    enqueue_calls(&h, &[agent_call("a1", "reviewer", "alpha")]);
+    h.enqueue_text("ok");
+    h.input("go");
+    assert_eq!(h.turn_finished().await.0, TurnEnd::Completed);
+    let result = &h.tool_results(1)[0];
+    assert_eq!(
+        result.content,
+        "Unknown subagent_type \"reviewer\". Available agents: explore, general-purpose."
+    );
+}

@@ -1,0 +1,96 @@
+//! Scripted sub-agents for the fake model server: a request whose system
+//! prompt says it comes from a sub-agent is answered from that agent's
+//! script (chosen by a word of its task, stepped by how many replies it
+//! already has); the parent's requests take the server's queue.
+
+use super::fake_model_server::{FakeModelServer, RecordedRequest, Reply};
+use serde_json::Value;
+use std::collections::HashMap;
+
+/// The line every sub-agent's system prompt carries.
+pub const SUB_AGENT_MARK: &str = "# Working as a sub-agent";
+
+/// The system prompt of a request, in either dialect.
+pub fn system_prompt(request: &RecordedRequest) -> String {
+    let body = request.json();
+    if let Some(system) = body["system"].as_str() {
+        return system.to_string();
+    }
+    if let Some(blocks) = body["system"].as_array() {
+        return blocks
+            .iter()
+            .filter_map(|b| b["text"].as_str())
+            .collect::<Vec<_>>()
+            .join("\n");
+    }
+    body["messages"]
+        .as_array()
+        .and_then(|m| m.first())
+        .filter(|m| m["role"] == "system")
+        .and_then(|m| m["content"].as_str())
+        .unwrap_or_default()
+        .to_string()
+}
+
+pub fn is_sub_agent(request: &RecordedRequest) -> bool {
+    system_prompt(request).contains(SUB_AGENT_MARK)
+}
+
+/// The text of the first user message (a sub-agent's task).
+pub fn first_user_text(request: &RecordedRequest) -> String {
+    let body = request.json();
+    for m in body["messages"].as_array().into_iter().flatten() {
+        if m["role"] != "user" {
+            continue;
+        }
+        return match &m["content"] {
+            Value::String(s) => s.clone(),
+            Value::Array(blocks) => blocks
+                .iter()
+                .filter_map(|b| b["text"].as_str())
+                .collect::<Vec<_>>()
+                .join("\n"),
+            _ => String::new(),
+        };
+    }
+    String::new()
+}
+
+/// How many replies of its own the request's conversation already has.
+pub fn assistant_turns(request: &RecordedRequest) -> usize {
+    request.json()["messages"]
+        .as_array()
+        .map(|m| m.iter().filter(|m| m["role"] == "assistant").count())
+        .unwrap_or(0)
+}
+
+/// The names of the tools a request offers.
+pub fn tool_names(request: &RecordedRequest) -> Vec<String> {
+    request.json()["tools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| {
+            t["function"]["name"]
+                .as_str()
+                .or_else(|| t["name"].as_str())
+                .map(str::to_string)
+        })
+        .collect()
+}
+
+/// Answers sub-agents' requests from `scripts`: the key is a word of the
+/// task, the replies its steps in order (the last repeats).
+pub fn route(server: &FakeModelServer, scripts: HashMap<String, Vec<Reply>>) {
+    server.guard(move |request| {
+        if !is_sub_agent(request) {
+            return None;
+        }
+        let task = first_user_text(request);
+        let (_, steps) = scripts
+            .iter()
+            .find(|(key, _)| task.contains(key.as_str()))?;
+        let step = assistant_turns(request).min(steps.len().saturating_sub(1));
+        steps.get(step).cloned()
+    });
+}
