@@ -396,3 +396,93 @@ async fn an_unknown_agent_type_is_a_tool_error_naming_the_agents() {
         "Unknown subagent_type \"reviewer\". Available agents: explore, general-purpose."
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn agents_max_parallel_makes_the_others_wait_their_turn() {
+    let mut setup = Setup::new(Dialect::OpenAi, Mode::Build);
+    setup.agents = zcode::config::AgentsConfig { max_parallel: 1 };
+    let mut h = setup.start().await;
+    let mut scripts = HashMap::new();
+    for topic in ["alpha", "beta", "gamma"] {
+        let glob = json!({"pattern": format!("{topic}*")}).to_string();
+        scripts.insert(
+            topic.to_string(),
+            vec![
+                h.tool_calls_reply(&[(&format!("g_{topic}"), "Glob", &glob)]),
+                h.text_reply(&format!("{topic} done")),
+            ],
+        );
+    }
+    sub_agent_script::route(&h.server, scripts);
+    enqueue_calls(
+        &h,
+        &[
+            agent_call("a1", "explore", "alpha"),
+            agent_call("a2", "explore", "beta"),
+            agent_call("a3", "explore", "gamma"),
+        ],
+    );
+    h.enqueue_text("ok");
+    h.input("go");
+    assert_eq!(h.turn_finished().await.0, TurnEnd::Completed);
+    // One at a time: each agent's two requests come together.
+    let order: Vec<String> = h
+        .server
+        .requests()
+        .iter()
+        .filter(|r| sub_agent_script::is_sub_agent(r))
+        .map(|r| {
+            let task = sub_agent_script::first_user_text(r);
+            ["alpha", "beta", "gamma"]
+                .into_iter()
+                .find(|t| task.contains(t))
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(order.len(), 6);
+    for pair in order.chunks(2) {
+        assert_eq!(pair[0], pair[1], "interleaved: {order:?}");
+    }
+    assert_eq!(finished(&h).len(), 3);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_resumed_parent_replays_its_finished_sub_agents() {
+    let mut h = Setup::new(Dialect::OpenAi, Mode::Build).start().await;
+    let mut scripts = HashMap::new();
+    scripts.insert("alpha".to_string(), vec![h.text_reply("alpha found")]);
+    sub_agent_script::route(&h.server, scripts);
+    enqueue_calls(&h, &[agent_call("a1", "explore", "alpha")]);
+    h.enqueue_text("ok");
+    h.input("go");
+    assert_eq!(h.turn_finished().await.0, TurnEnd::Completed);
+    let (session_id, workspace, project_id) =
+        (h.session_id.clone(), h.workspace.clone(), h.project_id.clone());
+    let mut store = h.store();
+    h.shutdown().await;
+    let opened = zcode::runtime::session::open_session(
+        &mut store,
+        zcode::runtime::session::OpenRequest {
+            start: &zcode::runtime::session::SessionStart::Resume(session_id),
+            workspace: &workspace,
+            project_id: &project_id,
+            model_label: "fake/fake-model",
+            explicit_mode: None,
+            config_mode: None,
+            headless: true,
+        },
+    );
+    let opened = opened.expect("the session resumes");
+    let record = opened
+        .replay
+        .iter()
+        .find_map(|item| match item {
+            zcode::protocol::HistoryItem::Tool { sub_agent, .. } => sub_agent.clone(),
+            _ => None,
+        })
+        .expect("the Agent call carries its sub-agent");
+    assert_eq!(record.agent.label, "explore #1");
+    assert_eq!(record.summary.status, SubAgentStatus::Completed);
+    assert_eq!(record.summary.summary, "alpha found");
+}

@@ -84,6 +84,8 @@ pub struct Setup {
     pub model_resolver: Option<zcode::runtime::ModelResolver>,
     /// The MCP servers of the session (config `mcpServers`).
     pub mcp_servers: serde_json::Map<String, serde_json::Value>,
+    /// The config's `agents` section.
+    pub agents: zcode::config::AgentsConfig,
     dir: tempfile::TempDir,
 }
 
@@ -103,6 +105,7 @@ impl Setup {
             context_window: 100_000,
             model_resolver: None,
             mcp_servers: serde_json::Map::new(),
+            agents: Default::default(),
             dir,
         }
     }
@@ -231,7 +234,7 @@ impl Setup {
                 timeout: std::time::Duration::from_secs(20),
                 ..zcode::mcp::McpSetup::load(&self.mcp_servers, &workspace, &|_: &str| None)
             },
-            agents: Default::default(),
+            agents: self.agents,
         };
         let handle = zcode::runtime::start(setup, store).unwrap();
         let mut harness = Harness {
