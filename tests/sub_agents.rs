@@ -457,8 +457,11 @@ async fn a_resumed_parent_replays_its_finished_sub_agents() {
     h.enqueue_text("ok");
     h.input("go");
     assert_eq!(h.turn_finished().await.0, TurnEnd::Completed);
-    let (session_id, workspace, project_id) =
-        (h.session_id.clone(), h.workspace.clone(), h.project_id.clone());
+    let (session_id, workspace, project_id) = (
+        h.session_id.clone(),
+        h.workspace.clone(),
+        h.project_id.clone(),
+    );
     let mut store = h.store();
     h.shutdown().await;
     let opened = zcode::runtime::session::open_session(

@@ -1,0 +1,141 @@
+//! Sub-agents through the real binary: `zcode -p` in plan mode runs three
+//! explore agents at once and reports them in its stream; `zcode sessions
+//! list --all` shows their transcripts under their parent.
+
+#![cfg(unix)]
+
+mod support;
+
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use support::fake_model_server::{FakeModelServer, Gate, Reply, sse};
+use support::headless::{Harness, openai_env};
+use support::sub_agent_script;
+
+fn agent_args(topic: &str) -> String {
+    json!({
+        "description": format!("find {topic}"),
+        "prompt": format!("Find {topic} in the code."),
+        "subagent_type": "explore",
+    })
+    .to_string()
+}
+
+/// Three explore agents whose first requests must overlap, each grepping
+/// once, then reporting; the parent then answers with its plan.
+fn script_three_explorers(server: &FakeModelServer) -> std::sync::Arc<Gate> {
+    let gate = Gate::new(3);
+    let mut scripts = HashMap::new();
+    for topic in ["alpha", "beta", "gamma"] {
+        let grep = json!({"pattern": topic}).to_string();
+        scripts.insert(
+            topic.to_string(),
+            vec![
+                Reply::sse(sse::openai_tool_calls(
+                    "",
+                    &[(&format!("g_{topic}"), "Grep", &grep)],
+                ))
+                .gated(&gate),
+                Reply::sse(sse::openai_text(&format!("{topic} lives in lib.rs:1"))),
+            ],
+        );
+    }
+    sub_agent_script::route(server, scripts);
+    let (a, b, c) = (agent_args("alpha"), agent_args("beta"), agent_args("gamma"));
+    server.enqueue_all([
+        Reply::sse(sse::openai_tool_calls(
+            "Exploring.",
+            &[
+                ("a1", "Agent", &a),
+                ("a2", "Agent", &b),
+                ("a3", "Agent", &c),
+            ],
+        )),
+        Reply::sse(sse::openai_text("Plan:\n1. Rename alpha.")),
+    ]);
+    gate
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn plan12_headless_plan_mode_runs_three_explore_agents_at_once() {
+    let h = Harness::new();
+    std::fs::write(h.project().join("lib.rs"), "fn alpha() {}\n").unwrap();
+    let server = FakeModelServer::start().await;
+    let gate = script_three_explorers(&server);
+    let run = h
+        .run(
+            &[
+                "-p",
+                "plan the rename",
+                "--mode",
+                "plan",
+                "--output-format",
+                "stream-json",
+            ],
+            &openai_env(&server),
+        )
+        .await;
+    assert_eq!(run.code, Some(0), "{run}");
+    assert!(gate.all_met(), "the sub-agents' requests overlapped\n{run}");
+    let events: Vec<Value> = run
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+        .collect();
+    let of_type = |t: &str| -> Vec<&Value> { events.iter().filter(|e| e["type"] == t).collect() };
+    let started = of_type("sub_agent_started");
+    let mut parents: Vec<&str> = started
+        .iter()
+        .map(|e| e["parent_tool_use_id"].as_str().unwrap())
+        .collect();
+    parents.sort();
+    assert_eq!(parents, ["a1", "a2", "a3"]);
+    // Every event of a sub-agent names the call that started it.
+    let inner = of_type("sub_agent_event");
+    assert!(
+        inner
+            .iter()
+            .any(|e| e["event"]["type"] == "tool_call_finished"
+                && e["event"]["tool"] == "Grep"
+                && e["parent_tool_use_id"].is_string())
+    );
+    assert!(inner.iter().all(|e| e["parent_tool_use_id"].is_string()));
+    let done = of_type("sub_agent_finished");
+    assert_eq!(done.len(), 3);
+    assert!(done.iter().all(|e| e["summary"]["status"] == "completed"));
+    let result = events.last().unwrap();
+    assert_eq!(result["type"], "result");
+    assert_eq!(result["result"], "Plan:\n1. Rename alpha.");
+    // No question reached anyone, and nothing was denied.
+    assert_eq!(result["denials"], json!([]), "{run}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn sessions_list_shows_sub_agents_under_their_parent_with_all_only() {
+    let h = Harness::new();
+    let server = FakeModelServer::start().await;
+    let _gate = script_three_explorers(&server);
+    let run = h
+        .run(
+            &["-p", "plan the rename", "--mode", "plan"],
+            &openai_env(&server),
+        )
+        .await;
+    assert_eq!(run.code, Some(0), "{run}");
+    let list = h.run(&["sessions", "list"], &[]).await;
+    assert_eq!(list.stdout.lines().count(), 1, "{list}");
+    assert!(!list.stdout.contains("explore #"), "{list}");
+    let all = h.run(&["sessions", "list", "--all"], &[]).await;
+    let lines: Vec<&str> = all.stdout.lines().collect();
+    assert_eq!(lines.len(), 4, "{all}");
+    for line in &lines[1..] {
+        assert!(
+            line.starts_with("  └ sess_") && line.contains("explore #"),
+            "{all}"
+        );
+    }
+    let json_all = h.run(&["sessions", "list", "--all", "--json"], &[]).await;
+    let rows: Value = serde_json::from_str(&json_all.stdout).unwrap();
+    assert_eq!(rows[0]["subAgents"].as_array().unwrap().len(), 3);
+    assert_eq!(rows[0]["subAgents"][0]["summary"]["status"], "completed");
+}
