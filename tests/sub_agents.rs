@@ -8,7 +8,7 @@ mod support;
 
 use serde_json::json;
 use std::collections::HashMap;
-use support::fake_model_server::Gate;
+use support::fake_model_server::{Gate, Reply};
 use support::runtime_harness::{Dialect, Harness, Setup};
 use support::sub_agent_script::{self, SUB_AGENT_MARK};
 use zcode::permission::mode::Mode;
@@ -488,4 +488,108 @@ async fn a_resumed_parent_replays_its_finished_sub_agents() {
     assert_eq!(record.agent.label, "explore #1");
     assert_eq!(record.summary.status, SubAgentStatus::Completed);
     assert_eq!(record.summary.summary, "alpha found");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_sub_agent_writes_nothing_the_parents_mode_and_rules_refuse() {
+    use zcode::permission::rules::{Rule, RuleKind};
+    // Plan mode: a general-purpose agent cannot write; a deny rule holds
+    // for every agent.
+    let mut h = Setup::new(Dialect::OpenAi, Mode::Yolo)
+        .plan()
+        .rule(RuleKind::Deny, Rule::with_content("Read", "secret.txt"))
+        .start()
+        .await;
+    std::fs::write(h.workspace.join("secret.txt"), "s3cr3t").unwrap();
+    let write = json!({"file_path": "w.txt", "content": "x"}).to_string();
+    let read = json!({"file_path": "secret.txt"}).to_string();
+    let mut scripts = HashMap::new();
+    scripts.insert(
+        "alpha".to_string(),
+        vec![
+            h.tool_calls_reply(&[("w1", "Write", &write)]),
+            h.text_reply("could not"),
+        ],
+    );
+    scripts.insert(
+        "beta".to_string(),
+        vec![
+            h.tool_calls_reply(&[("r1", "Read", &read)]),
+            h.text_reply("could not"),
+        ],
+    );
+    sub_agent_script::route(&h.server, scripts);
+    enqueue_calls(
+        &h,
+        &[
+            agent_call("a1", "general-purpose", "alpha"),
+            agent_call("a2", "explore", "beta"),
+        ],
+    );
+    h.enqueue_text("ok");
+    h.input("go");
+    assert_eq!(h.turn_finished().await.0, TurnEnd::Completed);
+    assert!(!h.workspace.join("w.txt").exists());
+    let mut denied: Vec<(String, String)> = h
+        .log
+        .iter()
+        .filter_map(|e| match e {
+            Event::SubAgentEvent { event, .. } => match &**event {
+                Event::ToolCallDenied { denial } => {
+                    Some((denial.tool.clone(), denial.rule_id.clone()))
+                }
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    denied.sort();
+    assert_eq!(
+        denied,
+        [
+            ("Read".to_string(), "rule.project.deny".to_string()),
+            ("Write".to_string(), "mode.plan.restricted".to_string()),
+        ]
+    );
+    assert!(!h.log_text().contains("s3cr3t"));
+    assert_eq!(
+        h.count(|e| matches!(e, Event::PermissionRequested { .. })),
+        0
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_sub_agent_whose_provider_fails_reports_it_and_the_parent_goes_on() {
+    let mut h = Setup::new(Dialect::OpenAi, Mode::Build).start().await;
+    let mut scripts = HashMap::new();
+    scripts.insert(
+        "alpha".to_string(),
+        vec![Reply::json(
+            400,
+            &json!({"error": {"message": "model overloaded with nonsense"}}),
+        )],
+    );
+    sub_agent_script::route(&h.server, scripts);
+    enqueue_calls(&h, &[agent_call("a1", "explore", "alpha")]);
+    h.enqueue_text("carrying on");
+    h.input("go");
+    assert_eq!(
+        h.turn_finished().await,
+        (TurnEnd::Completed, Some("carrying on".to_string()))
+    );
+    assert_eq!(finished(&h), [("a1".to_string(), SubAgentStatus::Failed)]);
+    let parent = parent_requests(&h);
+    let result = &h.tool_results(parent[1])[0];
+    assert!(
+        result
+            .content
+            .starts_with("The sub-agent explore #1 failed: "),
+        "{}",
+        result.content
+    );
+    assert!(
+        result
+            .content
+            .contains("It reported nothing before it stopped.")
+    );
 }
