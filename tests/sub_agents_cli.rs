@@ -139,3 +139,31 @@ async fn sessions_list_shows_sub_agents_under_their_parent_with_all_only() {
     assert_eq!(rows[0]["subAgents"].as_array().unwrap().len(), 3);
     assert_eq!(rows[0]["subAgents"][0]["summary"]["status"], "completed");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_sub_agents_transcript_cannot_be_resumed_as_a_session_of_its_own() {
+    let h = Harness::new();
+    let server = FakeModelServer::start().await;
+    let _gate = script_three_explorers(&server);
+    let run = h
+        .run(
+            &["-p", "plan the rename", "--mode", "plan"],
+            &openai_env(&server),
+        )
+        .await;
+    assert_eq!(run.code, Some(0), "{run}");
+    let parent = h.sessions()[0].id.clone();
+    let child = h.store().sub_agents_of(&parent).unwrap()[0]
+        .session_id
+        .clone();
+    let resumed = h
+        .run(&["-p", "go on", "--resume", &child], &openai_env(&server))
+        .await;
+    assert_ne!(resumed.code, Some(0), "{resumed}");
+    assert!(
+        resumed.stderr.contains(&format!(
+            "session {child} is the transcript of the sub-agent explore #"
+        )) && resumed.stderr.contains(&format!("resume {parent}")),
+        "{resumed}"
+    );
+}

@@ -33,6 +33,14 @@ pub enum SessionError {
     NotFound(String),
     #[error("no earlier session in {0} to continue (see `zcode sessions list --all`)")]
     NothingToContinue(String),
+    #[error(
+        "session {id} is the transcript of the sub-agent {label} of session {parent}: resume {parent}, or read it with ReadSessionContext"
+    )]
+    SubAgent {
+        id: String,
+        label: String,
+        parent: String,
+    },
     #[error(transparent)]
     Store(#[from] StoreError),
     #[error(transparent)]
@@ -95,6 +103,17 @@ pub fn open_session(
         }
     };
 
+    if let Some(record) = &existing
+        && let Some(link) = store.sub_agent(&record.id)?
+    {
+        // Its own prompt and tools are not kept: it cannot go on as a
+        // session of its own.
+        return Err(SessionError::SubAgent {
+            id: record.id.clone(),
+            label: link.label,
+            parent: link.parent_session_id,
+        });
+    }
     if let Some(record) = existing {
         // STORE-2: one process per session, from before its first write.
         let record = match req.start {

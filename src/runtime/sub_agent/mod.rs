@@ -228,7 +228,8 @@ fn report(
     }
 }
 
-/// `[explore #1 · 7 tool calls · 12,345 tokens · 14.2 s]`
+/// `[explore #1 · 7 tool calls · 12,345 tokens · 14.2 s · session sess_…]`:
+/// the session names its transcript, which ReadSessionContext reads.
 pub fn footer(info: &SubAgentInfo, summary: &SubAgentSummary) -> String {
     let tokens = summary.usage.input_tokens + summary.usage.output_tokens;
     let calls = match summary.tool_calls {
@@ -236,10 +237,11 @@ pub fn footer(info: &SubAgentInfo, summary: &SubAgentSummary) -> String {
         n => format!("{n} tool calls"),
     };
     format!(
-        "[{} · {calls} · {} tokens · {:.1} s]",
+        "[{} · {calls} · {} tokens · {:.1} s · session {}]",
         info.label,
         thousands(tokens),
-        summary.elapsed_ms as f64 / 1000.0
+        summary.elapsed_ms as f64 / 1000.0,
+        info.session_id
     )
 }
 
@@ -315,7 +317,7 @@ mod tests {
         assert!(!out.is_error);
         assert_eq!(
             out.content,
-            "Found it at a.rs:3\n\n[explore #2 · 7 tool calls · 12,345 tokens · 14.2 s]"
+            "Found it at a.rs:3\n\n[explore #2 · 7 tool calls · 12,345 tokens · 14.2 s · session sess_x]"
         );
     }
 
