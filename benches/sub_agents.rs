@@ -109,7 +109,7 @@ async fn turn(delays_ms: Vec<u64>, dir: &std::path::Path) -> Duration {
     std::fs::create_dir_all(&home).unwrap();
     std::fs::create_dir_all(&workspace).unwrap();
     let workspace: PathBuf = workspace.canonicalize().unwrap();
-    let store = Store::open(&default_db_path(&home)).unwrap();
+    let store = Store::open(default_db_path(&home)).unwrap();
     let setup = RuntimeSetup {
         workspace: workspace.clone(),
         project_id: "bench".into(),

@@ -154,6 +154,7 @@ fn bench_plan_approval(c: &mut Criterion) {
                 edit_mode_available: false,
                 allowed_prompts: Vec::new(),
                 preview: None,
+                agent: None,
             },
         },
     );

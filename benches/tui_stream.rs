@@ -269,6 +269,7 @@ fn bench_long_paths(c: &mut Criterion) {
                 input: json!({"command": format!("cargo test {i}")}),
                 output: format!("running 1 test\ntest {i} ... ok"),
                 is_error: false,
+                sub_agent: None,
             },
         })
         .collect();

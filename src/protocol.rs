@@ -291,7 +291,7 @@ pub enum HistoryItem {
         is_error: bool,
         /// The sub-agent an Agent call ran, when its record was found.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        sub_agent: Option<SubAgentRecord>,
+        sub_agent: Option<Box<SubAgentRecord>>,
     },
     /// Older history was summarised here (RUN-4).
     Summary,

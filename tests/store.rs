@@ -497,6 +497,7 @@ fn store1_sessions_list_newest_updated_first_with_filters() {
     let both = SessionFilter {
         project_id: Some("p1"),
         workspace: Some("/w2"),
+        include_sub_agents: true,
     };
     assert!(store.list_sessions(&both, 10).unwrap().is_empty());
 

@@ -154,7 +154,7 @@ pub fn open_session(
             } = item
                 && tool == crate::tools::agent::NAME
             {
-                *sub_agent = super::sub_agent::record_for_call(store, &record.id, call_id);
+                *sub_agent = super::sub_agent::record_for_call(store, &record.id, call_id).map(Box::new);
             }
         }
         let workspace = PathBuf::from(&record.workspace);
