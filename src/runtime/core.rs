@@ -56,9 +56,10 @@ pub struct SessionCore {
     /// prompt's own (the environment facts and project instructions stay).
     pub prompt_base: Option<String>,
     /// The sub-agents this session may start, and how many at a time.
-    pub agents: Arc<super::sub_agent::AgentCatalog>,
-    /// This core, for the sub-agents a call starts; set once at start.
-    pub me: std::sync::OnceLock<std::sync::Weak<SessionCore>>,
+    pub agents: Arc<super::agent_catalog::AgentCatalog>,
+    /// What starts the sub-agents of Agent calls; set once at start, and
+    /// never inside a sub-agent (depth 1).
+    pub sub_agents: std::sync::OnceLock<Arc<dyn crate::tools::agent::SubAgentRunner>>,
     pub session_id: String,
     pub workspace: PathBuf,
     pub project_id: String,
@@ -263,8 +264,7 @@ impl SessionCore {
         if self.role != AgentRole::Main {
             return None;
         }
-        let me = self.me.get()?.clone();
-        Some(Arc::new(super::sub_agent::Launcher::new(me)))
+        self.sub_agents.get().cloned()
     }
 
     /// The sub-agent label of this core ("explore #2"); `None` for the

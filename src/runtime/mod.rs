@@ -2,6 +2,7 @@
 //! model, runs tools through the approval pipeline and persists everything.
 //! Front ends talk to it only through `crate::protocol::{Op, Event}`.
 
+pub mod agent_catalog;
 pub mod compaction;
 pub mod core;
 pub mod injection;
@@ -121,8 +122,8 @@ pub fn start(setup: RuntimeSetup, mut store: Store) -> Result<RuntimeHandle, Ses
         .with_memory(&memory_dir);
     let (mcp, mcp_notices) = start_mcp(&setup, &store, &project_id, &workspace, &event_tx);
     let mut registry = ToolRegistry::builtin(&setup.disallowed_tools);
-    let agents = Arc::new(sub_agent::AgentCatalog::new(
-        sub_agent::builtin_agents(),
+    let agents = Arc::new(agent_catalog::AgentCatalog::new(
+        agent_catalog::builtin_agents(),
         setup.agents.max_parallel,
     ));
     if !crate::permission::settings::list_removes(
@@ -139,7 +140,7 @@ pub fn start(setup: RuntimeSetup, mut store: Store) -> Result<RuntimeHandle, Ses
         role: self::core::AgentRole::Main,
         prompt_base: None,
         agents,
-        me: Default::default(),
+        sub_agents: Default::default(),
         session_id: session_id.clone(),
         workspace: workspace.clone(),
         project_id: project_id.clone(),
@@ -174,7 +175,11 @@ pub fn start(setup: RuntimeSetup, mut store: Store) -> Result<RuntimeHandle, Ses
         background_shown: Mutex::default(),
         window_lookup: Mutex::default(),
     });
-    let _ = core.me.set(Arc::downgrade(&core));
+    // The launcher holds the core weakly: the session ends when its
+    // runtime does.
+    let _ = core
+        .sub_agents
+        .set(Arc::new(sub_agent::Launcher::new(Arc::downgrade(&core))));
     core.emit(Event::SessionStarted {
         session_id: session_id.clone(),
         workspace: workspace.to_string_lossy().into_owned(),

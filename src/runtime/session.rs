@@ -154,7 +154,7 @@ pub fn open_session(
             } = item
                 && tool == crate::tools::agent::NAME
             {
-                *sub_agent = super::sub_agent::record_for_call(store, &record.id, call_id).map(Box::new);
+                *sub_agent = sub_agent_record(store, &record.id, call_id).map(Box::new);
             }
         }
         let workspace = PathBuf::from(&record.workspace);
@@ -204,5 +204,25 @@ pub fn open_session(
         mode_source,
         resumed: false,
         replay: Vec::new(),
+    })
+}
+
+/// The sub-agent a resumed Agent call ran, as the front end shows it.
+fn sub_agent_record(
+    store: &crate::store::Store,
+    parent: &str,
+    call_id: &str,
+) -> Option<crate::protocol::SubAgentRecord> {
+    let row = store.sub_agent_for_call(parent, call_id).ok()??;
+    let summary: crate::protocol::SubAgentSummary = serde_json::from_value(row.summary?).ok()?;
+    Some(crate::protocol::SubAgentRecord {
+        agent: crate::protocol::SubAgentInfo {
+            label: row.label,
+            agent_type: row.agent_type,
+            description: row.description,
+            model: row.model,
+            session_id: row.session_id,
+        },
+        summary,
     })
 }

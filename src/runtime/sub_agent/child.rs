@@ -3,9 +3,9 @@
 //! permission rules; its own session, conversation, file reads, tools
 //! and events.
 
-use super::catalog::AgentKind;
 use crate::model::select::SelectedModel;
 use crate::protocol::{Event, SubAgentInfo};
+use crate::runtime::agent_catalog::AgentKind;
 use crate::runtime::core::{AgentRole, Conversation, SessionCore, SubAgentRole, lock};
 use crate::store::{NewSession, NewSubAgent, StoreError};
 use crate::tools::FileStateTracker;
@@ -56,7 +56,7 @@ pub(super) fn build(
         }),
         prompt_base: Some(format!("{}{SUB_AGENT_NOTES}", kind.prompt.trim_end())),
         agents: parent.agents.clone(),
-        me: Default::default(),
+        sub_agents: Default::default(),
         session_id: info.session_id.clone(),
         workspace: parent.workspace.clone(),
         project_id: parent.project_id.clone(),

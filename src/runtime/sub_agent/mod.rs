@@ -8,14 +8,10 @@
 //! Agent call and passed on to the front end ([`forward`]); its approvals
 //! reach the front end directly, labelled with the agent.
 
-mod catalog;
 mod child;
 mod forward;
 
-pub use catalog::{
-    AgentCatalog, AgentKind, EXPLORE_TOOLS, NEVER_FOR_SUB_AGENTS, ToolChoice, builtin_agents,
-};
-
+use super::agent_catalog::AgentKind;
 use super::core::{SessionCore, lock};
 use crate::model::select::SelectedModel;
 use crate::protocol::{Event, SubAgentInfo, SubAgentStatus, SubAgentSummary};
@@ -255,27 +251,6 @@ fn thousands(n: u64) -> String {
         out.push(c);
     }
     out
-}
-
-/// The sub-agents' share of a session: which agents a resumed Agent
-/// call ran, for the front end.
-pub fn record_for_call(
-    store: &crate::store::Store,
-    parent: &str,
-    call_id: &str,
-) -> Option<crate::protocol::SubAgentRecord> {
-    let row = store.sub_agent_for_call(parent, call_id).ok()??;
-    let summary: SubAgentSummary = serde_json::from_value(row.summary?).ok()?;
-    Some(crate::protocol::SubAgentRecord {
-        agent: SubAgentInfo {
-            label: row.label,
-            agent_type: row.agent_type,
-            description: row.description,
-            model: row.model,
-            session_id: row.session_id,
-        },
-        summary,
-    })
 }
 
 #[cfg(test)]

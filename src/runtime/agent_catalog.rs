@@ -8,8 +8,8 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use tokio::sync::Semaphore;
 
-const EXPLORE_PROMPT: &str = include_str!("../../../assets/agents/explore.md");
-const GENERAL_PROMPT: &str = include_str!("../../../assets/agents/general-purpose.md");
+const EXPLORE_PROMPT: &str = include_str!("../../assets/agents/explore.md");
+const GENERAL_PROMPT: &str = include_str!("../../assets/agents/general-purpose.md");
 
 /// Tools no sub-agent gets (PLAN-12; depth 1: sub-agents never start
 /// sub-agents).
