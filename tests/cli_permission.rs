@@ -344,14 +344,15 @@ fn cli4_sessions_list_empty() {
 }
 
 /// A database as an earlier release left it (schema 1): the current
-/// schema minus the tables of steps 2 and 3, with sessions and settings
+/// schema minus the tables of steps 2 to 4, with sessions and settings
 /// under old ids.
 fn downgrade_to_schema_1(db: &Path, sessions: &[(&str, &Path)], rules_for: &Path) {
     use zcode::config::project_id::legacy_project_id;
     drop(zcode::store::Store::open(db).unwrap());
     let conn = rusqlite::Connection::open(db).unwrap();
     conn.execute_batch(
-        "DROP TABLE project_id_carry_over; DROP TABLE session_lock; PRAGMA user_version = 1;",
+        "DROP TABLE project_id_carry_over; DROP TABLE session_lock; DROP TABLE sub_agent;
+         PRAGMA user_version = 1;",
     )
     .unwrap();
     for (id, ws) in sessions {

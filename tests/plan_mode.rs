@@ -427,7 +427,9 @@ fn plan4_full_text_starts_with_contract_text_and_lays_out_the_phases() {
     ] {
         assert!(PLAN_MODE_FULL.contains(phase), "{phase}");
     }
-    assert!(PLAN_MODE_FULL.contains("at most 3 of them in parallel"));
+    assert!(PLAN_MODE_FULL.contains(
+        "you may launch at most 3 explore sub-agents (subagent_type `explore`) in parallel"
+    ));
     assert!(PLAN_MODE_FULL.contains("ask with AskUserQuestion"));
     assert!(PLAN_MODE_FULL.contains(
         "Your turn must end with either AskUserQuestion (to clarify something) or ExitPlanMode (to present the plan)."
