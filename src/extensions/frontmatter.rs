@@ -10,7 +10,9 @@
 //! without frontmatter is all body.
 
 use std::collections::BTreeMap;
-use yaml_rust2::{Yaml, YamlLoader};
+use yaml_rust2::Event;
+use yaml_rust2::parser::Parser;
+use yaml_rust2::scanner::TScalarStyle;
 
 /// A frontmatter value as the loaders use it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -88,44 +90,134 @@ fn split_at_closing(rest: &str) -> Option<(&str, &str)> {
     None
 }
 
-/// The strict reading; `None` when the text is not a YAML mapping (an
-/// empty frontmatter is an empty mapping).
+/// The strict reading over the parser's events; `None` when the text is
+/// not YAML or not a mapping (an empty frontmatter is an empty mapping).
+/// yaml-rust2's own loader copies an anchored node at every alias, so a
+/// few lines of aliases would build millions of nodes: here an alias is
+/// never expanded, only a value no loader reads.
 fn strict(yaml: &str) -> Option<BTreeMap<String, Value>> {
-    let docs = YamlLoader::load_from_str(yaml).ok()?;
-    let mut fields = BTreeMap::new();
-    match docs.into_iter().next() {
-        None | Some(Yaml::Null) => return Some(fields),
-        Some(Yaml::Hash(hash)) => {
-            for (key, value) in hash {
-                let Some(key) = scalar(&key) else { continue };
-                if let Some(value) = convert(&value) {
-                    fields.insert(key, value);
+    let mut parser = Parser::new_from_str(yaml);
+    let mut reader = StrictReader::default();
+    loop {
+        let (event, _) = parser.next_token().ok()?;
+        if event == Event::StreamEnd {
+            break;
+        }
+        reader.on(event)?;
+    }
+    Some(reader.fields)
+}
+
+/// The top-level keys of the first document, from its events.
+#[derive(Default)]
+struct StrictReader {
+    fields: BTreeMap<String, Value>,
+    /// Nesting of collections: 1 inside the top mapping.
+    depth: usize,
+    documents: usize,
+    key: KeyState,
+    /// The value being read at depth 2 or more: the scalars of a list so
+    /// far, or `None` once it is anything else.
+    nested: Option<Vec<String>>,
+}
+
+/// Where the top mapping is between a key and its value.
+#[derive(Default)]
+enum KeyState {
+    #[default]
+    Waiting,
+    /// This key's value comes next.
+    Key(String),
+    /// Inside a key that is itself a collection.
+    ComplexKey,
+    /// The value of a key that is not text comes next: skipped.
+    SkipValue,
+}
+
+impl StrictReader {
+    /// One event; `None`: not a mapping.
+    fn on(&mut self, event: Event) -> Option<()> {
+        if self.documents > 1 {
+            return Some(());
+        }
+        match event {
+            Event::DocumentStart => self.documents += 1,
+            Event::MappingStart(..) | Event::SequenceStart(..) => {
+                let sequence = matches!(event, Event::SequenceStart(..));
+                self.depth += 1;
+                match self.depth {
+                    1 if sequence => return None,
+                    1 => {}
+                    2 => {
+                        self.nested = None;
+                        match self.key {
+                            KeyState::Waiting => self.key = KeyState::ComplexKey,
+                            KeyState::Key(_) if sequence => self.nested = Some(Vec::new()),
+                            _ => {}
+                        }
+                    }
+                    _ => self.nested = None,
                 }
             }
+            Event::MappingEnd | Event::SequenceEnd => {
+                self.depth = self.depth.saturating_sub(1);
+                if self.depth == 1 {
+                    let nested = self.nested.take();
+                    self.key = match std::mem::take(&mut self.key) {
+                        KeyState::Key(key) => {
+                            self.fields
+                                .insert(key, nested.map_or(Value::Other, Value::List));
+                            KeyState::Waiting
+                        }
+                        KeyState::ComplexKey => KeyState::SkipValue,
+                        KeyState::Waiting | KeyState::SkipValue => KeyState::Waiting,
+                    };
+                }
+            }
+            Event::Scalar(text, style, ..) => match self.depth {
+                0 => return plain_null(&text, style).then_some(()),
+                1 => {
+                    self.key = match std::mem::take(&mut self.key) {
+                        KeyState::Waiting => KeyState::Key(text),
+                        KeyState::Key(key) => {
+                            if !plain_null(&text, style) {
+                                self.fields.insert(key, Value::Text(text));
+                            }
+                            KeyState::Waiting
+                        }
+                        KeyState::ComplexKey | KeyState::SkipValue => KeyState::Waiting,
+                    }
+                }
+                2 => {
+                    if let Some(items) = self.nested.as_mut() {
+                        items.push(text);
+                    }
+                }
+                _ => {}
+            },
+            Event::Alias(_) => match self.depth {
+                0 => return None,
+                1 => {
+                    self.key = match std::mem::take(&mut self.key) {
+                        KeyState::Waiting => KeyState::SkipValue,
+                        KeyState::Key(key) => {
+                            self.fields.insert(key, Value::Other);
+                            KeyState::Waiting
+                        }
+                        KeyState::ComplexKey | KeyState::SkipValue => KeyState::Waiting,
+                    }
+                }
+                _ => self.nested = None,
+            },
+            _ => {}
         }
-        Some(_) => return None,
+        Some(())
     }
-    Some(fields)
 }
 
-fn scalar(yaml: &Yaml) -> Option<String> {
-    match yaml {
-        Yaml::String(s) | Yaml::Real(s) => Some(s.clone()),
-        Yaml::Integer(i) => Some(i.to_string()),
-        Yaml::Boolean(b) => Some(b.to_string()),
-        _ => None,
-    }
-}
-
-fn convert(yaml: &Yaml) -> Option<Value> {
-    Some(match yaml {
-        Yaml::Null | Yaml::BadValue => return None,
-        Yaml::Array(items) => {
-            let texts: Option<Vec<String>> = items.iter().map(scalar).collect();
-            texts.map_or(Value::Other, Value::List)
-        }
-        other => scalar(other).map_or(Value::Other, Value::Text),
-    })
+/// A plain `~`, `null` or nothing: YAML's null.
+fn plain_null(text: &str, style: TScalarStyle) -> bool {
+    style == TScalarStyle::Plain && matches!(text, "" | "~" | "null" | "Null" | "NULL")
 }
 
 /// The line-by-line reading of a frontmatter that is not valid YAML.
@@ -290,9 +382,18 @@ mod tests {
 
     #[test]
     fn frontmatter_nested_values_are_other_and_null_is_absent() {
-        let doc = parse("---\nname:\nmeta: {a: 1}\n---\n", KEYS).unwrap();
+        let doc = parse(
+            "---\nname:\nmeta: {a: 1}\n? [complex, key]\n: skipped\nlist: [a, [b]]\nflag: true\nafter: ok\n---\n",
+            KEYS,
+        )
+        .unwrap();
+        assert!(!doc.lenient);
         assert!(!doc.fields.contains_key("name"));
         assert_eq!(doc.fields["meta"], Value::Other);
+        assert_eq!(doc.fields["list"], Value::Other);
+        assert_eq!(doc.text("flag"), Some("true"));
+        assert_eq!(doc.text("after"), Some("ok"));
+        assert_eq!(doc.fields.len(), 4, "{:?}", doc.fields);
     }
 
     #[test]
@@ -300,7 +401,7 @@ mod tests {
         // Aliases are kept as references, never expanded.
         let mut yaml = String::from("---\na: &a [x, x, x, x, x, x, x, x]\n");
         let mut prev = 'a';
-        for c in 'b'..='k' {
+        for c in 'b'..='u' {
             yaml.push_str(&format!("{c}: &{c} [*{prev}, *{prev}, *{prev}, *{prev}]\n"));
             prev = c;
         }
