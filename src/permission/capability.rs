@@ -138,6 +138,7 @@ pub const BUILTIN_TOOLS: &[&str] = &[
     "ExitPlanMode",
     "ListModels",
     "ReadSessionContext",
+    "Skill",
 ];
 
 /// The static declaration of a built-in tool (CAP-2). Bash's effective
@@ -150,6 +151,7 @@ pub fn builtin_capability(tool_name: &str) -> Option<Capability> {
         "Grep" => read_only_low("grep"),
         "ListModels" => read_only_low("list_models"),
         "ReadSessionContext" => read_only_low("read_session_context"),
+        "Skill" => read_only_low("skill"),
         "Write" | "Edit" => Capability {
             read_only: false,
             side_effect_scope: SideEffectScope::Workspace,

@@ -118,6 +118,7 @@ pub fn start(setup: RuntimeSetup, mut store: Store) -> Result<RuntimeHandle, Ses
         .with_memory(&memory_dir);
     let (mcp, mcp_notices) = start_mcp(&setup, &store, &project_id, &workspace, &event_tx);
     let mut registry = ToolRegistry::builtin(&setup.disallowed_tools);
+    let skill_notices = register_skills(&mut registry, &setup, &workspace);
     registry.add_source(Arc::new(mcp.clone()));
     let core = Arc::new(SessionCore {
         context,
@@ -169,7 +170,7 @@ pub fn start(setup: RuntimeSetup, mut store: Store) -> Result<RuntimeHandle, Ses
             .notice(),
         mode_source: opened.mode_source,
     });
-    for message in mcp_notices {
+    for message in mcp_notices.into_iter().chain(skill_notices) {
         core.emit(Event::Notice { message });
     }
     core.mcp.launch();
@@ -187,6 +188,27 @@ pub fn start(setup: RuntimeSetup, mut store: Store) -> Result<RuntimeHandle, Ses
         session_id,
         task,
     })
+}
+
+/// Offers the Skill tool when there are skills (and `--disallowedTools`
+/// does not name it); returns the notices of the skill folders left out,
+/// told once at the session's start.
+fn register_skills(
+    registry: &mut ToolRegistry,
+    setup: &RuntimeSetup,
+    workspace: &std::path::Path,
+) -> Vec<String> {
+    use crate::tools::skill::{NAME, SkillTool};
+    let (skills, problems) = crate::extensions::skills::load_skills(workspace, &setup.zcode_home);
+    if !crate::permission::settings::list_removes(&setup.disallowed_tools, NAME)
+        && let Some(tool) = SkillTool::new(skills)
+    {
+        registry.register(Arc::new(tool));
+    }
+    problems
+        .into_iter()
+        .map(|problem| format!("Skill left out: {problem}"))
+        .collect()
 }
 
 /// Starts the session's MCP servers in the background, with the notices
