@@ -185,9 +185,15 @@ fn first_line(body: &str) -> String {
         .to_string()
 }
 
-/// One line, at most [`MAX_DESCRIPTION_CHARS`].
+/// One line without control characters, at most [`MAX_DESCRIPTION_CHARS`].
 fn cap(text: &str) -> String {
-    let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let one_line: String = text
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .chars()
+        .filter(|c| !c.is_control())
+        .collect();
     match one_line.char_indices().nth(MAX_DESCRIPTION_CHARS) {
         Some((at, _)) => format!("{}…", &one_line[..at]),
         None => one_line,

@@ -45,6 +45,18 @@ pub fn term_msg(event: TermEvent) -> Option<Msg> {
     }
 }
 
+/// The command files and skills, and a notice for each command file left
+/// out (told once, at start).
+pub fn add_extensions(model: &mut Model, extensions: super::launcher::Extensions) {
+    model.command_files = extensions.commands;
+    model.skills = extensions.skills;
+    for problem in extensions.problems {
+        model.cells.push(super::cells::Cell::Notice {
+            text: format!("Command file left out: {problem}"),
+        });
+    }
+}
+
 /// Runs the TUI until the user quits or the runtime ends. `launcher`
 /// starts the sessions `/new` and `/resume` switch to. Returns what to
 /// print once the terminal is back: the transcript's tail and the command
@@ -55,6 +67,7 @@ pub async fn run(handle: RuntimeHandle, launcher: Box<dyn Launcher>) -> anyhow::
     let mut model = Model::new(size.width, size.height);
     model.session_id = handle.session_id.clone();
     model.monochrome = no_color();
+    add_extensions(&mut model, launcher.extensions());
     model.now = Some(Instant::now());
     let cwd = std::env::current_dir().unwrap_or_default();
     let mouse_capture = super::terminal::mouse_capture();
