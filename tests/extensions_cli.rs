@@ -174,3 +174,52 @@ async fn headless_unknown_command_is_a_usage_error_and_sends_nothing() {
     assert_eq!(run.code, Some(0), "{run}");
     assert_eq!(first_user_text(&server.requests()[0].json()), "/deploy-chek now");
 }
+
+/// The README's examples of the three file kinds load as it says.
+#[test]
+fn readme_examples_of_agent_skill_and_command_files_load() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .expect("README.md");
+    let section = readme
+        .split("### Agents, skills and commands")
+        .nth(1)
+        .and_then(|rest| rest.split("\n### ").next())
+        .expect("the README's section");
+    let blocks: Vec<&str> = section
+        .split("```markdown\n")
+        .skip(1)
+        .map(|b| b.split("```\n").next().expect("a closed block"))
+        .collect();
+    assert_eq!(blocks.len(), 3, "agent, skill and command examples");
+    let ws = tempfile::tempdir().unwrap();
+    let home = ws.path().join("home");
+    write(ws.path(), ".claude/agents/code-reviewer.md", blocks[0]);
+    write(ws.path(), ".zcode/skills/release/SKILL.md", blocks[1]);
+    write(ws.path(), ".zcode/commands/fix-issue.md", blocks[2]);
+
+    let (agents, problems) = zcode::extensions::agents::load_agents(
+        ws.path(),
+        &home,
+        &["Read", "Grep", "Glob", "Bash"],
+    );
+    assert!(problems.is_empty(), "{problems:?}");
+    assert_eq!(agents[0].name, "code-reviewer");
+    assert_eq!(agents[0].tools.as_ref().map(Vec::len), Some(4));
+    assert_eq!(agents[0].model.as_deref(), Some("sonnet"));
+    assert!(agents[0].description.contains("<example>"));
+
+    let (skills, problems) = zcode::extensions::skills::load_skills(ws.path(), &home);
+    assert!(problems.is_empty(), "{problems:?}");
+    assert_eq!(skills[0].name, "release-notes");
+
+    let (commands, problems) =
+        zcode::extensions::commands::load_commands(ws.path(), &home, &["help"]);
+    assert!(problems.is_empty(), "{problems:?}");
+    assert_eq!(commands[0].name, "fix-issue");
+    assert_eq!(commands[0].argument_hint.as_deref(), Some("[number] [priority]"));
+    assert!(section.contains("`/fix-issue 42 \"very high\"` sends the body"));
+    assert_eq!(
+        commands[0].expand("42 \"very high\""),
+        "Fix issue #42 with priority very high. Read the issue with `gh issue view 42` first."
+    );
+}
