@@ -42,14 +42,22 @@ async fn skill_tool_loads_a_skill_by_name() {
         ".claude/skills/release/SKILL.md",
         "---\nname: release-notes\ndescription: Write release notes from the git log\n---\nRead template.md beside this file, then summarise `git log` in its format.\n",
     );
-    write(h.project(), ".claude/skills/release/template.md", "## Changes\n");
+    write(
+        h.project(),
+        ".claude/skills/release/template.md",
+        "## Changes\n",
+    );
     write(
         h.home(),
         "skills/notes/SKILL.md",
         "---\ndescription: Keep meeting notes\n---\nSECRET-BODY-OF-NOTES\n",
     );
     // A folder that is no skill: told once on stderr, the run goes on.
-    write(h.project(), ".zcode/skills/broken/SKILL.md", "---\nname: broken\n---\n");
+    write(
+        h.project(),
+        ".zcode/skills/broken/SKILL.md",
+        "---\nname: broken\n---\n",
+    );
     let server = FakeModelServer::start().await;
     server.enqueue_all([
         Reply::sse(sse::openai_tool_calls(
@@ -61,11 +69,18 @@ async fn skill_tool_loads_a_skill_by_name() {
     // Plan mode: the Skill tool is read-only and runs without asking
     // (headless, anything asked would be denied).
     let run = h
-        .run(&["-p", "write the release notes", "--mode", "plan"], &openai_env(&server))
+        .run(
+            &["-p", "write the release notes", "--mode", "plan"],
+            &openai_env(&server),
+        )
         .await;
     assert_eq!(run.code, Some(0), "{run}");
     assert_eq!(run.stdout, "Loaded.\n", "{run}");
-    let told: Vec<&str> = run.stderr.lines().filter(|l| l.contains("Skill left out")).collect();
+    let told: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.contains("Skill left out"))
+        .collect();
     assert_eq!(told.len(), 1, "{run}");
     assert!(
         told[0].ends_with("broken/SKILL.md: has no description: the frontmatter needs `description:` saying when the skill applies"),
@@ -78,11 +93,11 @@ async fn skill_tool_loads_a_skill_by_name() {
     // The first request lists the skills' names and descriptions in the
     // Skill tool's description, and none of their bodies.
     let first = requests[0].json();
-    let description = tool(&first, "Skill").expect("the Skill tool is offered")["function"]
-        ["description"]
-        .as_str()
-        .expect("a description")
-        .to_string();
+    let description =
+        tool(&first, "Skill").expect("the Skill tool is offered")["function"]["description"]
+            .as_str()
+            .expect("a description")
+            .to_string();
     assert!(
         description.ends_with(
             "Available skills:\n- notes: Keep meeting notes\n- release-notes: Write release notes from the git log\n"
@@ -93,7 +108,11 @@ async fn skill_tool_loads_a_skill_by_name() {
     assert!(!first.to_string().contains("Read template.md"));
     // The tool result holds the body and the skill's folder.
     let result = openai_tool_result(&requests[1].json(), "call_s");
-    let base = h.project().canonicalize().unwrap().join(".claude/skills/release");
+    let base = h
+        .project()
+        .canonicalize()
+        .unwrap()
+        .join(".claude/skills/release");
     assert_eq!(
         result,
         format!(
@@ -112,10 +131,17 @@ async fn skill_tool_not_offered_without_skills_or_when_disallowed() {
     assert_eq!(run.code, Some(0), "{run}");
     assert!(tool(&server.requests()[0].json(), "Skill").is_none());
 
-    write(h.project(), ".zcode/skills/s/SKILL.md", "---\ndescription: d\n---\nbody\n");
+    write(
+        h.project(),
+        ".zcode/skills/s/SKILL.md",
+        "---\ndescription: d\n---\nbody\n",
+    );
     server.enqueue(Reply::sse(sse::openai_text("ok")));
     let run = h
-        .run(&["-p", "hi", "--disallowedTools", "Skill"], &openai_env(&server))
+        .run(
+            &["-p", "hi", "--disallowedTools", "Skill"],
+            &openai_env(&server),
+        )
         .await;
     assert_eq!(run.code, Some(0), "{run}");
     assert!(tool(&server.requests()[1].json(), "Skill").is_none());
@@ -151,10 +177,20 @@ async fn headless_command_file_is_expanded_into_the_first_request() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn headless_unknown_command_is_a_usage_error_and_sends_nothing() {
     let h = Harness::new();
-    write(h.project(), ".claude/commands/deploy-check.md", "Check the deploy.\n");
-    write(h.project(), ".claude/commands/Mode.md", "Shadows a built-in.\n");
+    write(
+        h.project(),
+        ".claude/commands/deploy-check.md",
+        "Check the deploy.\n",
+    );
+    write(
+        h.project(),
+        ".claude/commands/Mode.md",
+        "Shadows a built-in.\n",
+    );
     let server = FakeModelServer::start().await;
-    let run = h.run(&["-p", "/deploy-chek now"], &openai_env(&server)).await;
+    let run = h
+        .run(&["-p", "/deploy-chek now"], &openai_env(&server))
+        .await;
     assert_eq!(run.code, Some(2), "{run}");
     assert!(
         run.stderr.contains(
@@ -163,16 +199,22 @@ async fn headless_unknown_command_is_a_usage_error_and_sends_nothing() {
         "{run}"
     );
     assert!(
-        run.stderr.contains("command file left out: ") && run.stderr.contains("Mode.md: /Mode is a built-in command"),
+        run.stderr.contains("command file left out: ")
+            && run.stderr.contains("Mode.md: /Mode is a built-in command"),
         "{run}"
     );
     assert_eq!(server.request_count(), 0);
 
     // `//` sends the line as text, with one `/` removed.
     server.enqueue(Reply::sse(sse::openai_text("ok")));
-    let run = h.run(&["-p", "//deploy-chek now"], &openai_env(&server)).await;
+    let run = h
+        .run(&["-p", "//deploy-chek now"], &openai_env(&server))
+        .await;
     assert_eq!(run.code, Some(0), "{run}");
-    assert_eq!(first_user_text(&server.requests()[0].json()), "/deploy-chek now");
+    assert_eq!(
+        first_user_text(&server.requests()[0].json()),
+        "/deploy-chek now"
+    );
 }
 
 /// The README's examples of the three file kinds load as it says.
@@ -197,11 +239,8 @@ fn readme_examples_of_agent_skill_and_command_files_load() {
     write(ws.path(), ".zcode/skills/release/SKILL.md", blocks[1]);
     write(ws.path(), ".zcode/commands/fix-issue.md", blocks[2]);
 
-    let (agents, problems) = zcode::extensions::agents::load_agents(
-        ws.path(),
-        &home,
-        &["Read", "Grep", "Glob", "Bash"],
-    );
+    let (agents, problems) =
+        zcode::extensions::agents::load_agents(ws.path(), &home, &["Read", "Grep", "Glob", "Bash"]);
     assert!(problems.is_empty(), "{problems:?}");
     assert_eq!(agents[0].name, "code-reviewer");
     assert_eq!(agents[0].tools.as_ref().map(Vec::len), Some(4));
@@ -216,7 +255,10 @@ fn readme_examples_of_agent_skill_and_command_files_load() {
         zcode::extensions::commands::load_commands(ws.path(), &home, &["help"]);
     assert!(problems.is_empty(), "{problems:?}");
     assert_eq!(commands[0].name, "fix-issue");
-    assert_eq!(commands[0].argument_hint.as_deref(), Some("[number] [priority]"));
+    assert_eq!(
+        commands[0].argument_hint.as_deref(),
+        Some("[number] [priority]")
+    );
     assert!(section.contains("`/fix-issue 42 \"very high\"` sends the body"));
     assert_eq!(
         commands[0].expand("42 \"very high\""),

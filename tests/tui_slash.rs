@@ -1037,8 +1037,7 @@ fn session_with_files(ws: &std::path::Path, width: u16, height: u16) -> Model {
     let mut m = session(width, height);
     let home = ws.join("no-home");
     let reserved: Vec<&str> = zcode::tui::slash::COMMANDS.iter().map(|c| c.name).collect();
-    let (commands, problems) =
-        zcode::extensions::commands::load_commands(ws, &home, &reserved);
+    let (commands, problems) = zcode::extensions::commands::load_commands(ws, &home, &reserved);
     let (skills, _) = zcode::extensions::skills::load_skills(ws, &home);
     zcode::tui::app::add_extensions(
         &mut m,
@@ -1074,8 +1073,7 @@ fn command_file_slash_command_sends_the_expanded_text() {
     assert_eq!(
         cmds,
         vec![Cmd::Send(Op::UserInput {
-            text: "Fix issue #42 with priority very high.\nAll arguments: 42 \"very high\""
-                .into()
+            text: "Fix issue #42 with priority very high.\nAll arguments: 42 \"very high\"".into()
         })]
     );
     assert!(m.busy);
@@ -1109,8 +1107,14 @@ fn command_file_unknown_command_error_lists_the_files_too() {
     m.cells.clear();
     assert!(submit(&mut m, "/fix-isue 1").is_empty());
     let errors = errors(&m);
-    assert!(errors[0].starts_with("unknown command /fix-isue;"), "{errors:?}");
-    assert!(errors[0].contains("/fix-issue, /frontend:lint"), "{errors:?}");
+    assert!(
+        errors[0].starts_with("unknown command /fix-isue;"),
+        "{errors:?}"
+    );
+    assert!(
+        errors[0].contains("/fix-issue, /frontend:lint"),
+        "{errors:?}"
+    );
 }
 
 #[test]
@@ -1121,12 +1125,21 @@ fn command_files_and_skills_in_help_and_skills() {
     submit(&mut m, "/help");
     let help = notices(&m).pop().expect("the help text");
     assert!(help.contains("\n  /skills "), "{help}");
-    assert!(help.contains("command files:\n  /fix-issue [number] [priority]"), "{help}");
-    assert!(help.contains("Fix a GitHub issue by number (project)"), "{help}");
+    assert!(
+        help.contains("command files:\n  /fix-issue [number] [priority]"),
+        "{help}"
+    );
+    assert!(
+        help.contains("Fix a GitHub issue by number (project)"),
+        "{help}"
+    );
     assert!(help.contains("/frontend:lint"), "{help}");
     submit(&mut m, "/skills");
     let skills = notices(&m).pop().expect("the skills list");
-    assert!(skills.starts_with("skills (the model loads one with the Skill tool"), "{skills}");
+    assert!(
+        skills.starts_with("skills (the model loads one with the Skill tool"),
+        "{skills}"
+    );
     assert!(skills.contains("pdf-forms"), "{skills}");
     assert!(skills.contains("Fill in PDF forms (project: "), "{skills}");
     assert!(skills.contains(".claude/skills/pdf)"), "{skills}");
@@ -1137,5 +1150,8 @@ fn skills_command_without_skills_says_where_they_go() {
     let mut m = session(80, 24);
     submit(&mut m, "/skills");
     let text = notices(&m).pop().expect("a notice");
-    assert!(text.starts_with("no skills: a skill is a folder with a SKILL.md in .zcode/skills/"), "{text}");
+    assert!(
+        text.starts_with("no skills: a skill is a folder with a SKILL.md in .zcode/skills/"),
+        "{text}"
+    );
 }

@@ -105,6 +105,9 @@ mod tests {
             "unknown command /reveiw: the command files are /review; start the task with // to send it as text"
         );
         let err = expand_with("/x", &[]).unwrap_err();
-        assert!(err.to_string().contains("there are no command files"), "{err}");
+        assert!(
+            err.to_string().contains("there are no command files"),
+            "{err}"
+        );
     }
 }

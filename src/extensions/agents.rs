@@ -66,10 +66,7 @@ pub fn load_agents(
 }
 
 /// [`load_agents`] over the given directories.
-pub fn load_from(
-    sources: &[Source],
-    known_tools: &[&str],
-) -> (Vec<AgentDefinition>, Vec<Problem>) {
+pub fn load_from(sources: &[Source], known_tools: &[&str]) -> (Vec<AgentDefinition>, Vec<Problem>) {
     let mut problems = Vec::new();
     let mut agents: BTreeMap<String, AgentDefinition> = BTreeMap::new();
     for source in sources {
@@ -130,7 +127,10 @@ fn parse_agent(
         return None;
     }
     let Some(description) = doc.text("description") else {
-        fail("has no description: the frontmatter needs `description:` saying when to use the agent".to_string());
+        fail(
+            "has no description: the frontmatter needs `description:` saying when to use the agent"
+                .to_string(),
+        );
         return None;
     };
     let tools = match doc.fields.get("tools") {
@@ -138,7 +138,10 @@ fn parse_agent(
         Some(Value::Text(list)) => Some(list.split(',').map(str::to_string).collect()),
         Some(Value::List(list)) => Some(list.clone()),
         Some(Value::Other) => {
-            fail("`tools` is neither a comma list nor a list of names; every tool is given".to_string());
+            fail(
+                "`tools` is neither a comma list nor a list of names; every tool is given"
+                    .to_string(),
+            );
             None
         }
     }
@@ -248,7 +251,11 @@ When invoked:
         assert!(problems.is_empty(), "{}", reasons(&problems));
         let agent = &agents[0];
         assert_eq!(agent.name, "code-reviewer");
-        assert!(agent.description.starts_with("Use this agent when you need to review code"));
+        assert!(
+            agent
+                .description
+                .starts_with("Use this agent when you need to review code")
+        );
         assert!(agent.description.contains("<commentary>"));
         assert!(agent.description.ends_with("</example>"));
         assert_eq!(
@@ -280,7 +287,10 @@ When invoked:
     fn custom_agent_name_defaults_to_file_stem_and_list_is_sorted() {
         let (_ws, sources) = dir_with(&[
             (".zcode/agents/zeta.md", "---\ndescription: z\n---\n"),
-            (".zcode/agents/alpha.md", "---\ndescription: a\ntools: [Read, mcp__gh__search]\nmodel: inherit\n---\n"),
+            (
+                ".zcode/agents/alpha.md",
+                "---\ndescription: a\ntools: [Read, mcp__gh__search]\nmodel: inherit\n---\n",
+            ),
         ]);
         let (agents, problems) = load_from(&sources, TOOLS);
         assert!(problems.is_empty(), "{}", reasons(&problems));
@@ -306,14 +316,23 @@ When invoked:
             Some(&["Read", "Bash"].map(String::from)[..])
         );
         let text = reasons(&problems);
-        assert!(text.contains("a.md: unknown tool \"Teleport\" in `tools` is left out"), "{text}");
+        assert!(
+            text.contains("a.md: unknown tool \"Teleport\" in `tools` is left out"),
+            "{text}"
+        );
     }
 
     #[test]
     fn bad_input_agent_builtin_name_clash_is_skipped() {
         let (_ws, sources) = dir_with(&[
-            (".zcode/agents/x.md", "---\nname: Explore\ndescription: d\n---\n"),
-            (".zcode/agents/general-purpose.md", "---\ndescription: d\n---\n"),
+            (
+                ".zcode/agents/x.md",
+                "---\nname: Explore\ndescription: d\n---\n",
+            ),
+            (
+                ".zcode/agents/general-purpose.md",
+                "---\ndescription: d\n---\n",
+            ),
         ]);
         let (agents, problems) = load_from(&sources, TOOLS);
         assert!(agents.is_empty());
@@ -325,7 +344,10 @@ When invoked:
     fn bad_input_agent_missing_description_or_broken_frontmatter_is_skipped() {
         let (_ws, sources) = dir_with(&[
             (".zcode/agents/nodesc.md", "---\nname: n\n---\nbody"),
-            (".zcode/agents/open.md", "---\nname: o\ndescription: d\nbody"),
+            (
+                ".zcode/agents/open.md",
+                "---\nname: o\ndescription: d\nbody",
+            ),
             (".zcode/agents/bad name.md", "---\ndescription: d\n---\n"),
             (".zcode/agents/ok.md", "---\ndescription: fine\n---\n"),
         ]);
@@ -334,8 +356,14 @@ When invoked:
         assert_eq!(names, ["ok"]);
         let text = reasons(&problems);
         assert!(text.contains("nodesc.md: has no description"), "{text}");
-        assert!(text.contains("open.md: the frontmatter opened with --- is never closed"), "{text}");
-        assert!(text.contains("bad name.md: the name \"bad name\" is not usable"), "{text}");
+        assert!(
+            text.contains("open.md: the frontmatter opened with --- is never closed"),
+            "{text}"
+        );
+        assert!(
+            text.contains("bad name.md: the name \"bad name\" is not usable"),
+            "{text}"
+        );
     }
 
     #[test]
@@ -349,8 +377,10 @@ When invoked:
             (".zcode/agents/edits.md", &file("acceptEdits")),
         ]);
         let (agents, problems) = load_from(&sources, TOOLS);
-        let read_only: Vec<(&str, bool)> =
-            agents.iter().map(|a| (a.name.as_str(), a.read_only)).collect();
+        let read_only: Vec<(&str, bool)> = agents
+            .iter()
+            .map(|a| (a.name.as_str(), a.read_only))
+            .collect();
         assert_eq!(
             read_only,
             [
@@ -370,8 +400,14 @@ When invoked:
     #[test]
     fn bad_input_agent_duplicate_name_in_one_directory_is_reported() {
         let (_ws, sources) = dir_with(&[
-            (".zcode/agents/a.md", "---\nname: same\ndescription: one\n---\n"),
-            (".zcode/agents/b.md", "---\nname: same\ndescription: two\n---\n"),
+            (
+                ".zcode/agents/a.md",
+                "---\nname: same\ndescription: one\n---\n",
+            ),
+            (
+                ".zcode/agents/b.md",
+                "---\nname: same\ndescription: two\n---\n",
+            ),
         ]);
         let (agents, problems) = load_from(&sources, TOOLS);
         assert_eq!(agents.len(), 1);
@@ -385,7 +421,11 @@ When invoked:
         let ws = tempfile::tempdir().unwrap();
         let home = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(home.path().join("agents")).unwrap();
-        std::fs::write(home.path().join("agents/mine.md"), "---\ndescription: d\n---\n").unwrap();
+        std::fs::write(
+            home.path().join("agents/mine.md"),
+            "---\ndescription: d\n---\n",
+        )
+        .unwrap();
         let (agents, problems) = load_agents(ws.path(), home.path(), TOOLS);
         assert!(problems.is_empty());
         assert_eq!(agents[0].name, "mine");

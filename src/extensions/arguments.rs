@@ -110,8 +110,14 @@ mod tests {
     #[test]
     fn command_args_split_like_a_shell_without_running_anything() {
         assert_eq!(split_words("a  b\tc"), ["a", "b", "c"]);
-        assert_eq!(split_words(r#""two words" 'it''s' x\ y"#), ["two words", "its", "x y"]);
-        assert_eq!(split_words(r#""say \"hi\"" '$(rm -rf /)'"#), [r#"say "hi""#, "$(rm -rf /)"]);
+        assert_eq!(
+            split_words(r#""two words" 'it''s' x\ y"#),
+            ["two words", "its", "x y"]
+        );
+        assert_eq!(
+            split_words(r#""say \"hi\"" '$(rm -rf /)'"#),
+            [r#"say "hi""#, "$(rm -rf /)"]
+        );
         assert_eq!(split_words(r#""unclosed"#), ["unclosed"]);
         assert_eq!(split_words("''"), [""]);
         assert!(split_words("   ").is_empty());
@@ -134,7 +140,10 @@ mod tests {
 
     #[test]
     fn command_without_placeholder_gets_arguments_appended() {
-        assert_eq!(substitute("Review the code.\n", "src/a.rs"), "Review the code.\n\nARGUMENTS: src/a.rs");
+        assert_eq!(
+            substitute("Review the code.\n", "src/a.rs"),
+            "Review the code.\n\nARGUMENTS: src/a.rs"
+        );
         assert_eq!(substitute("Review the code.\n", "  "), "Review the code.\n");
     }
 }

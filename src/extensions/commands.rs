@@ -77,7 +77,10 @@ pub fn load_from(sources: &[Source], reserved: &[&str]) -> (Vec<CommandFile>, Ve
         let mut taken: BTreeMap<String, PathBuf> = BTreeMap::new();
         for command in here {
             let key = command.name.to_ascii_lowercase();
-            if reserved.iter().any(|r| r.eq_ignore_ascii_case(&command.name)) {
+            if reserved
+                .iter()
+                .any(|r| r.eq_ignore_ascii_case(&command.name))
+            {
                 problems.push(Problem::new(
                     &command.path,
                     format!(
@@ -90,7 +93,11 @@ pub fn load_from(sources: &[Source], reserved: &[&str]) -> (Vec<CommandFile>, Ve
             if let Some(first) = taken.get(&key) {
                 problems.push(Problem::new(
                     &command.path,
-                    format!("/{} is already defined by {}", command.name, first.display()),
+                    format!(
+                        "/{} is already defined by {}",
+                        command.name,
+                        first.display()
+                    ),
                 ));
                 continue;
             }
@@ -124,7 +131,14 @@ fn walk(
                     .file_name()
                     .map(|s| s.to_string_lossy().into_owned())
                     .unwrap_or_default();
-                walk(source, &path, &format!("{prefix}{name}:"), depth + 1, out, problems);
+                walk(
+                    source,
+                    &path,
+                    &format!("{prefix}{name}:"),
+                    depth + 1,
+                    out,
+                    problems,
+                );
             }
             continue;
         }
@@ -223,7 +237,11 @@ mod tests {
     }
 
     fn reasons(problems: &[Problem]) -> String {
-        problems.iter().map(|p| p.to_string()).collect::<Vec<_>>().join("\n")
+        problems
+            .iter()
+            .map(|p| p.to_string())
+            .collect::<Vec<_>>()
+            .join("\n")
     }
 
     #[test]
@@ -233,7 +251,10 @@ mod tests {
                 ".zcode/commands/fix-issue.md",
                 "---\ndescription: Fix a GitHub issue\nargument-hint: [number]\n---\nFix issue #$1.\n",
             ),
-            (".claude/commands/frontend/lint.md", "# Lint the UI\n\nRun the linter on $ARGUMENTS.\n"),
+            (
+                ".claude/commands/frontend/lint.md",
+                "# Lint the UI\n\nRun the linter on $ARGUMENTS.\n",
+            ),
             ("home/commands/standup.md", "\n\nWrite my standup notes.\n"),
             (".claude/commands/notes.txt", "not a command"),
         ]);
@@ -241,7 +262,13 @@ mod tests {
         assert!(problems.is_empty(), "{}", reasons(&problems));
         let rows: Vec<(&str, &str, Option<&str>)> = commands
             .iter()
-            .map(|c| (c.name.as_str(), c.description.as_str(), c.argument_hint.as_deref()))
+            .map(|c| {
+                (
+                    c.name.as_str(),
+                    c.description.as_str(),
+                    c.argument_hint.as_deref(),
+                )
+            })
             .collect();
         assert_eq!(
             rows,
@@ -285,7 +312,10 @@ mod tests {
     #[test]
     fn bad_input_command_files_are_reported_once_each() {
         let (ws, sources) = workspace(&[
-            (".zcode/commands/open.md", "---\ndescription: never closed\n"),
+            (
+                ".zcode/commands/open.md",
+                "---\ndescription: never closed\n",
+            ),
             (".zcode/commands/two words.md", "x"),
             (".zcode/commands/big.md", &"x".repeat(257 * 1024)),
         ]);
@@ -306,7 +336,10 @@ mod tests {
         let (_ws, sources) = workspace(&[(".zcode/commands/long.md", &long)]);
         let (commands, _) = load_from(&sources, RESERVED);
         assert!(commands[0].description.ends_with('…'));
-        assert_eq!(commands[0].description.chars().count(), MAX_DESCRIPTION_CHARS + 1);
+        assert_eq!(
+            commands[0].description.chars().count(),
+            MAX_DESCRIPTION_CHARS + 1
+        );
     }
 
     #[test]
@@ -317,7 +350,10 @@ mod tests {
         )]);
         let (commands, problems) = load_from(&sources, RESERVED);
         assert!(problems.is_empty(), "{}", reasons(&problems));
-        assert_eq!(commands[0].argument_hint.as_deref(), Some("[pr-number] [priority]"));
+        assert_eq!(
+            commands[0].argument_hint.as_deref(),
+            Some("[pr-number] [priority]")
+        );
         assert_eq!(commands[0].description, "Review: a PR");
         assert_eq!(commands[0].expand("7 high"), "Review PR 7 at high.");
     }

@@ -90,7 +90,11 @@ pub fn entries(dir: &Path, problems: &mut Vec<Problem>) -> Vec<PathBuf> {
             return Vec::new();
         }
     };
-    let mut paths: Vec<PathBuf> = read.flatten().map(|e| e.path()).take(MAX_ENTRIES + 1).collect();
+    let mut paths: Vec<PathBuf> = read
+        .flatten()
+        .map(|e| e.path())
+        .take(MAX_ENTRIES + 1)
+        .collect();
     if paths.len() > MAX_ENTRIES {
         paths.truncate(MAX_ENTRIES);
         problems.push(Problem::new(
@@ -104,7 +108,8 @@ pub fn entries(dir: &Path, problems: &mut Vec<Problem>) -> Vec<PathBuf> {
 
 /// Whether `path` names a Markdown file by its extension.
 pub fn is_markdown(path: &Path) -> bool {
-    path.extension().is_some_and(|e| e.eq_ignore_ascii_case("md"))
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("md"))
 }
 
 /// What `path` is once links are resolved, for walking directories.
@@ -122,7 +127,10 @@ pub fn resolve(path: &Path, source: &Source) -> Result<(PathBuf, Kind), String> 
     let real = path.canonicalize().map_err(|e| {
         if e.raw_os_error() == Some(libc::ELOOP) {
             "is a symbolic link loop".to_string()
-        } else if path.symlink_metadata().is_ok_and(|m| m.file_type().is_symlink()) {
+        } else if path
+            .symlink_metadata()
+            .is_ok_and(|m| m.file_type().is_symlink())
+        {
             "is a symbolic link to nothing".to_string()
         } else {
             format!("cannot be read: {e}")
@@ -263,7 +271,10 @@ mod tests {
     fn discovery_missing_directory_is_no_problem() {
         let tmp = tempfile::tempdir().unwrap();
         let mut problems = Vec::new();
-        let found = markdown_files(&project(&tmp.path().join("none"), tmp.path()), &mut problems);
+        let found = markdown_files(
+            &project(&tmp.path().join("none"), tmp.path()),
+            &mut problems,
+        );
         assert!(found.is_empty() && problems.is_empty());
     }
 
@@ -273,7 +284,10 @@ mod tests {
         std::fs::write(tmp.path().join("big.md"), "x".repeat(300 * 1024)).unwrap();
         let mut problems = Vec::new();
         assert!(markdown_files(&project(tmp.path(), tmp.path()), &mut problems).is_empty());
-        assert!(reasons(&problems)[0].contains("big.md: is larger than 256 KiB"), "{problems:?}");
+        assert!(
+            reasons(&problems)[0].contains("big.md: is larger than 256 KiB"),
+            "{problems:?}"
+        );
     }
 
     #[test]
@@ -303,9 +317,18 @@ mod tests {
         let mut problems = Vec::new();
         assert!(markdown_files(&project(tmp.path(), tmp.path()), &mut problems).is_empty());
         let reasons = reasons(&problems);
-        assert!(reasons[0].ends_with("dangling.md: is a symbolic link to nothing"), "{reasons:?}");
-        assert!(reasons[1].ends_with("loop-a.md: is a symbolic link loop"), "{reasons:?}");
-        assert!(reasons[2].ends_with("loop-b.md: is a symbolic link loop"), "{reasons:?}");
+        assert!(
+            reasons[0].ends_with("dangling.md: is a symbolic link to nothing"),
+            "{reasons:?}"
+        );
+        assert!(
+            reasons[1].ends_with("loop-a.md: is a symbolic link loop"),
+            "{reasons:?}"
+        );
+        assert!(
+            reasons[2].ends_with("loop-b.md: is a symbolic link loop"),
+            "{reasons:?}"
+        );
     }
 
     #[test]
@@ -349,8 +372,14 @@ mod tests {
         let mut problems = Vec::new();
         assert!(markdown_files(&user, &mut problems).is_empty());
         let reasons = reasons(&problems);
-        assert!(reasons[0].ends_with("pipe.md: is not a regular file"), "{reasons:?}");
-        assert!(reasons[1].ends_with("zero.md: is not a regular file"), "{reasons:?}");
+        assert!(
+            reasons[0].ends_with("pipe.md: is not a regular file"),
+            "{reasons:?}"
+        );
+        assert!(
+            reasons[1].ends_with("zero.md: is not a regular file"),
+            "{reasons:?}"
+        );
         // Reading the FIFO directly does not block either.
         assert_eq!(read_text(&fifo).unwrap_err(), "is not a regular file");
     }

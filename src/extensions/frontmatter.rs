@@ -61,8 +61,9 @@ pub fn parse(text: &str, known_keys: &[&str]) -> Result<Document, String> {
             ..Default::default()
         });
     };
-    let (yaml, body) = split_at_closing(rest)
-        .ok_or_else(|| "the frontmatter opened with --- is never closed by a --- line".to_string())?;
+    let (yaml, body) = split_at_closing(rest).ok_or_else(|| {
+        "the frontmatter opened with --- is never closed by a --- line".to_string()
+    })?;
     let body = body.trim_start_matches('\n').to_string();
     match strict(yaml) {
         Some(fields) => Ok(Document {
@@ -323,7 +324,10 @@ mod tests {
         assert_eq!(text(&doc, "name"), "code-reviewer");
         let description = text(&doc, "description");
         assert!(description.starts_with("Use this agent after writing code. Examples: <example>"));
-        assert!(description.contains("user: \"I wrote it\""), "{description}");
+        assert!(
+            description.contains("user: \"I wrote it\""),
+            "{description}"
+        );
         assert!(description.ends_with("</example>"), "{description}");
         assert_eq!(text(&doc, "tools"), "Read, Grep");
         assert_eq!(text(&doc, "model"), "sonnet");
@@ -332,7 +336,11 @@ mod tests {
 
     #[test]
     fn frontmatter_crlf_and_bom_are_accepted() {
-        let doc = parse("\u{feff}---\r\nname: a\r\n---\r\nline one\r\nline two\r\n", KEYS).unwrap();
+        let doc = parse(
+            "\u{feff}---\r\nname: a\r\n---\r\nline one\r\nline two\r\n",
+            KEYS,
+        )
+        .unwrap();
         assert_eq!(text(&doc, "name"), "a");
         assert_eq!(doc.body, "line one\nline two\n");
     }

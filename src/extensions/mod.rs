@@ -57,7 +57,5 @@ pub fn valid_name(name: &str) -> bool {
 
 /// The reason given for a name [`valid_name`] refuses.
 pub fn invalid_name_reason(name: &str) -> String {
-    format!(
-        "the name {name:?} is not usable: use 1 to 64 letters, digits, '-', '_' or '.'"
-    )
+    format!("the name {name:?} is not usable: use 1 to 64 letters, digits, '-', '_' or '.'")
 }

@@ -133,7 +133,11 @@ mod tests {
     }
 
     fn reasons(problems: &[Problem]) -> String {
-        problems.iter().map(|p| p.to_string()).collect::<Vec<_>>().join("\n")
+        problems
+            .iter()
+            .map(|p| p.to_string())
+            .collect::<Vec<_>>()
+            .join("\n")
     }
 
     #[test]
@@ -144,7 +148,10 @@ mod tests {
                 "---\nname: pdf-tools\ndescription: Fill PDF forms\n---\nRun scripts/fill.py.\n",
             ),
             (".claude/skills/pdf/scripts/fill.py", "print()"),
-            ("home/skills/notes/SKILL.md", "---\ndescription: Keep notes\n---\nWrite notes.\n"),
+            (
+                "home/skills/notes/SKILL.md",
+                "---\ndescription: Keep notes\n---\nWrite notes.\n",
+            ),
             (".zcode/skills/README.md", "not a skill"),
         ]);
         let (skills, problems) = load_from(&sources);
@@ -161,7 +168,10 @@ mod tests {
     fn skills_project_wins_over_user() {
         let (_ws, sources) = workspace(&[
             ("home/skills/s/SKILL.md", "---\ndescription: user\n---\n"),
-            (".zcode/skills/s/SKILL.md", "---\ndescription: project\n---\n"),
+            (
+                ".zcode/skills/s/SKILL.md",
+                "---\ndescription: project\n---\n",
+            ),
         ]);
         let (skills, _) = load_from(&sources);
         assert_eq!(skills.len(), 1);
@@ -173,21 +183,34 @@ mod tests {
         let (_ws, sources) = workspace(&[
             (".zcode/skills/a/SKILL.md", "---\nname: a\n---\nbody"),
             (".zcode/skills/b/other.md", "x"),
-            (".zcode/skills/c/SKILL.md", "---\nname: c\ndescription: d\nbody"),
-            (".zcode/skills/d/SKILL.md", "---\nname: has space\ndescription: d\n---\n"),
+            (
+                ".zcode/skills/c/SKILL.md",
+                "---\nname: c\ndescription: d\nbody",
+            ),
+            (
+                ".zcode/skills/d/SKILL.md",
+                "---\nname: has space\ndescription: d\n---\n",
+            ),
         ]);
         let (skills, problems) = load_from(&sources);
         assert!(skills.is_empty());
         let text = reasons(&problems);
         assert!(text.contains("a/SKILL.md: has no description"), "{text}");
         assert!(text.contains("b: has no SKILL.md"), "{text}");
-        assert!(text.contains("c/SKILL.md: the frontmatter opened with --- is never closed"), "{text}");
-        assert!(text.contains("d/SKILL.md: the name \"has space\" is not usable"), "{text}");
+        assert!(
+            text.contains("c/SKILL.md: the frontmatter opened with --- is never closed"),
+            "{text}"
+        );
+        assert!(
+            text.contains("d/SKILL.md: the name \"has space\" is not usable"),
+            "{text}"
+        );
     }
 
     #[test]
     fn bad_input_skill_folder_link_loop_is_reported() {
-        let (ws, sources) = workspace(&[(".zcode/skills/ok/SKILL.md", "---\ndescription: d\n---\n")]);
+        let (ws, sources) =
+            workspace(&[(".zcode/skills/ok/SKILL.md", "---\ndescription: d\n---\n")]);
         let dir = ws.path().join(".zcode/skills");
         std::os::unix::fs::symlink("loop", dir.join("loop")).unwrap();
         let (skills, problems) = load_from(&sources);

@@ -113,9 +113,10 @@ impl Tool for SkillTool {
 
     fn run<'a>(&'a self, input: Value, _ctx: &'a ToolContext) -> BoxFuture<'a, ToolOutput> {
         Box::pin(async move {
-            let input = match self.validate(input).and_then(|v| {
-                serde_json::from_value::<Input>(v).map_err(|e| e.to_string())
-            }) {
+            let input = match self
+                .validate(input)
+                .and_then(|v| serde_json::from_value::<Input>(v).map_err(|e| e.to_string()))
+            {
                 Ok(input) => input,
                 Err(e) => return ToolOutput::error(e),
             };
@@ -164,7 +165,10 @@ mod tests {
     fn skill_tool_description_lists_names_and_descriptions_only() {
         let tool = tool();
         let description = tool.description();
-        assert!(description.ends_with("Available skills:\n- pdf: Fill PDF forms\n- notes: Keep notes\n"));
+        assert!(
+            description
+                .ends_with("Available skills:\n- pdf: Fill PDF forms\n- notes: Keep notes\n")
+        );
         assert!(!description.contains("Do pdf things"));
         assert!(tool.compact_description().ends_with("Skills: pdf, notes."));
     }

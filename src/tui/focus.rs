@@ -62,7 +62,8 @@ pub fn focus(model: &Model) -> Focus {
     if model
         .slash
         .popup(model.composer.text(), &model.command_files)
-        .is_some() {
+        .is_some()
+    {
         return Focus::SlashPopup;
     }
     Focus::Composer
@@ -79,7 +80,9 @@ fn todos_overlay_open(model: &Model) -> bool {
 /// The slash popup, when it has the focus.
 pub fn slash_popup(model: &Model) -> Option<Popup> {
     match focus(model) {
-        Focus::SlashPopup => model.slash.popup(model.composer.text(), &model.command_files),
+        Focus::SlashPopup => model
+            .slash
+            .popup(model.composer.text(), &model.command_files),
         _ => None,
     }
 }

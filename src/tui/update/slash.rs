@@ -1,5 +1,7 @@
 //! Running slash commands (TUI-4) and the keys of their completion popup.
 
+use crate::extensions::commands::{CommandFile, find};
+use crate::extensions::skills::Skill;
 use crate::permission::mode::{ModeChoice, parse_mode_choice};
 use crate::permission::rules::{Rule, RuleKind};
 use crate::protocol::Op;
@@ -10,8 +12,6 @@ use crate::tui::keys::{ListKey, list_key};
 use crate::tui::model::Model;
 use crate::tui::msg::Cmd;
 use crate::tui::picker::Picker;
-use crate::extensions::commands::{CommandFile, find};
-use crate::extensions::skills::Skill;
 use crate::tui::slash::{COMMANDS, CommandInfo, Parsed, SlashCommand, parse};
 use crate::tui::{clipboard, export};
 use crossterm::event::KeyEvent;
@@ -113,7 +113,10 @@ fn send_command_file(model: &mut Model, line: &str, name: &str, args: &str) -> V
     if text.trim().is_empty() {
         return error(
             model,
-            format!("/{name}: {} is empty; nothing was sent", command.path.display()),
+            format!(
+                "/{name}: {} is empty; nothing was sent",
+                command.path.display()
+            ),
         );
     }
     if !model.busy {
@@ -350,7 +353,8 @@ fn skills_text(skills: &[Skill]) -> String {
     if skills.is_empty() {
         return "no skills: a skill is a folder with a SKILL.md in .zcode/skills/, .claude/skills/ or $ZCODE_HOME/skills/".to_string();
     }
-    let mut text = String::from("skills (the model loads one with the Skill tool when it applies):");
+    let mut text =
+        String::from("skills (the model loads one with the Skill tool when it applies):");
     for s in skills {
         let description: String = s
             .description
