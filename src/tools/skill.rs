@@ -15,6 +15,10 @@ use serde_json::{Value, json};
 
 pub const NAME: &str = "Skill";
 
+/// The most of one skill's description the listing carries (the Agent
+/// Skills format's own limit): the listing is in every request.
+pub const MAX_LISTED_DESCRIPTION: usize = 1024;
+
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Input {
@@ -36,9 +40,18 @@ impl SkillTool {
         }
         let mut description = include_str!("../../assets/tools/Skill.md").to_string();
         for skill in &skills {
-            // One line each: a multi-line description is folded.
-            let folded = skill.description.split_whitespace().collect::<Vec<_>>();
-            description.push_str(&format!("- {}: {}\n", skill.name, folded.join(" ")));
+            // One line each: a multi-line description is folded, a long
+            // one cut.
+            let folded = skill
+                .description
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ");
+            let listed = match folded.char_indices().nth(MAX_LISTED_DESCRIPTION) {
+                Some((at, _)) => format!("{}…", &folded[..at]),
+                None => folded,
+            };
+            description.push_str(&format!("- {}: {listed}\n", skill.name));
         }
         Some(Self {
             skills,
@@ -171,6 +184,18 @@ mod tests {
         );
         assert!(!description.contains("Do pdf things"));
         assert!(tool.compact_description().ends_with("Skills: pdf, notes."));
+    }
+
+    #[test]
+    fn bad_input_skill_long_description_is_cut_in_the_listing() {
+        let tool = SkillTool::new(vec![skill("big", &"word ".repeat(1000))]).unwrap();
+        let line = tool.description().lines().last().unwrap();
+        assert!(line.starts_with("- big: word word"));
+        assert!(line.ends_with('…'));
+        assert_eq!(
+            line.chars().count(),
+            "- big: ".len() + MAX_LISTED_DESCRIPTION + 1
+        );
     }
 
     #[tokio::test]
