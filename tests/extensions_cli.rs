@@ -6,7 +6,7 @@ mod support;
 
 use serde_json::Value;
 use support::fake_model_server::{FakeModelServer, Reply, openai_tool_result, sse};
-use support::headless::{Harness, openai_env};
+use support::headless::{Harness, Input, openai_env};
 
 fn write(root: &std::path::Path, path: &str, text: &str) {
     let path = root.join(path);
@@ -171,6 +171,47 @@ async fn headless_command_file_is_expanded_into_the_first_request() {
     assert_eq!(
         first_user_text(&first),
         "Review src/lib.rs, focusing on error handling.\nEverything asked: src/lib.rs \"error handling\"\nStatus: !`git status`"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn headless_command_file_from_stdin_or_with_piped_data() {
+    let h = Harness::new();
+    write(
+        h.project(),
+        ".zcode/commands/summarise.md",
+        "Summarise $ARGUMENTS briefly.\n",
+    );
+    let server = FakeModelServer::start().await;
+    server.enqueue_all([
+        Reply::sse(sse::openai_text("one")),
+        Reply::sse(sse::openai_text("two")),
+    ]);
+    // The task itself read from stdin.
+    let run = h
+        .run_with_input(
+            &["-p"],
+            &openai_env(&server),
+            Input::Piped(b"/summarise the log\n".to_vec()),
+        )
+        .await;
+    assert_eq!(run.code, Some(0), "{run}");
+    assert_eq!(
+        first_user_text(&server.requests()[0].json()),
+        "Summarise the log briefly."
+    );
+    // A task argument with piped data: the data follows the expanded text.
+    let run = h
+        .run_with_input(
+            &["-p", "/summarise this file"],
+            &openai_env(&server),
+            Input::Piped(b"line 1\n".to_vec()),
+        )
+        .await;
+    assert_eq!(run.code, Some(0), "{run}");
+    assert_eq!(
+        first_user_text(&server.requests()[1].json()),
+        "Summarise this file briefly.\n\nPiped input (stdin):\n<stdin>\nline 1\n</stdin>"
     );
 }
 

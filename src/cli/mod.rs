@@ -103,12 +103,16 @@ fn run_inner(args: Vec<OsString>) -> anyhow::Result<ExitCode> {
         if let Some(command) = &cli.command {
             return Err(task_args::subcommand_with_print(&cli, command.name()).into());
         }
-        // A command file is expanded before piped input is added to it.
-        let task = match task {
-            TaskArg::Text(text) => TaskArg::Text(expand_command(&text)?),
-            other => other,
+        // A command file is expanded before piped input is added to it; a
+        // task read from stdin is expanded as read.
+        let (task, from_stdin) = match task {
+            TaskArg::Text(text) => (TaskArg::Text(expand_command(&text)?), false),
+            other => (other, true),
         };
-        let task = headless_task::headless_task(task, stdin_input::stdin_kind())?;
+        let mut task = headless_task::headless_task(task, stdin_input::stdin_kind())?;
+        if from_stdin {
+            task = expand_command(&task)?;
+        }
         return headless_cmd::run(&cli, task, &tool_lists, started);
     }
     let first_message = match task {
