@@ -31,10 +31,21 @@ fn command_file_offered_in_the_tui_and_sent_expanded() {
         "skills/changelog/SKILL.md",
         "---\ndescription: Keep CHANGELOG.md in order\n---\nAdd an entry under Unreleased.\n",
     );
+    write(
+        project.path(),
+        ".claude/commands/mode.md",
+        "Not the built-in /mode.\n",
+    );
     let options = PtyOptions::new(env!("CARGO_BIN_EXE_zcode"), home.path(), project.path())
         .env("OPENAI_BASE_URL", &server.openai_base_url());
     let mut pty = Pty::spawn(options);
     pty.wait_for_mode("build");
+    // A file named like a built-in is told once, below the welcome.
+    pty.wait_for_text("mode.md: /mode is a built-in command;");
+    let screen = pty.screen_text();
+    let welcome = screen.find("/help lists commands").expect("the welcome");
+    let told = screen.find("Command file left out: ").expect("the notice");
+    assert!(welcome < told, "{screen}");
 
     pty.send("/rev");
     pty.wait_for_text("/review [path]  Review the staged changes (project)");

@@ -1039,7 +1039,7 @@ fn session_with_files(ws: &std::path::Path, width: u16, height: u16) -> Model {
     let reserved: Vec<&str> = zcode::tui::slash::COMMANDS.iter().map(|c| c.name).collect();
     let (commands, problems) = zcode::extensions::commands::load_commands(ws, &home, &reserved);
     let (skills, _) = zcode::extensions::skills::load_skills(ws, &home);
-    zcode::tui::app::add_extensions(
+    let notices = zcode::tui::app::add_extensions(
         &mut m,
         zcode::tui::launcher::Extensions {
             commands,
@@ -1047,6 +1047,10 @@ fn session_with_files(ws: &std::path::Path, width: u16, height: u16) -> Model {
             problems: problems.iter().map(|p| p.to_string()).collect(),
         },
     );
+    // The app tells them once the session has started.
+    for message in notices {
+        update(&mut m, Msg::Runtime(Event::Notice { message }));
+    }
     m
 }
 

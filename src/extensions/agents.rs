@@ -19,9 +19,10 @@
 //!
 //! The body is the agent's system prompt.
 
+pub use super::Problem;
 use super::files::{Found, Source, markdown_files, sources};
 use super::frontmatter::{self, Value};
-use super::{Problem, invalid_name_reason, valid_name};
+use super::{invalid_name_reason, valid_name};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
