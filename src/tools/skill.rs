@@ -23,6 +23,9 @@ pub const MAX_LISTED_DESCRIPTION: usize = 1024;
 #[serde(deny_unknown_fields)]
 struct Input {
     skill: String,
+    /// What the user asked for with it, as Claude Code's Skill tool takes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    args: Option<String>,
 }
 
 /// The Skill tool over the skills found at session start.
@@ -107,6 +110,10 @@ impl Tool for SkillTool {
                 "skill": {
                     "type": "string",
                     "description": "The skill's name, as listed in this tool's description"
+                },
+                "args": {
+                    "type": "string",
+                    "description": "Optional arguments for the skill"
                 }
             },
             "required": ["skill"],
@@ -134,7 +141,18 @@ impl Tool for SkillTool {
                 Err(e) => return ToolOutput::error(e),
             };
             match self.find(&input.skill) {
-                Some(skill) => ToolOutput::ok(result_text(skill)),
+                Some(skill) => {
+                    let mut text = result_text(skill);
+                    if let Some(args) = input
+                        .args
+                        .as_deref()
+                        .map(str::trim)
+                        .filter(|a| !a.is_empty())
+                    {
+                        text.push_str(&format!("\n\nARGUMENTS: {args}"));
+                    }
+                    ToolOutput::ok(text)
+                }
                 None => ToolOutput::error(format!(
                     "There is no skill named \"{}\". The skills are: {}.",
                     input.skill,
@@ -222,6 +240,20 @@ mod tests {
         );
         let out = tool.run(json!({"name": "pdf"}), &ctx).await;
         assert!(out.is_error, "{}", out.content);
+    }
+
+    #[tokio::test]
+    async fn skill_tool_passes_args_on() {
+        let tool = tool();
+        let ctx = ToolContext::new(PathBuf::from("/w"), "s");
+        let out = tool
+            .run(json!({"skill": "notes", "args": "standup"}), &ctx)
+            .await;
+        assert!(!out.is_error);
+        assert!(
+            out.content
+                .ends_with("Do notes things.\n\nARGUMENTS: standup")
+        );
     }
 
     #[test]
