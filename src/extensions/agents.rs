@@ -20,7 +20,7 @@
 //! The body is the agent's system prompt.
 
 pub use super::Problem;
-use super::files::{Found, Source, markdown_files, sources};
+use super::files::{Budget, Found, Source, markdown_files, sources};
 use super::frontmatter::{self, Value};
 use super::{invalid_name_reason, valid_name};
 use std::collections::BTreeMap;
@@ -70,11 +70,12 @@ pub fn load_agents(
 pub fn load_from(sources: &[Source], known_tools: &[&str]) -> (Vec<AgentDefinition>, Vec<Problem>) {
     let mut problems = Vec::new();
     let mut agents: BTreeMap<String, AgentDefinition> = BTreeMap::new();
+    let mut budget = Budget::default();
     for source in sources {
         // Names taken by an earlier file of this same directory: a second
         // one there is a mistake; one from a lower directory is shadowed.
         let mut here: BTreeMap<String, PathBuf> = BTreeMap::new();
-        for found in markdown_files(source, &mut problems) {
+        for found in markdown_files(source, &mut budget, &mut problems) {
             let Some(agent) = parse_agent(&found, known_tools, &mut problems) else {
                 continue;
             };

@@ -16,7 +16,9 @@
 //!   `@file` references are sent as written.
 
 use super::arguments::substitute;
-use super::files::{Kind, Scope, Source, entries, is_markdown, read_found, resolve, sources};
+use super::files::{
+    Budget, Kind, Scope, Source, entries, is_markdown, read_found, resolve, sources,
+};
 use super::frontmatter;
 use super::{Problem, invalid_name_reason, valid_name};
 use std::collections::BTreeMap;
@@ -71,9 +73,16 @@ pub fn load_commands(
 pub fn load_from(sources: &[Source], reserved: &[&str]) -> (Vec<CommandFile>, Vec<Problem>) {
     let mut problems = Vec::new();
     let mut commands: BTreeMap<String, CommandFile> = BTreeMap::new();
+    let mut budget = Budget::default();
     for source in sources {
         let mut here = Vec::new();
-        walk(source, &source.dir, "", 0, &mut here, &mut problems);
+        let mut walker = Walker {
+            source,
+            budget: &mut budget,
+            out: &mut here,
+            problems: &mut problems,
+        };
+        walker.walk(&source.dir, "", 0);
         let mut taken: BTreeMap<String, PathBuf> = BTreeMap::new();
         for command in here {
             let key = command.name.to_ascii_lowercase();
@@ -108,68 +117,66 @@ pub fn load_from(sources: &[Source], reserved: &[&str]) -> (Vec<CommandFile>, Ve
     (commands.into_values().collect(), problems)
 }
 
-/// The commands under `dir`, named with `prefix` (`""` or `frontend:`).
-fn walk(
-    source: &Source,
-    dir: &Path,
-    prefix: &str,
-    depth: usize,
-    out: &mut Vec<CommandFile>,
-    problems: &mut Vec<Problem>,
-) {
-    for path in entries(dir, problems) {
-        let stem = path
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        if !is_markdown(&path) {
-            // A subdirectory is a namespace; anything else is not ours.
-            if depth < MAX_DEPTH
-                && let Ok((_, Kind::Dir)) = resolve(&path, source)
-            {
-                let name = path
-                    .file_name()
-                    .map(|s| s.to_string_lossy().into_owned())
-                    .unwrap_or_default();
-                walk(
-                    source,
-                    &path,
-                    &format!("{prefix}{name}:"),
-                    depth + 1,
-                    out,
-                    problems,
-                );
-            }
-            continue;
-        }
-        let name = format!("{prefix}{stem}");
-        if !valid_name(&name) {
-            problems.push(Problem::new(&path, invalid_name_reason(&name)));
-            continue;
-        }
-        let Some(found) = read_found(&path, source, problems) else {
-            continue;
-        };
-        let doc = match frontmatter::parse(&found.text, KEYS) {
-            Ok(doc) => doc,
-            Err(reason) => {
-                problems.push(Problem::new(&path, reason));
+/// One directory's walk: its files read within the kind's budget.
+struct Walker<'a> {
+    source: &'a Source,
+    budget: &'a mut Budget,
+    out: &'a mut Vec<CommandFile>,
+    problems: &'a mut Vec<Problem>,
+}
+
+impl Walker<'_> {
+    /// The commands under `dir`, named with `prefix` (`""` or `frontend:`).
+    fn walk(&mut self, dir: &Path, prefix: &str, depth: usize) {
+        let source = self.source;
+        for path in entries(dir, self.problems) {
+            let stem = path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            if !is_markdown(&path) {
+                // A subdirectory is a namespace; anything else is not ours.
+                if depth < MAX_DEPTH
+                    && let Ok((_, Kind::Dir)) = resolve(&path, source)
+                {
+                    let name = path
+                        .file_name()
+                        .map(|s| s.to_string_lossy().into_owned())
+                        .unwrap_or_default();
+                    self.walk(&path, &format!("{prefix}{name}:"), depth + 1);
+                }
                 continue;
             }
-        };
-        let body = doc.body.trim().to_string();
-        let description = doc
-            .text("description")
-            .map(str::to_string)
-            .unwrap_or_else(|| first_line(&body));
-        out.push(CommandFile {
-            name,
-            description: cap(&description),
-            argument_hint: argument_hint(&doc),
-            body,
-            path,
-            scope: source.scope,
-        });
+            let name = format!("{prefix}{stem}");
+            if !valid_name(&name) {
+                self.problems
+                    .push(Problem::new(&path, invalid_name_reason(&name)));
+                continue;
+            }
+            let Some(found) = read_found(&path, source, self.budget, self.problems) else {
+                continue;
+            };
+            let doc = match frontmatter::parse(&found.text, KEYS) {
+                Ok(doc) => doc,
+                Err(reason) => {
+                    self.problems.push(Problem::new(&path, reason));
+                    continue;
+                }
+            };
+            let body = doc.body.trim().to_string();
+            let description = doc
+                .text("description")
+                .map(str::to_string)
+                .unwrap_or_else(|| first_line(&body));
+            self.out.push(CommandFile {
+                name,
+                description: cap(&description),
+                argument_hint: argument_hint(&doc),
+                body,
+                path,
+                scope: source.scope,
+            });
+        }
     }
 }
 

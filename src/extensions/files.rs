@@ -23,6 +23,57 @@ pub const MAX_FILE_BYTES: u64 = 256 * 1024;
 /// How many entries of one directory are looked at: the rest is reported.
 pub const MAX_ENTRIES: usize = 1000;
 
+/// How many files of one kind are read, and how many bytes in all: a
+/// repository cannot make the start read gigabytes through many files
+/// that are each under the per-file cap.
+pub const MAX_FILES: usize = 500;
+pub const MAX_TOTAL_BYTES: u64 = 16 * 1024 * 1024;
+
+/// What is left of a kind's reading allowance ([`MAX_FILES`],
+/// [`MAX_TOTAL_BYTES`]); once spent, the files after are reported once
+/// and left out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Budget {
+    files: usize,
+    bytes: u64,
+    told: bool,
+}
+
+impl Default for Budget {
+    fn default() -> Self {
+        Self {
+            files: MAX_FILES,
+            bytes: MAX_TOTAL_BYTES,
+            told: false,
+        }
+    }
+}
+
+impl Budget {
+    /// Whether one more file may be read; the first refusal is a problem.
+    fn take(&mut self, path: &Path, problems: &mut Vec<Problem>) -> bool {
+        if self.files > 0 && self.bytes > 0 {
+            self.files -= 1;
+            return true;
+        }
+        if !self.told {
+            self.told = true;
+            problems.push(Problem::new(
+                path,
+                format!(
+                    "and the files after it are not read: at most {MAX_FILES} files or {} MiB of one kind are",
+                    MAX_TOTAL_BYTES / 1024 / 1024
+                ),
+            ));
+        }
+        false
+    }
+
+    fn spend(&mut self, bytes: usize) {
+        self.bytes = self.bytes.saturating_sub(bytes as u64);
+    }
+}
+
 /// Whose a directory is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Scope {
@@ -205,32 +256,47 @@ pub struct Found {
 
 /// The `*.md` files directly in `source`'s directory, read; what cannot
 /// be read is a problem (a directory named `x.md` too).
-pub fn markdown_files(source: &Source, problems: &mut Vec<Problem>) -> Vec<Found> {
+pub fn markdown_files(
+    source: &Source,
+    budget: &mut Budget,
+    problems: &mut Vec<Problem>,
+) -> Vec<Found> {
     let mut found = Vec::new();
     for path in entries(&source.dir, problems) {
         if !is_markdown(&path) {
             continue;
         }
-        if let Some(file) = read_found(&path, source, problems) {
+        if let Some(file) = read_found(&path, source, budget, problems) {
             found.push(file);
         }
     }
     found
 }
 
-/// Reads one file of `source`, or records why not.
-pub fn read_found(path: &Path, source: &Source, problems: &mut Vec<Problem>) -> Option<Found> {
+/// Reads one file of `source` within `budget`, or records why not.
+pub fn read_found(
+    path: &Path,
+    source: &Source,
+    budget: &mut Budget,
+    problems: &mut Vec<Problem>,
+) -> Option<Found> {
+    if !budget.take(path, problems) {
+        return None;
+    }
     let read = resolve(path, source).and_then(|(real, kind)| match kind {
         Kind::File => read_text(&real),
         Kind::Dir => Err("is a directory, not a file".to_string()),
         Kind::Special => Err("is not a regular file".to_string()),
     });
     match read {
-        Ok(text) => Some(Found {
-            path: path.to_path_buf(),
-            scope: source.scope,
-            text,
-        }),
+        Ok(text) => {
+            budget.spend(text.len());
+            Some(Found {
+                path: path.to_path_buf(),
+                scope: source.scope,
+                text,
+            })
+        }
         Err(reason) => {
             problems.push(Problem::new(path, reason));
             None
@@ -261,7 +327,11 @@ mod tests {
         std::fs::write(tmp.path().join("a.MD"), "a").unwrap();
         std::fs::write(tmp.path().join("notes.txt"), "x").unwrap();
         let mut problems = Vec::new();
-        let found = markdown_files(&project(tmp.path(), tmp.path()), &mut problems);
+        let found = markdown_files(
+            &project(tmp.path(), tmp.path()),
+            &mut Budget::default(),
+            &mut problems,
+        );
         let texts: Vec<&str> = found.iter().map(|f| f.text.as_str()).collect();
         assert_eq!(texts, ["a", "b"]);
         assert!(problems.is_empty());
@@ -273,6 +343,7 @@ mod tests {
         let mut problems = Vec::new();
         let found = markdown_files(
             &project(&tmp.path().join("none"), tmp.path()),
+            &mut Budget::default(),
             &mut problems,
         );
         assert!(found.is_empty() && problems.is_empty());
@@ -283,7 +354,14 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         std::fs::write(tmp.path().join("big.md"), "x".repeat(300 * 1024)).unwrap();
         let mut problems = Vec::new();
-        assert!(markdown_files(&project(tmp.path(), tmp.path()), &mut problems).is_empty());
+        assert!(
+            markdown_files(
+                &project(tmp.path(), tmp.path()),
+                &mut Budget::default(),
+                &mut problems
+            )
+            .is_empty()
+        );
         assert!(
             reasons(&problems)[0].contains("big.md: is larger than 256 KiB"),
             "{problems:?}"
@@ -295,7 +373,14 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         std::fs::write(tmp.path().join("bin.md"), [0xff, 0xfe, 0x00, 0x41]).unwrap();
         let mut problems = Vec::new();
-        assert!(markdown_files(&project(tmp.path(), tmp.path()), &mut problems).is_empty());
+        assert!(
+            markdown_files(
+                &project(tmp.path(), tmp.path()),
+                &mut Budget::default(),
+                &mut problems
+            )
+            .is_empty()
+        );
         assert!(reasons(&problems)[0].ends_with("bin.md: is not UTF-8 text"));
     }
 
@@ -304,7 +389,14 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         std::fs::create_dir(tmp.path().join("dir.md")).unwrap();
         let mut problems = Vec::new();
-        assert!(markdown_files(&project(tmp.path(), tmp.path()), &mut problems).is_empty());
+        assert!(
+            markdown_files(
+                &project(tmp.path(), tmp.path()),
+                &mut Budget::default(),
+                &mut problems
+            )
+            .is_empty()
+        );
         assert!(reasons(&problems)[0].ends_with("dir.md: is a directory, not a file"));
     }
 
@@ -315,7 +407,14 @@ mod tests {
         std::os::unix::fs::symlink("loop-a.md", tmp.path().join("loop-b.md")).unwrap();
         std::os::unix::fs::symlink("missing.md", tmp.path().join("dangling.md")).unwrap();
         let mut problems = Vec::new();
-        assert!(markdown_files(&project(tmp.path(), tmp.path()), &mut problems).is_empty());
+        assert!(
+            markdown_files(
+                &project(tmp.path(), tmp.path()),
+                &mut Budget::default(),
+                &mut problems
+            )
+            .is_empty()
+        );
         let reasons = reasons(&problems);
         assert!(
             reasons[0].ends_with("dangling.md: is a symbolic link to nothing"),
@@ -342,7 +441,11 @@ mod tests {
         std::fs::write(ws.path().join("shared.md"), "inside").unwrap();
         std::os::unix::fs::symlink(ws.path().join("shared.md"), dir.join("ok.md")).unwrap();
         let mut problems = Vec::new();
-        let found = markdown_files(&project(&dir, ws.path()), &mut problems);
+        let found = markdown_files(
+            &project(&dir, ws.path()),
+            &mut Budget::default(),
+            &mut problems,
+        );
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].text, "inside");
         assert!(reasons(&problems)[0].contains("leak.md: is a link out of the project"));
@@ -353,7 +456,10 @@ mod tests {
             confine: None,
         };
         let mut problems = Vec::new();
-        assert_eq!(markdown_files(&user, &mut problems).len(), 2);
+        assert_eq!(
+            markdown_files(&user, &mut Budget::default(), &mut problems).len(),
+            2
+        );
     }
 
     #[test]
@@ -370,7 +476,7 @@ mod tests {
             confine: None,
         };
         let mut problems = Vec::new();
-        assert!(markdown_files(&user, &mut problems).is_empty());
+        assert!(markdown_files(&user, &mut Budget::default(), &mut problems).is_empty());
         let reasons = reasons(&problems);
         assert!(
             reasons[0].ends_with("pipe.md: is not a regular file"),
@@ -382,6 +488,30 @@ mod tests {
         );
         // Reading the FIFO directly does not block either.
         assert_eq!(read_text(&fifo).unwrap_err(), "is not a regular file");
+    }
+
+    #[test]
+    fn bad_input_many_files_stop_at_the_budget_reported_once() {
+        let tmp = tempfile::tempdir().unwrap();
+        for i in 0..MAX_FILES + 5 {
+            std::fs::write(tmp.path().join(format!("c{i:04}.md")), "x").unwrap();
+        }
+        let mut problems = Vec::new();
+        let found = markdown_files(
+            &project(tmp.path(), tmp.path()),
+            &mut Budget::default(),
+            &mut problems,
+        );
+        assert_eq!(found.len(), MAX_FILES);
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(reasons(&problems)[0].contains("c0500.md: and the files after it are not read"));
+        // Bytes count too: one file that spends the allowance ends it.
+        let mut budget = Budget::default();
+        budget.spend(MAX_TOTAL_BYTES as usize);
+        let mut problems = Vec::new();
+        assert!(
+            markdown_files(&project(tmp.path(), tmp.path()), &mut budget, &mut problems).is_empty()
+        );
     }
 
     #[test]

@@ -7,7 +7,7 @@
 //! all the model reads before it loads the skill). A project skill wins
 //! over a user one of the same name.
 
-use super::files::{Kind, Scope, Source, entries, read_found, resolve, sources};
+use super::files::{Budget, Kind, Scope, Source, entries, read_found, resolve, sources};
 use super::frontmatter;
 use super::{Problem, invalid_name_reason, valid_name};
 use std::collections::BTreeMap;
@@ -39,6 +39,7 @@ pub fn load_skills(workspace: &Path, zcode_home: &Path) -> (Vec<Skill>, Vec<Prob
 pub fn load_from(sources: &[Source]) -> (Vec<Skill>, Vec<Problem>) {
     let mut problems = Vec::new();
     let mut skills: BTreeMap<String, Skill> = BTreeMap::new();
+    let mut budget = Budget::default();
     for source in sources {
         let mut here: BTreeMap<String, PathBuf> = BTreeMap::new();
         for dir in entries(&source.dir, &mut problems) {
@@ -56,7 +57,7 @@ pub fn load_from(sources: &[Source]) -> (Vec<Skill>, Vec<Problem>) {
                 problems.push(Problem::new(&dir, format!("has no {SKILL_FILE}")));
                 continue;
             }
-            let Some(skill) = parse_skill(&dir, &file, source, &mut problems) else {
+            let Some(skill) = parse_skill(&dir, &file, source, &mut budget, &mut problems) else {
                 continue;
             };
             let key = skill.name.to_ascii_lowercase();
@@ -82,9 +83,10 @@ fn parse_skill(
     dir: &Path,
     file: &Path,
     source: &Source,
+    budget: &mut Budget,
     problems: &mut Vec<Problem>,
 ) -> Option<Skill> {
-    let found = read_found(file, source, problems)?;
+    let found = read_found(file, source, budget, problems)?;
     let doc = match frontmatter::parse(&found.text, KEYS) {
         Ok(doc) => doc,
         Err(reason) => {
