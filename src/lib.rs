@@ -88,6 +88,8 @@
 //!   user: sessions, their entries, todos, settings and the input queue.
 //! - [`config`]: `config.json`, the model catalog, hook entries and
 //!   per-workspace project ids.
+//! - [`extensions`]: what a project or the user adds with Markdown files:
+//!   custom agent definitions, skills and slash commands.
 //! - [`session`]: per-session state kept in memory but persisted first
 //!   (mode changes).
 //! - [`git_info`]: the repository's branch, read from `.git` without
@@ -111,6 +113,7 @@ pub mod approval;
 pub mod child_wait;
 pub mod cli;
 pub mod config;
+pub mod extensions;
 pub mod git_env;
 pub mod git_info;
 pub mod headless;

@@ -167,3 +167,65 @@ async fn a_sub_agents_transcript_cannot_be_resumed_as_a_session_of_its_own() {
         "{resumed}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_claude_code_agent_file_is_listed_and_runs_with_its_own_tools() {
+    let h = Harness::new();
+    let agents = h.project().join(".claude/agents");
+    std::fs::create_dir_all(&agents).unwrap();
+    // As Claude Code users write them: not valid YAML (an unquoted colon
+    // and an example block), a model alias this catalog lacks, a color.
+    std::fs::write(
+        agents.join("reviewer.md"),
+        "---\nname: reviewer\ndescription: Reviews code for bugs. Examples: <example>user: \"review\" assistant: \"using reviewer\"</example>\ntools: Read, Grep\nmodel: sonnet\ncolor: blue\n---\nYou are a strict code reviewer. Report bugs with file:line.\n",
+    )
+    .unwrap();
+    // A file taking a built-in agent's name is left out, and said.
+    std::fs::write(
+        agents.join("explore.md"),
+        "---\nname: Explore\ndescription: mine\n---\nbody\n",
+    )
+    .unwrap();
+    let server = FakeModelServer::start().await;
+    let mut scripts = HashMap::new();
+    scripts.insert(
+        "lib.rs".to_string(),
+        vec![Reply::sse(sse::openai_text("No bugs in lib.rs."))],
+    );
+    sub_agent_script::route(&server, scripts);
+    let args = json!({
+        "description": "review lib.rs",
+        "prompt": "Review lib.rs.",
+        "subagent_type": "reviewer",
+    })
+    .to_string();
+    server.enqueue_all([
+        Reply::sse(sse::openai_tool_calls("", &[("r1", "Agent", &args)])),
+        Reply::sse(sse::openai_text("The reviewer found no bugs.")),
+    ]);
+    let run = h.run(&["-p", "review my code"], &openai_env(&server)).await;
+    assert_eq!(run.code, Some(0), "{run}");
+    let requests = server.requests();
+    let parent = &requests[0];
+    let body = parent.body_text();
+    assert!(
+        body.contains("- reviewer: Reviews code for bugs. Examples: <example>"),
+        "{body}"
+    );
+    let sub = requests
+        .iter()
+        .find(|r| sub_agent_script::is_sub_agent(r))
+        .expect("the reviewer made a request");
+    let mut tools = sub_agent_script::tool_names(sub);
+    tools.sort();
+    assert_eq!(tools, ["Grep", "Read"]);
+    assert!(sub_agent_script::system_prompt(sub).starts_with("You are a strict code reviewer."));
+    assert!(run.stderr.contains("Agent left out: "), "{run}");
+    assert!(run.stderr.contains("explore.md"), "{run}");
+    assert!(
+        run.stderr.contains("agent reviewer")
+            && run.stderr.contains("model \"sonnet\" is not available"),
+        "{run}"
+    );
+    assert!(run.stdout.contains("The reviewer found no bugs."), "{run}");
+}

@@ -44,14 +44,14 @@ fn session(width: u16, height: u16) -> Model {
     m
 }
 
-fn popup_names(model: &Model) -> Vec<&'static str> {
+fn popup_names(model: &Model) -> Vec<String> {
     zcode::tui::focus::slash_popup(model)
-        .map(|p| p.items.iter().map(|c| c.name).collect())
+        .map(|p| p.items.iter().map(|c| c.name.clone()).collect())
         .unwrap_or_default()
 }
 
-fn popup_selected(model: &Model) -> Option<&'static str> {
-    zcode::tui::focus::slash_popup(model).map(|p| p.items[p.selected].name)
+fn popup_selected(model: &Model) -> Option<String> {
+    zcode::tui::focus::slash_popup(model).map(|p| p.items[p.selected].name.clone())
 }
 
 fn errors(model: &Model) -> Vec<String> {
@@ -178,7 +178,7 @@ fn tui4_typing_slash_mo_shows_mode_and_model() {
     type_text(&mut m, "mo");
     // Prefix matches first, then a name containing the text.
     assert_eq!(popup_names(&m), vec!["mode", "model", "memory"]);
-    assert_eq!(popup_selected(&m), Some("mode"));
+    assert_eq!(popup_selected(&m).as_deref(), Some("mode"));
     // Prefix matches first, then names containing the text.
     let mut m = session(80, 24);
     type_text(&mut m, "/e");
@@ -208,19 +208,19 @@ fn tui4_arrows_and_ctrl_p_n_move_the_selection() {
     let mut m = session(80, 24);
     type_text(&mut m, "/mo");
     assert!(update(&mut m, key(KeyCode::Down)).is_empty());
-    assert_eq!(popup_selected(&m), Some("model"));
+    assert_eq!(popup_selected(&m).as_deref(), Some("model"));
     update(&mut m, key(KeyCode::Down));
-    assert_eq!(popup_selected(&m), Some("memory"));
+    assert_eq!(popup_selected(&m).as_deref(), Some("memory"));
     update(&mut m, key(KeyCode::Down));
-    assert_eq!(popup_selected(&m), Some("mode"), "wraps around");
+    assert_eq!(popup_selected(&m).as_deref(), Some("mode"), "wraps around");
     update(&mut m, ctrl('p'));
-    assert_eq!(popup_selected(&m), Some("memory"));
+    assert_eq!(popup_selected(&m).as_deref(), Some("memory"));
     update(&mut m, ctrl('n'));
-    assert_eq!(popup_selected(&m), Some("mode"));
+    assert_eq!(popup_selected(&m).as_deref(), Some("mode"));
     // Typing starts over on the first row.
     update(&mut m, key(KeyCode::Down));
     type_text(&mut m, "d");
-    assert_eq!(popup_selected(&m), Some("mode"));
+    assert_eq!(popup_selected(&m).as_deref(), Some("mode"));
     // ↑ does not recall history while the popup is open.
     assert_eq!(m.composer.text(), "/mod");
 }
@@ -998,5 +998,165 @@ fn tui4_mcp_shows_the_servers_and_trusts_a_project_server() {
             .is_some_and(|e| e.contains("/mcp takes no argument, or trust NAME")),
         "{:?}",
         errors(&m)
+    );
+}
+
+// ---- command files and skills ------------------------------------------------
+
+/// A workspace with `.zcode/commands/fix-issue.md` (frontmatter description
+/// and argument hint) and `.claude/commands/frontend/lint.md` (description
+/// from its first line), and one skill.
+fn workspace_with_command_files() -> tempfile::TempDir {
+    let ws = tempfile::tempdir().expect("temp dir");
+    let write = |path: &str, text: &str| {
+        let path = ws.path().join(path);
+        std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
+        std::fs::write(path, text).expect("write");
+    };
+    write(
+        ".zcode/commands/fix-issue.md",
+        "---\ndescription: Fix a GitHub issue by number\nargument-hint: [number] [priority]\n---\nFix issue #$1 with priority $2.\nAll arguments: $ARGUMENTS\n",
+    );
+    write(
+        ".claude/commands/frontend/lint.md",
+        "# Lint the frontend\n\nRun the linter on the UI code.\n",
+    );
+    write(
+        ".zcode/commands/help.md",
+        "A file cannot replace the built-in /help.\n",
+    );
+    write(
+        ".claude/skills/pdf/SKILL.md",
+        "---\nname: pdf-forms\ndescription: Fill in PDF forms\n---\nUse scripts/fill.py.\n",
+    );
+    ws
+}
+
+/// A started session with the workspace's command files and skills, as
+/// the TUI loads them at start.
+fn session_with_files(ws: &std::path::Path, width: u16, height: u16) -> Model {
+    let mut m = session(width, height);
+    let home = ws.join("no-home");
+    let reserved: Vec<&str> = zcode::tui::slash::COMMANDS.iter().map(|c| c.name).collect();
+    let (commands, problems) = zcode::extensions::commands::load_commands(ws, &home, &reserved);
+    let (skills, _) = zcode::extensions::skills::load_skills(ws, &home);
+    let notices = zcode::tui::app::add_extensions(
+        &mut m,
+        zcode::tui::launcher::Extensions {
+            commands,
+            skills,
+            problems: problems.iter().map(|p| p.to_string()).collect(),
+        },
+    );
+    // The app tells them once the session has started.
+    for message in notices {
+        update(&mut m, Msg::Runtime(Event::Notice { message }));
+    }
+    m
+}
+
+#[test]
+fn command_file_listed_in_slash_popup_with_its_description() {
+    let ws = workspace_with_command_files();
+    let mut m = session_with_files(ws.path(), 80, 12);
+    // The file named like a built-in was left out, and said so once.
+    let told = notices(&m);
+    assert_eq!(told.len(), 1, "{told:?}");
+    assert!(told[0].starts_with("Command file left out: "), "{told:?}");
+    assert!(told[0].ends_with("help.md: /help is a built-in command; rename the file to use it"));
+    m.cells.clear();
+    type_text(&mut m, "/f");
+    assert_eq!(popup_names(&m), vec!["fix-issue", "frontend:lint"]);
+    snapshot("slash_popup_command_files", screen(&m, 80, 12));
+}
+
+#[test]
+fn command_file_slash_command_sends_the_expanded_text() {
+    let ws = workspace_with_command_files();
+    let mut m = session_with_files(ws.path(), 80, 24);
+    let cmds = submit(&mut m, "/fix-issue 42 \"very high\"");
+    assert_eq!(
+        cmds,
+        vec![Cmd::Send(Op::UserInput {
+            text: "Fix issue #42 with priority very high.\nAll arguments: 42 \"very high\"".into()
+        })]
+    );
+    assert!(m.busy);
+    assert_eq!(m.history, vec!["/fix-issue 42 \"very high\"".to_string()]);
+    assert!(errors(&m).is_empty());
+}
+
+#[test]
+fn command_file_chosen_in_the_popup_sends_its_text() {
+    let ws = workspace_with_command_files();
+    let mut m = session_with_files(ws.path(), 80, 24);
+    type_text(&mut m, "/frontend");
+    assert_eq!(popup_selected(&m).as_deref(), Some("frontend:lint"));
+    let cmds = update(&mut m, key(KeyCode::Enter));
+    assert_eq!(
+        cmds,
+        vec![Cmd::Send(Op::UserInput {
+            text: "# Lint the frontend\n\nRun the linter on the UI code.".into()
+        })]
+    );
+    // Tab completes the name, with a space when the file has an argument hint.
+    type_text(&mut m, "/fix");
+    update(&mut m, key(KeyCode::Tab));
+    assert_eq!(m.composer.text(), "/fix-issue ");
+}
+
+#[test]
+fn command_file_unknown_command_error_lists_the_files_too() {
+    let ws = workspace_with_command_files();
+    let mut m = session_with_files(ws.path(), 80, 24);
+    m.cells.clear();
+    assert!(submit(&mut m, "/fix-isue 1").is_empty());
+    let errors = errors(&m);
+    assert!(
+        errors[0].starts_with("unknown command /fix-isue;"),
+        "{errors:?}"
+    );
+    assert!(
+        errors[0].contains("/fix-issue, /frontend:lint"),
+        "{errors:?}"
+    );
+}
+
+#[test]
+fn command_files_and_skills_in_help_and_skills() {
+    let ws = workspace_with_command_files();
+    let mut m = session_with_files(ws.path(), 100, 40);
+    m.cells.clear();
+    submit(&mut m, "/help");
+    let help = notices(&m).pop().expect("the help text");
+    assert!(help.contains("\n  /skills "), "{help}");
+    assert!(
+        help.contains("command files:\n  /fix-issue [number] [priority]"),
+        "{help}"
+    );
+    assert!(
+        help.contains("Fix a GitHub issue by number (project)"),
+        "{help}"
+    );
+    assert!(help.contains("/frontend:lint"), "{help}");
+    submit(&mut m, "/skills");
+    let skills = notices(&m).pop().expect("the skills list");
+    assert!(
+        skills.starts_with("skills (the model loads one with the Skill tool"),
+        "{skills}"
+    );
+    assert!(skills.contains("pdf-forms"), "{skills}");
+    assert!(skills.contains("Fill in PDF forms (project: "), "{skills}");
+    assert!(skills.contains(".claude/skills/pdf)"), "{skills}");
+}
+
+#[test]
+fn skills_command_without_skills_says_where_they_go() {
+    let mut m = session(80, 24);
+    submit(&mut m, "/skills");
+    let text = notices(&m).pop().expect("a notice");
+    assert!(
+        text.starts_with("no skills: a skill is a folder with a SKILL.md in .zcode/skills/"),
+        "{text}"
     );
 }

@@ -1,6 +1,7 @@
 //! Command-line entry: argument definitions and subcommands (CLI-1..7).
 
 pub mod args;
+mod command_task;
 mod environment;
 mod headless_cmd;
 mod headless_task;
@@ -102,7 +103,16 @@ fn run_inner(args: Vec<OsString>) -> anyhow::Result<ExitCode> {
         if let Some(command) = &cli.command {
             return Err(task_args::subcommand_with_print(&cli, command.name()).into());
         }
-        let task = headless_task::headless_task(task, stdin_input::stdin_kind())?;
+        // A command file is expanded before piped input is added to it; a
+        // task read from stdin is expanded as read.
+        let (task, from_stdin) = match task {
+            TaskArg::Text(text) => (TaskArg::Text(expand_command(&text)?), false),
+            other => (other, true),
+        };
+        let mut task = headless_task::headless_task(task, stdin_input::stdin_kind())?;
+        if from_stdin {
+            task = expand_command(&task)?;
+        }
         return headless_cmd::run(&cli, task, &tool_lists, started);
     }
     let first_message = match task {
@@ -126,6 +136,16 @@ fn run_inner(args: Vec<OsString>) -> anyhow::Result<ExitCode> {
         Some(Command::Mcp(cmd)) => mcp_cmd::run(cmd, &tool_lists),
         Some(Command::Tui) | None => tui_cmd::run(&cli, &tool_lists, first_message),
     }
+}
+
+/// `zcode -p "/name args"`: the command file's text (`command_task`).
+fn expand_command(task: &str) -> anyhow::Result<String> {
+    if !task.starts_with('/') {
+        return Ok(task.to_string());
+    }
+    let workspace = environment::Project::resolve(None)?.workspace;
+    let home = crate::config::zcode_home(|k| std::env::var(k).ok())?;
+    command_task::expand(task, &workspace, &home)
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@ use crate::protocol::Op;
 use crate::runtime::RuntimeHandle;
 use crate::runtime::session::SessionStart;
 use crate::store::SessionFilter;
-use crate::tui::launcher::{Launcher, ModelChoice, SessionSummary};
+use crate::tui::launcher::{Extensions, Launcher, ModelChoice, SessionSummary};
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
@@ -112,6 +112,26 @@ impl Launcher for EnvLauncher {
             .join(project.id)
             .join("memory")
             .join("MEMORY.md"))
+    }
+
+    fn extensions(&self) -> Extensions {
+        let Ok(project) = Project::resolve(None) else {
+            return Extensions::default();
+        };
+        let reserved = super::command_task::reserved_names();
+        let (commands, problems) = crate::extensions::commands::load_commands(
+            &project.workspace,
+            &self.env.home,
+            &reserved,
+        );
+        // Their problems are the runtime's to tell.
+        let (skills, _) =
+            crate::extensions::skills::load_skills(&project.workspace, &self.env.home);
+        Extensions {
+            commands,
+            skills,
+            problems: problems.iter().map(ToString::to_string).collect(),
+        }
     }
 
     fn models(&self) -> anyhow::Result<Vec<ModelChoice>> {

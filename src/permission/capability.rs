@@ -139,6 +139,7 @@ pub const BUILTIN_TOOLS: &[&str] = &[
     "ListModels",
     "ReadSessionContext",
     "Agent",
+    "Skill",
 ];
 
 /// The static declaration of a built-in tool (CAP-2). Bash's effective
@@ -157,6 +158,7 @@ pub fn builtin_capability(tool_name: &str) -> Option<Capability> {
             allowed_in_plan_mode: true,
             ..Capability::base("agent")
         },
+        "Skill" => read_only_low("skill"),
         "Write" | "Edit" => Capability {
             read_only: false,
             side_effect_scope: SideEffectScope::Workspace,

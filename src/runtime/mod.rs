@@ -122,8 +122,9 @@ pub fn start(setup: RuntimeSetup, mut store: Store) -> Result<RuntimeHandle, Ses
         .with_memory(&memory_dir);
     let (mcp, mcp_notices) = start_mcp(&setup, &store, &project_id, &workspace, &event_tx);
     let mut registry = ToolRegistry::builtin(&setup.disallowed_tools);
+    let (agent_kinds, agent_notices) = agent_kinds(&setup, &workspace);
     let agents = Arc::new(agent_catalog::AgentCatalog::new(
-        agent_catalog::builtin_agents(),
+        agent_kinds,
         setup.agents.max_parallel,
     ));
     if !crate::permission::settings::list_removes(
@@ -134,6 +135,7 @@ pub fn start(setup: RuntimeSetup, mut store: Store) -> Result<RuntimeHandle, Ses
             &agents.listings(),
         )));
     }
+    let skill_notices = register_skills(&mut registry, &setup, &workspace);
     registry.add_source(Arc::new(mcp.clone()));
     let core = Arc::new(SessionCore {
         context,
@@ -194,7 +196,11 @@ pub fn start(setup: RuntimeSetup, mut store: Store) -> Result<RuntimeHandle, Ses
             .notice(),
         mode_source: opened.mode_source,
     });
-    for message in mcp_notices {
+    for message in mcp_notices
+        .into_iter()
+        .chain(skill_notices)
+        .chain(agent_notices)
+    {
         core.emit(Event::Notice { message });
     }
     core.mcp.launch();
@@ -212,6 +218,58 @@ pub fn start(setup: RuntimeSetup, mut store: Store) -> Result<RuntimeHandle, Ses
         session_id,
         task,
     })
+}
+
+/// Offers the Skill tool when there are skills (and `--disallowedTools`
+/// does not name it); returns the notices of the skill folders left out,
+/// told once at the session's start.
+/// The built-in agents, then the project's and the user's own
+/// (`.zcode/agents`, `.claude/agents`, `$ZCODE_HOME/agents`), with what
+/// was left out of them, told once.
+fn agent_kinds(
+    setup: &RuntimeSetup,
+    workspace: &std::path::Path,
+) -> (Vec<agent_catalog::AgentKind>, Vec<String>) {
+    use agent_catalog::{AgentKind, ToolChoice};
+    let known = crate::permission::capability::BUILTIN_TOOLS;
+    let (definitions, problems) =
+        crate::extensions::agents::load_agents(workspace, &setup.zcode_home, known);
+    let mut kinds = agent_catalog::builtin_agents();
+    kinds.extend(definitions.into_iter().map(|d| AgentKind {
+        name: d.name,
+        description: d.description,
+        prompt: d.prompt,
+        tools: match d.tools {
+            Some(names) => ToolChoice::Named(names),
+            None => ToolChoice::All,
+        },
+        model: d.model,
+        read_only: d.read_only,
+        source: Some(d.path),
+    }));
+    let notices = problems
+        .into_iter()
+        .map(|problem| format!("Agent left out: {problem}"))
+        .collect();
+    (kinds, notices)
+}
+
+fn register_skills(
+    registry: &mut ToolRegistry,
+    setup: &RuntimeSetup,
+    workspace: &std::path::Path,
+) -> Vec<String> {
+    use crate::tools::skill::{NAME, SkillTool};
+    let (skills, problems) = crate::extensions::skills::load_skills(workspace, &setup.zcode_home);
+    if !crate::permission::settings::list_removes(&setup.disallowed_tools, NAME)
+        && let Some(tool) = SkillTool::new(skills)
+    {
+        registry.register(Arc::new(tool));
+    }
+    problems
+        .into_iter()
+        .map(|problem| format!("Skill left out: {problem}"))
+        .collect()
 }
 
 /// Starts the session's MCP servers in the background, with the notices

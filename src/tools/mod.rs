@@ -29,6 +29,7 @@ pub mod read;
 pub mod read_session_context;
 pub mod registry;
 pub mod session_digest;
+pub mod skill;
 pub mod todo_read;
 pub mod todo_reminder;
 pub mod todo_write;

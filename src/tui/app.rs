@@ -45,6 +45,19 @@ pub fn term_msg(event: TermEvent) -> Option<Msg> {
     }
 }
 
+/// Gives the model the command files and skills; returns the notices of
+/// the command files left out, to tell once the session has started (below
+/// its welcome).
+pub fn add_extensions(model: &mut Model, extensions: super::launcher::Extensions) -> Vec<String> {
+    model.command_files = extensions.commands;
+    model.skills = extensions.skills;
+    extensions
+        .problems
+        .into_iter()
+        .map(|problem| format!("Command file left out: {problem}"))
+        .collect()
+}
+
 /// Runs the TUI until the user quits or the runtime ends. `launcher`
 /// starts the sessions `/new` and `/resume` switch to. Returns what to
 /// print once the terminal is back: the transcript's tail and the command
@@ -55,6 +68,7 @@ pub async fn run(handle: RuntimeHandle, launcher: Box<dyn Launcher>) -> anyhow::
     let mut model = Model::new(size.width, size.height);
     model.session_id = handle.session_id.clone();
     model.monochrome = no_color();
+    let mut startup_notices = add_extensions(&mut model, launcher.extensions());
     model.now = Some(Instant::now());
     let cwd = std::env::current_dir().unwrap_or_default();
     let mouse_capture = super::terminal::mouse_capture();
@@ -149,7 +163,14 @@ pub async fn run(handle: RuntimeHandle, launcher: Box<dyn Launcher>) -> anyhow::
                     model.dirty = true;
                 }
             }
-            for cmd in step(&mut model, msg) {
+            let started = matches!(msg, Msg::Runtime(Event::SessionStarted { .. }));
+            let cmds = step(&mut model, msg);
+            if started {
+                for message in startup_notices.drain(..).rev() {
+                    msgs.push_front(Msg::Runtime(Event::Notice { message }));
+                }
+            }
+            for cmd in cmds {
                 match cmd {
                     Cmd::Send(op) => {
                         if runtime.ops.send(op).is_err() {

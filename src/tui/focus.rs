@@ -59,7 +59,11 @@ pub fn focus(model: &Model) -> Focus {
     if model.picker.is_some() {
         return Focus::Picker;
     }
-    if model.slash.popup(model.composer.text()).is_some() {
+    if model
+        .slash
+        .popup(model.composer.text(), &model.command_files)
+        .is_some()
+    {
         return Focus::SlashPopup;
     }
     Focus::Composer
@@ -76,7 +80,9 @@ fn todos_overlay_open(model: &Model) -> bool {
 /// The slash popup, when it has the focus.
 pub fn slash_popup(model: &Model) -> Option<Popup> {
     match focus(model) {
-        Focus::SlashPopup => model.slash.popup(model.composer.text()),
+        Focus::SlashPopup => model
+            .slash
+            .popup(model.composer.text(), &model.command_files),
         _ => None,
     }
 }

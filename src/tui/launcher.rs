@@ -29,6 +29,17 @@ pub struct ModelChoice {
     pub disabled: Option<String>,
 }
 
+/// What the project and the user add with files: command files (slash
+/// commands) and skills (for `/skills`), with the files left out.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Extensions {
+    pub commands: Vec<crate::extensions::commands::CommandFile>,
+    pub skills: Vec<crate::extensions::skills::Skill>,
+    /// Command files left out, each as "path: reason". (The runtime tells
+    /// the skill folders left out.)
+    pub problems: Vec<String>,
+}
+
 pub trait Launcher {
     /// Starts a runtime on `start`, using the model `model` (`provider/model`)
     /// when it still resolves. Must run inside the tokio runtime.
@@ -40,4 +51,9 @@ pub trait Launcher {
     /// The project's memory index, `MEMORY.md` in its memory directory
     /// (which may not exist yet).
     fn memory_file(&self) -> anyhow::Result<std::path::PathBuf>;
+    /// The command files and skills of this workspace and the user; none
+    /// by default.
+    fn extensions(&self) -> Extensions {
+        Extensions::default()
+    }
 }

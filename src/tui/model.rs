@@ -1,5 +1,7 @@
 //! Everything the screen shows, and nothing else (TUI-1).
 
+use crate::extensions::commands::CommandFile;
+use crate::extensions::skills::Skill;
 use crate::permission::mode::ExecutionState;
 use crate::protocol::PermissionRequest;
 use crate::store::TodoItem;
@@ -69,6 +71,10 @@ pub struct Model {
     pub background: usize,
     /// The slash popup's selection (TUI-4).
     pub slash: PopupState,
+    /// The command files, offered as slash commands (`extensions::commands`).
+    pub command_files: Vec<CommandFile>,
+    /// The skills the model can load, for `/skills`.
+    pub skills: Vec<Skill>,
     /// The open picker (`/mode`, `/model`, `/permissions`, `/resume`).
     pub picker: Option<Picker>,
     /// Tool cells show their whole output (Ctrl+O); new cells follow.
@@ -122,6 +128,8 @@ impl Model {
             sandbox_missing: false,
             background: 0,
             slash: Default::default(),
+            command_files: Vec::new(),
+            skills: Vec::new(),
             picker: None,
             tools_expanded: false,
             todos: Vec::new(),

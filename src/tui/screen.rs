@@ -85,9 +85,12 @@ pub fn panel_heights(model: &Model, focus: Focus, width: u16, height: u16) -> Pa
             let rows = picker.items.len().clamp(1, PICKER_ROWS);
             u16::try_from(rows + 1).unwrap_or(u16::MAX)
         }),
-        Focus::SlashPopup => model.slash.popup(model.composer.text()).map_or(0, |p| {
-            u16::try_from(p.items.len().min(POPUP_ROWS) + 1).unwrap_or(u16::MAX)
-        }),
+        Focus::SlashPopup => model
+            .slash
+            .popup(model.composer.text(), &model.command_files)
+            .map_or(0, |p| {
+                u16::try_from(p.items.len().min(POPUP_ROWS) + 1).unwrap_or(u16::MAX)
+            }),
         Focus::Todos => {
             let width = usize::from(width.saturating_sub(TODO_INDENT));
             let rows = todo_rows(&model.todos, width).min(TODO_OVERLAY_ROWS);

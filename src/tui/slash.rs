@@ -5,8 +5,11 @@
 //! A line is a command when it starts with `/` followed by a name. It is
 //! sent to the model as typed when it starts with `/ ` or when its first
 //! word holds another `/` (a path such as `/usr/bin/env`); `//…` sends the
-//! line with the first `/` removed. Any other `/name` that is not a
-//! command is an error, so a typo never reaches the model.
+//! line with the first `/` removed. A `/name` that is no built-in command
+//! may be a command file's (`extensions::commands`), which sends the
+//! file's text; any other is an error, so a typo never reaches the model.
+
+use crate::extensions::commands::CommandFile;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SlashCommand {
@@ -21,6 +24,7 @@ pub enum SlashCommand {
     Init,
     Memory,
     Mcp,
+    Skills,
     Copy,
     Export,
     Help,
@@ -37,7 +41,7 @@ pub struct CommandInfo {
     pub description: &'static str,
 }
 
-pub const COMMANDS: [CommandInfo; 15] = [
+pub const COMMANDS: [CommandInfo; 16] = [
     CommandInfo {
         command: SlashCommand::Mode,
         name: "mode",
@@ -103,6 +107,12 @@ pub const COMMANDS: [CommandInfo; 15] = [
         name: "mcp",
         arg: Some("[trust NAME]"),
         description: "Show the MCP servers and their tools, or trust a project server",
+    },
+    CommandInfo {
+        command: SlashCommand::Skills,
+        name: "skills",
+        arg: None,
+        description: "List the skills the model can load",
     },
     CommandInfo {
         command: SlashCommand::Copy,
@@ -171,15 +181,54 @@ pub fn parse(line: &str) -> Parsed {
     }
 }
 
+/// One row of the popup: a built-in command or a command file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PopupItem {
+    pub name: String,
+    /// The argument, as the popup shows it.
+    pub arg: Option<String>,
+    pub description: String,
+    /// The built-in command; `None`: a command file.
+    pub builtin: Option<CommandInfo>,
+}
+
+impl PopupItem {
+    fn builtin(info: &CommandInfo) -> Self {
+        Self {
+            name: info.name.to_string(),
+            arg: info.arg.map(str::to_string),
+            description: info.description.to_string(),
+            builtin: Some(*info),
+        }
+    }
+
+    fn file(command: &CommandFile) -> Self {
+        Self {
+            name: command.name.clone(),
+            arg: command.argument_hint.clone(),
+            description: format!("{} ({})", command.description, command.scope.label()),
+            builtin: None,
+        }
+    }
+}
+
 /// The commands matching what follows the `/`: name prefix matches first,
-/// then the other names containing it, each in table order.
-pub fn matches(query: &str) -> Vec<&'static CommandInfo> {
+/// then the other names containing it; built-in commands in table order
+/// before command files in name order.
+pub fn matches(query: &str, files: &[CommandFile]) -> Vec<PopupItem> {
     let query = query.to_ascii_lowercase();
-    let prefix = COMMANDS.iter().filter(|c| c.name.starts_with(&query));
-    let inner = COMMANDS
+    let all: Vec<PopupItem> = COMMANDS
         .iter()
-        .filter(|c| !c.name.starts_with(&query) && c.name.contains(&query));
-    prefix.chain(inner).collect()
+        .map(PopupItem::builtin)
+        .chain(files.iter().map(PopupItem::file))
+        .collect();
+    let (prefix, rest): (Vec<PopupItem>, Vec<PopupItem>) = all
+        .into_iter()
+        .partition(|c| c.name.to_ascii_lowercase().starts_with(&query));
+    let inner = rest
+        .into_iter()
+        .filter(|c| c.name.to_ascii_lowercase().contains(&query));
+    prefix.into_iter().chain(inner).collect()
 }
 
 /// The popup's selection; it belongs to the composer text it was made on,
@@ -196,16 +245,16 @@ pub struct PopupState {
 /// The popup as shown: matching commands and the highlighted index.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Popup {
-    pub items: Vec<&'static CommandInfo>,
+    pub items: Vec<PopupItem>,
     pub selected: usize,
 }
 
 impl PopupState {
     /// The popup for the composer's `text`, when it would open: a
     /// single-line text starting with `/` and no space yet, some command
-    /// matching, not closed with Esc on this text. Whether it has the keys
+    /// (built-in or one of the command `files`) matching, not closed with Esc on this text. Whether it has the keys
     /// (nothing else on top) is `focus`'s to say.
-    pub fn popup(&self, text: &str) -> Option<Popup> {
+    pub fn popup(&self, text: &str, files: &[CommandFile]) -> Option<Popup> {
         let query = text.strip_prefix('/')?;
         if query.starts_with('/') || query.contains(char::is_whitespace) {
             return None;
@@ -213,7 +262,7 @@ impl PopupState {
         if self.closed_on.as_deref() == Some(text) {
             return None;
         }
-        let items = matches(query);
+        let items = matches(query, files);
         if items.is_empty() {
             return None;
         }

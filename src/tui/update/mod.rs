@@ -195,6 +195,9 @@ fn apply(model: &mut Model, msg: Msg) -> Vec<Cmd> {
             fresh.tools_expanded = model.tools_expanded;
             fresh.sidebar_hidden = model.sidebar_hidden;
             fresh.model_label = std::mem::take(&mut model.model_label);
+            // Same workspace, same files.
+            fresh.command_files = std::mem::take(&mut model.command_files);
+            fresh.skills = std::mem::take(&mut model.skills);
             *model = fresh;
             Vec::new()
         }

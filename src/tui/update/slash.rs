@@ -1,5 +1,7 @@
 //! Running slash commands (TUI-4) and the keys of their completion popup.
 
+use crate::extensions::commands::{CommandFile, find};
+use crate::extensions::skills::Skill;
 use crate::permission::mode::{ModeChoice, parse_mode_choice};
 use crate::permission::rules::{Rule, RuleKind};
 use crate::protocol::Op;
@@ -20,7 +22,7 @@ pub(super) fn on_popup_key(model: &mut Model, key: KeyEvent) -> Option<Vec<Cmd>>
     let popup = slash_popup(model)?;
     let len = popup.items.len();
     let text = model.composer.text().to_string();
-    let chosen = popup.items[popup.selected];
+    let chosen = popup.items[popup.selected].clone();
     match list_key(key) {
         ListKey::Up => model.slash.select(&text, (popup.selected + len - 1) % len),
         ListKey::Down => model.slash.select(&text, (popup.selected + 1) % len),
@@ -31,7 +33,11 @@ pub(super) fn on_popup_key(model: &mut Model, key: KeyEvent) -> Option<Vec<Cmd>>
         ListKey::Choose => {
             model.composer.take();
             model.dirty = true;
-            return Some(execute(model, &format!("/{}", chosen.name), *chosen, None));
+            let line = format!("/{}", chosen.name);
+            return Some(match chosen.builtin {
+                Some(info) => execute(model, &line, info, None),
+                None => send_command_file(model, &line, &chosen.name, ""),
+            });
         }
         ListKey::Close => model.slash.close_on(&text),
         _ => return None,
@@ -62,10 +68,27 @@ pub(super) fn submit(model: &mut Model) -> Option<Vec<Cmd>> {
             let line = model.composer.take();
             Some(execute(model, line.trim_end(), info, arg))
         }
+        Parsed::Unknown(name) if find(&model.command_files, &name).is_some() => {
+            let text = model.composer.text().to_string();
+            let args = text
+                .strip_prefix('/')
+                .and_then(|rest| rest.get(name.len()..))
+                .unwrap_or("")
+                .to_string();
+            // A chip in the arguments stands for its paste.
+            let args = model.composer.expand(&args);
+            let line = model.composer.take();
+            Some(send_command_file(model, line.trim_end(), &name, &args))
+        }
         Parsed::Unknown(name) => {
             let line = model.composer.take();
             remember(model, line.trim_end());
-            let known: Vec<String> = COMMANDS.iter().map(|c| format!("/{}", c.name)).collect();
+            let known: Vec<String> = COMMANDS
+                .iter()
+                .map(|c| c.name.to_string())
+                .chain(model.command_files.iter().map(|c| c.name.clone()))
+                .map(|name| format!("/{name}"))
+                .collect();
             model.cells.push(Cell::Error {
                 text: format!(
                     "unknown command /{name}; the commands are {} (start the line with // to send it as text)",
@@ -75,6 +98,32 @@ pub(super) fn submit(model: &mut Model) -> Option<Vec<Cmd>> {
             Some(Vec::new())
         }
     }
+}
+
+/// `/name args` of a command file: sends the file's text with its
+/// placeholders replaced. The transcript shows what was sent (the runtime
+/// echoes it as the turn's text), which is what the model reads.
+fn send_command_file(model: &mut Model, line: &str, name: &str, args: &str) -> Vec<Cmd> {
+    remember(model, line);
+    model.dirty = true;
+    let Some(command) = find(&model.command_files, name) else {
+        return error(model, format!("/{name}: the command file is gone"));
+    };
+    let text = command.expand(args);
+    if text.trim().is_empty() {
+        return error(
+            model,
+            format!(
+                "/{name}: {} is empty; nothing was sent",
+                command.path.display()
+            ),
+        );
+    }
+    if !model.busy {
+        model.busy = true;
+        model.turn_started = model.now;
+    }
+    vec![Cmd::Send(Op::UserInput { text })]
 }
 
 /// Input history keeps commands too, for ↑ recall.
@@ -180,7 +229,13 @@ fn execute(model: &mut Model, line: &str, info: CommandInfo, arg: Option<String>
         SlashCommand::Copy => copy(model, arg.as_deref()),
         SlashCommand::Export => export(model, arg.as_deref()),
         SlashCommand::Help => {
-            model.cells.push(Cell::Notice { text: help_text() });
+            let text = help_text(&model.command_files);
+            model.cells.push(Cell::Notice { text });
+            Vec::new()
+        }
+        SlashCommand::Skills => {
+            let text = skills_text(&model.skills);
+            model.cells.push(Cell::Notice { text });
             Vec::new()
         }
         SlashCommand::Quit => vec![Cmd::Quit],
@@ -293,8 +348,34 @@ fn set_mode(model: &mut Model, choice: ModeChoice) -> Vec<Cmd> {
     super::mode::choose(model, choice)
 }
 
-/// `/help`: the commands, then the keys.
-fn help_text() -> String {
+/// `/skills`: each skill's name, description and folder.
+fn skills_text(skills: &[Skill]) -> String {
+    if skills.is_empty() {
+        return "no skills: a skill is a folder with a SKILL.md in .zcode/skills/, .claude/skills/ or $ZCODE_HOME/skills/".to_string();
+    }
+    let mut text =
+        String::from("skills (the model loads one with the Skill tool when it applies):");
+    for s in skills {
+        let description: String = s
+            .description
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .chars()
+            .filter(|c| !c.is_control())
+            .collect();
+        text.push_str(&format!(
+            "\n  {:<24} {description} ({}: {})",
+            s.name,
+            s.scope.label(),
+            s.base_dir.display()
+        ));
+    }
+    text
+}
+
+/// `/help`: the commands, the command files, then the keys.
+fn help_text(files: &[CommandFile]) -> String {
     let mut text = String::from("commands:");
     for c in &COMMANDS {
         let name = match c.arg {
@@ -302,6 +383,20 @@ fn help_text() -> String {
             None => format!("/{}", c.name),
         };
         text.push_str(&format!("\n  {name:<32} {}", c.description));
+    }
+    if !files.is_empty() {
+        text.push_str("\ncommand files:");
+        for c in files {
+            let name = match &c.argument_hint {
+                Some(hint) => format!("/{} {hint}", c.name),
+                None => format!("/{}", c.name),
+            };
+            text.push_str(&format!(
+                "\n  {name:<32} {} ({})",
+                c.description,
+                c.scope.label()
+            ));
+        }
     }
     text.push_str(
         "\nkeys:\

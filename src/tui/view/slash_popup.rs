@@ -37,7 +37,7 @@ pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
     let name_width = shown.iter().map(|c| c.name.width() + 1).max().unwrap_or(0);
     let arg_width = shown
         .iter()
-        .map(|c| c.arg.map_or(0, UnicodeWidthStr::width))
+        .map(|c| c.arg.as_deref().map_or(0, UnicodeWidthStr::width))
         .max()
         .unwrap_or(0);
     let mut lines: Vec<Line> = shown
@@ -49,9 +49,9 @@ pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
                 (" ".to_string(), Style::default()),
                 (pad(&format!("/{}", c.name), name_width), theme.accent()),
                 (" ".to_string(), Style::default()),
-                (pad(c.arg.unwrap_or(""), arg_width), theme.dim()),
+                (pad(c.arg.as_deref().unwrap_or(""), arg_width), theme.dim()),
                 ("  ".to_string(), Style::default()),
-                (c.description.to_string(), Style::default()),
+                (c.description.clone(), Style::default()),
             ];
             list_row(parts, width, selected, theme)
         })
