@@ -96,7 +96,10 @@ async fn ux_json_result_reports_each_sub_agent_and_the_total() {
     assert_eq!(result["num_turns"], 2, "{result}");
     let agents = result["sub_agents"].as_array().expect("sub_agents");
     assert_eq!(agents.len(), 2, "{result}");
-    let mut labels: Vec<&str> = agents.iter().map(|a| a["label"].as_str().unwrap()).collect();
+    let mut labels: Vec<&str> = agents
+        .iter()
+        .map(|a| a["label"].as_str().unwrap())
+        .collect();
     labels.sort();
     assert_eq!(labels, ["explore #1", "explore #2"]);
     let mut theirs = 0;

@@ -767,3 +767,59 @@ fn agents_their_requests_leave_the_context_figure_alone() {
     );
     assert_eq!(m.context_tokens, 26_000);
 }
+
+#[test]
+fn agents_any_width_draws_and_model_text_stays_on_its_row() {
+    let t0 = Instant::now();
+    let mut m = busy(80, 24, t0);
+    // A description with line breaks and a control character.
+    start(&mut m, "c1", "explore #1", "find\nthe \u{1b}[31mlogin");
+    start(&mut m, "c2", "general-purpose #2", "x");
+    tool(
+        &mut m,
+        "c1",
+        "explore #1",
+        "t1",
+        "Bash",
+        json!({"command": "ls\nrm -rf /"}),
+    );
+    inner(
+        &mut m,
+        "c2",
+        "general-purpose #2",
+        Event::AssistantMessage {
+            text: "done\u{1b}]0;title\u{7}\there".into(),
+        },
+    );
+    update(&mut m, ctrl('o'));
+    for width in [1, 2, 5, 10, 20, 33, 61] {
+        let shown = screen(&m, width, 30);
+        assert!(!shown.contains('\u{1b}'), "{shown}");
+    }
+    let shown = screen(&m, 80, 24);
+    assert!(shown.contains("explore #1 · find the [31mlogin"), "{shown}");
+    assert!(shown.contains("└ Bash ls ·"), "{shown}");
+    let shown = screen(&m, 80, 40);
+    assert!(shown.contains("● done]0;title    here"), "{shown}");
+}
+
+#[test]
+fn agents_export_writes_each_agent_with_its_result() {
+    let m = ended(80, 24);
+    let header = zcode::tui::export::ExportHeader {
+        session_id: "sess_1",
+        workspace: "",
+        model: "",
+    };
+    let text = zcode::tui::export::transcript_markdown(&m.cells, &header);
+    assert!(
+        text.contains(
+            "**explore #2** find session expiry (cancelled: 2 tool calls · 2k tokens · 3 s)"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("```text\nAuth tests live in tests/auth.rs"),
+        "{text}"
+    );
+}

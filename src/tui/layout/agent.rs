@@ -89,7 +89,7 @@ fn agent_lines(
     let (mark, style) = mark(agent, theme);
     let label = agent.info.label.clone();
     let room = width.saturating_sub(indent.len() + 2 + str_width(&label));
-    let description = format!(" · {}", agent.info.description);
+    let description = format!(" · {}", one_line(&agent.info.description));
     let model = format!(" · {}", agent.info.model);
     let mut head = vec![
         Span::raw(indent),
@@ -107,6 +107,26 @@ fn agent_lines(
     if expanded {
         transcript_lines(agent, indent, theme, width, out);
     }
+}
+
+/// Text from the model or a tool as rows: tabs as spaces, other control
+/// characters left out, line breaks kept.
+fn printable(text: &str) -> String {
+    text.replace('\t', "    ")
+        .chars()
+        .filter(|c| *c == '\n' || !c.is_control())
+        .collect()
+}
+
+/// Text from the model on one row: its words, control characters left
+/// out.
+fn one_line(text: &str) -> String {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    words
+        .join(" ")
+        .chars()
+        .filter(|c| !c.is_control())
+        .collect()
 }
 
 /// What it does now and its figures; once ended, its one-line summary:
@@ -130,7 +150,8 @@ fn status_line(
         let doing = match agent.current_tool() {
             Some((tool, "")) => tool.to_string(),
             Some((tool, summary)) => {
-                format!("{tool} {}", summary.lines().next().unwrap_or_default())
+                let first = summary.lines().next().unwrap_or_default();
+                format!("{tool} {}", one_line(first))
             }
             None => "working".to_string(),
         };
@@ -151,7 +172,7 @@ fn status_line(
     let answer = summary.summary.lines().find(|l| !l.trim().is_empty());
     if let Some(answer) = answer {
         text.push_str(" · ");
-        text.push_str(answer.trim());
+        text.push_str(&one_line(answer));
     }
     spans.push(Span::styled(truncate(&text, room), style));
     Line::from(spans)
@@ -184,7 +205,7 @@ fn transcript_lines(
     for entry in &agent.entries {
         match entry {
             AgentEntry::Task(text) => {
-                let rows = wrap(text, room);
+                let rows = wrap(&printable(text), room);
                 let more = rows.len() > TASK_ROWS;
                 for (i, r) in rows.into_iter().take(TASK_ROWS).enumerate() {
                     let r = if more && i + 1 == TASK_ROWS {
@@ -214,13 +235,13 @@ fn transcript_lines(
                 tool, summary, *status, detail, output, &row, theme, room, out,
             ),
             AgentEntry::Notice(text) => {
-                for (i, r) in wrap(text, room).into_iter().enumerate() {
+                for (i, r) in wrap(&printable(text), room).into_iter().enumerate() {
                     let first = if i == 0 { "· " } else { "  " };
                     out.push(row(vec![Span::styled(format!("{first}{r}"), theme.dim())]));
                 }
             }
             AgentEntry::Error(text) => {
-                for (i, r) in wrap(&format!("error: {text}"), room)
+                for (i, r) in wrap(&printable(&format!("error: {text}")), room)
                     .into_iter()
                     .enumerate()
                 {
@@ -246,7 +267,7 @@ fn push_text(
     room: usize,
     out: &mut Vec<Line<'static>>,
 ) {
-    for (i, r) in wrap(text.trim(), room).into_iter().enumerate() {
+    for (i, r) in wrap(printable(text).trim(), room).into_iter().enumerate() {
         let first = if i == 0 { "● " } else { "  " };
         out.push(row(vec![Span::styled(first, theme.bullet()), Span::raw(r)]));
     }
