@@ -823,3 +823,49 @@ fn agents_export_writes_each_agent_with_its_result() {
         "{text}"
     );
 }
+
+#[test]
+fn agents_a_scrolled_up_window_stays_when_an_agent_joins_its_group() {
+    let t0 = Instant::now();
+    let mut m = busy(80, 16, t0);
+    start(&mut m, "c1", "explore #1", "find the login check");
+    for (id, what) in [("c2", "find session expiry"), ("c3", "list the auth tests")] {
+        event(
+            &mut m,
+            Event::ToolCallStarted {
+                call_id: id.into(),
+                tool: "Agent".into(),
+                input: json!({"description": what, "prompt": "…", "subagent_type": "explore"}),
+            },
+        );
+    }
+    for n in 0..12 {
+        event(
+            &mut m,
+            Event::Notice {
+                message: format!("note {n}"),
+            },
+        );
+    }
+    update(&mut m, Msg::Scroll(5));
+    let last_row = |m: &Model| {
+        let shown = screen(m, 80, 16);
+        let rows: Vec<String> = shown.lines().map(str::to_string).collect();
+        // The transcript's last row, above the "more below" line.
+        let below = rows
+            .iter()
+            .position(|r| r.contains("more lines · End"))
+            .expect("scrolled up");
+        rows[below - 1].clone()
+    };
+    let before = last_row(&m);
+    assert!(before.contains("· note 8"), "{before}");
+    event(
+        &mut m,
+        Event::SubAgentStarted {
+            parent_tool_use_id: "c2".into(),
+            agent: info("explore #2", "find session expiry"),
+        },
+    );
+    assert_eq!(last_row(&m), before);
+}

@@ -35,14 +35,22 @@ pub(super) fn started(model: &mut Model, call_id: String, info: SubAgentInfo) {
         .filter(|&i| running_group(&model.cells[i]));
     let after = Some(at + 1).filter(|&i| model.cells.get(i).is_some_and(running_group));
     if let Some(group) = before {
-        model.cells.remove(at);
+        remove(model, at);
         join(model, group, agent, false);
     } else if let Some(group) = after {
-        model.cells.remove(at);
+        remove(model, at);
         join(model, group - 1, agent, true);
     } else {
         let expanded = model.tools_expanded;
         model.cells[at] = Cell::Agents(AgentGroup::new(agent, expanded));
+    }
+}
+
+/// Removes cell `i`; a scrolled-up window stays on what it shows.
+fn remove(model: &mut Model, i: usize) {
+    model.cells.remove(i);
+    if let Some(anchor) = model.scroll_anchor.as_mut() {
+        anchor.cell_removed(i);
     }
 }
 
