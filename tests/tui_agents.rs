@@ -783,6 +783,15 @@ fn agents_any_width_draws_and_model_text_stays_on_its_row() {
         "Bash",
         json!({"command": "ls\nrm -rf /"}),
     );
+    tool(
+        &mut m,
+        "c1",
+        "explore #1",
+        "t2",
+        "Grep",
+        json!({"pattern": "a\u{1b}[2Jb"}),
+    );
+    done(&mut m, "c1", "explore #1", "t2", "hit\u{1b}[2J here");
     inner(
         &mut m,
         "c2",
@@ -801,6 +810,8 @@ fn agents_any_width_draws_and_model_text_stays_on_its_row() {
     assert!(shown.contains("└ Bash ls ·"), "{shown}");
     let shown = screen(&m, 80, 40);
     assert!(shown.contains("● done]0;title    here"), "{shown}");
+    assert!(shown.contains("✓ Grep a[2Jb"), "{shown}");
+    assert!(shown.contains("└ hit[2J here"), "{shown}");
 }
 
 #[test]

@@ -298,7 +298,7 @@ fn tool_rows(
     out.push(row(vec![
         Span::styled(mark, style),
         Span::styled(tool.to_string(), theme.bold()),
-        Span::raw(format!(" {}", truncate(summary, rest))),
+        Span::raw(format!(" {}", truncate(&one_line(summary), rest))),
     ]));
     let detail_style = match status {
         ToolStatus::Failed | ToolStatus::Denied => theme.error(),
@@ -313,12 +313,13 @@ fn tool_rows(
     } else {
         output.lines().collect()
     };
+    // After the lead and "  └ ": the room less two columns.
     let inner = room.saturating_sub(2);
     for (i, line) in lines.iter().take(TOOL_ROWS).enumerate() {
         let first = if i == 0 { "  └ " } else { "    " };
         out.push(row(vec![
             Span::styled(first, theme.dim()),
-            Span::styled(truncate(line, inner.saturating_sub(2)), detail_style),
+            Span::styled(truncate(&printable(line), inner), detail_style),
         ]));
     }
     let hidden = lines.len().saturating_sub(TOOL_ROWS);
