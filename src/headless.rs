@@ -57,14 +57,34 @@ or ANTHROPIC_API_KEY, or add a provider to $ZCODE_HOME/config.json; see the READ
 /// Said when the runtime stops without finishing the turn.
 const ENDED_EARLY: &str = "the session ended before the task finished";
 
+mod sub_agents;
+
+use sub_agents::{SubAgentResult, SubAgents};
+
 struct Outcome {
     end: TurnEnd,
     answer: Option<String>,
     usage: Usage,
-    /// Model replies received (one per request).
+    /// Model replies received (one per request of the session's own model).
     replies: u64,
     denials: Vec<Denial>,
     errors: Vec<String>,
+    /// The sub-agents the run started, with their figures.
+    sub_agents: Vec<SubAgentResult>,
+}
+
+impl Default for Outcome {
+    fn default() -> Self {
+        Self {
+            end: TurnEnd::Failed,
+            answer: None,
+            usage: Usage::default(),
+            replies: 0,
+            denials: Vec::new(),
+            errors: Vec::new(),
+            sub_agents: Vec::new(),
+        }
+    }
 }
 
 /// Runs `prompt` to its end and returns the process exit code; `started`
@@ -76,14 +96,7 @@ pub async fn run(
     started: Instant,
 ) -> u8 {
     let _ = handle.ops.send(Op::UserInput { text: prompt });
-    let mut outcome = Outcome {
-        end: TurnEnd::Failed,
-        answer: None,
-        usage: Usage::default(),
-        replies: 0,
-        denials: Vec::new(),
-        errors: Vec::new(),
-    };
+    let mut printer = Printer::new(format);
     let mut finished = false;
     let mut interrupts = 0u32;
     // One listener for the whole run, so no Ctrl+C is missed between events.
@@ -102,8 +115,47 @@ pub async fn run(
             }
         };
         let Some(event) = event else { break };
-        if format == OutputFormat::StreamJson {
-            print_line(&serde_json::to_string(&event).unwrap_or_default());
+        let done = printer.on_event(event, &mut std::io::stdout(), &mut std::io::stderr());
+        if done {
+            finished = true;
+            break;
+        }
+    }
+    let mut outcome = printer.finish();
+    if !finished {
+        eprintln!("zcode: error: {ENDED_EARLY}");
+        outcome.errors.push(ENDED_EARLY.to_string());
+    }
+    let _ = handle.ops.send(Op::Shutdown);
+    let _ = handle.task.await;
+    let duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+    finish(&handle.session_id, format, &outcome, duration_ms)
+}
+
+/// Prints a run's events as they come (stream-json lines on stdout, the
+/// progress lines on stderr) and keeps what the result object reports.
+struct Printer {
+    format: OutputFormat,
+    outcome: Outcome,
+    agents: SubAgents,
+}
+
+impl Printer {
+    fn new(format: OutputFormat) -> Self {
+        Self {
+            format,
+            outcome: Outcome::default(),
+            agents: SubAgents::default(),
+        }
+    }
+
+    /// Handles one event; true once the turn finished. Write errors (a
+    /// closed pipe) are ignored: the run goes on to its end.
+    fn on_event(&mut self, event: Event, out: &mut impl Write, err: &mut impl Write) -> bool {
+        let text = self.format == OutputFormat::Text;
+        if self.format == OutputFormat::StreamJson {
+            let _ = writeln!(out, "{}", serde_json::to_string(&event).unwrap_or_default());
+            let _ = out.flush();
         }
         match event {
             Event::SessionStarted {
@@ -113,38 +165,81 @@ pub async fn run(
                 ..
             } => {
                 if offline_demo {
-                    eprintln!("{OFFLINE_DEMO_NOTICE}");
+                    let _ = writeln!(err, "{OFFLINE_DEMO_NOTICE}");
                 }
                 // In every format: whoever reads stderr learns that nothing
                 // will be asked.
                 if let Some(line) = yolo_line(state, mode_source) {
-                    eprintln!("{line}");
+                    let _ = writeln!(err, "{line}");
                 }
             }
-            Event::ToolCallStarted { tool, input, .. } if format == OutputFormat::Text => {
-                eprintln!("• {tool} {}", summarize_input(&input));
+            Event::ToolCallStarted { tool, input, .. } if text => {
+                let _ = writeln!(err, "• {tool} {}", summarize_input(&input));
             }
             Event::ToolCallFinished {
                 is_error: true,
                 tool,
                 output,
                 ..
-            } if format == OutputFormat::Text => {
-                eprintln!(
+            } if text => {
+                let _ = writeln!(
+                    err,
                     "  {tool} failed: {}",
                     neutralize_controls(first_line(&output))
                 );
             }
-            Event::ToolCallDenied { denial } => {
-                if format == OutputFormat::Text {
-                    eprintln!("✗ {} denied: {}", denial.tool, denial.reason);
+            Event::ToolCallDenied { denial } => self.denied(denial, err),
+            Event::SubAgentStarted {
+                parent_tool_use_id,
+                agent,
+            } => {
+                let line = self.agents.started(&parent_tool_use_id, &agent);
+                if text {
+                    let _ = writeln!(err, "{line}");
                 }
-                outcome.denials.push(denial);
             }
-            // Sent once per model reply, with or without token counts.
+            Event::SubAgentEvent {
+                parent_tool_use_id,
+                label,
+                event,
+            } => {
+                self.agents.inner(&parent_tool_use_id, &event);
+                match *event {
+                    // Its refusals are the run's, named with the agent.
+                    Event::ToolCallDenied { mut denial } => {
+                        denial.agent.get_or_insert(label);
+                        self.denied(denial, err);
+                    }
+                    // Like the session's own: a person sees why it waits.
+                    Event::Retrying {
+                        attempt,
+                        max_attempts,
+                        delay_ms,
+                        reason,
+                    } => {
+                        let line = retry_line(attempt, max_attempts, delay_ms, &reason);
+                        let _ = writeln!(err, "zcode: {label}: {line}");
+                    }
+                    _ => {}
+                }
+            }
+            Event::SubAgentFinished {
+                parent_tool_use_id,
+                label,
+                summary,
+            } => {
+                let line = self.agents.finished(&parent_tool_use_id, &label, &summary);
+                if text {
+                    let _ = writeln!(err, "{line}");
+                }
+            }
+            // Sent once per model reply, with or without token counts; a
+            // sub-agent's requests are added to the total as they come.
             Event::Usage { total, .. } => {
-                outcome.usage = total;
-                outcome.replies += 1;
+                self.outcome.usage = total;
+                if !self.agents.any_running() {
+                    self.outcome.replies += 1;
+                }
             }
             // In every format, like errors: a person watching sees why
             // nothing happens yet.
@@ -153,36 +248,55 @@ pub async fn run(
                 max_attempts,
                 delay_ms,
                 reason,
-            } => eprintln!(
-                "zcode: {}",
-                retry_line(attempt, max_attempts, delay_ms, &reason)
-            ),
-            Event::Notice { message } if format == OutputFormat::Text => {
-                eprintln!("zcode: {message}")
+            } => {
+                let _ = writeln!(
+                    err,
+                    "zcode: {}",
+                    retry_line(attempt, max_attempts, delay_ms, &reason)
+                );
+            }
+            Event::Notice { message } if text => {
+                let _ = writeln!(err, "zcode: {message}");
             }
             Event::Error { message } => {
                 // In every format: stdout may be a JSON consumer's, but a
                 // person or a log reads stderr (HEAD-1).
-                eprintln!("zcode: error: {}", neutralize_controls(&one_line(&message)));
-                outcome.errors.push(message);
+                let _ = writeln!(
+                    err,
+                    "zcode: error: {}",
+                    neutralize_controls(&one_line(&message))
+                );
+                self.outcome.errors.push(message);
             }
             Event::TurnFinished { end, answer } => {
-                outcome.end = end;
-                outcome.answer = answer;
-                finished = true;
-                break;
+                self.outcome.end = end;
+                self.outcome.answer = answer;
+                return true;
             }
             _ => {}
         }
+        false
     }
-    if !finished {
-        eprintln!("zcode: error: {ENDED_EARLY}");
-        outcome.errors.push(ENDED_EARLY.to_string());
+
+    /// A refused call: "✗ Bash denied: …", or "✗ explore #2 · Bash denied:
+    /// …" for a sub-agent's.
+    fn denied(&mut self, denial: Denial, err: &mut impl Write) {
+        if self.format == OutputFormat::Text {
+            let who = match &denial.agent {
+                Some(label) => format!("{label} · {}", denial.tool),
+                None => denial.tool.clone(),
+            };
+            let line = format!("✗ {who} denied: {}", denial.reason);
+            let _ = writeln!(err, "{}", neutralize_controls(&line));
+        }
+        self.outcome.denials.push(denial);
     }
-    let _ = handle.ops.send(Op::Shutdown);
-    let _ = handle.task.await;
-    let duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-    finish(&handle.session_id, format, &outcome, duration_ms)
+
+    /// What the result object reports.
+    fn finish(mut self) -> Outcome {
+        self.outcome.sub_agents = self.agents.results();
+        self.outcome
+    }
 }
 
 async fn next_interrupt(sigint: &mut Option<tokio::signal::unix::Signal>) {
@@ -229,6 +343,10 @@ struct ResultObject<'a> {
     end: TurnEnd,
     denials: &'a [Denial],
     errors: &'a [String],
+    /// Each sub-agent's figures (`usage` above is the run's total, theirs
+    /// included); left out when the run started none.
+    #[serde(skip_serializing_if = "<[SubAgentResult]>::is_empty")]
+    sub_agents: &'a [SubAgentResult],
 }
 
 #[derive(Debug, Serialize)]
@@ -257,6 +375,7 @@ fn result_object<'a>(
         end: outcome.end,
         denials: &outcome.denials,
         errors: &outcome.errors,
+        sub_agents: &outcome.sub_agents,
     }
 }
 
@@ -295,9 +414,16 @@ fn first_line(s: &str) -> &str {
 }
 
 fn summarize_input(input: &serde_json::Value) -> String {
-    let field = ["command", "file_path", "path", "pattern", "url"]
-        .iter()
-        .find_map(|k| input.get(*k).and_then(|v| v.as_str()));
+    let field = [
+        "command",
+        "file_path",
+        "path",
+        "pattern",
+        "url",
+        "description",
+    ]
+    .iter()
+    .find_map(|k| input.get(*k).and_then(|v| v.as_str()));
     let text = field
         .map(str::to_string)
         .unwrap_or_else(|| input.to_string());
@@ -340,6 +466,7 @@ mod tests {
             replies: 200,
             denials: Vec::new(),
             errors: vec!["stopped after 200 rounds".into()],
+            sub_agents: Vec::new(),
         };
         let value = serde_json::to_value(result_object("sess_1", &outcome, 42)).unwrap();
         assert_eq!(
@@ -358,5 +485,238 @@ mod tests {
                 "errors": ["stopped after 200 rounds"],
             })
         );
+    }
+
+    use crate::protocol::{SubAgentInfo, SubAgentStatus, SubAgentSummary};
+    use serde_json::{Value, json};
+
+    fn usage(input_tokens: u64, output_tokens: u64) -> Usage {
+        Usage {
+            input_tokens,
+            output_tokens,
+        }
+    }
+
+    fn info(label: &str, description: &str) -> SubAgentInfo {
+        SubAgentInfo {
+            label: label.into(),
+            agent_type: "explore".into(),
+            description: description.into(),
+            model: "local/qwen3".into(),
+            session_id: format!("sess_{}", label.len()),
+        }
+    }
+
+    fn wrapped(call_id: &str, label: &str, event: Event) -> Event {
+        Event::SubAgentEvent {
+            parent_tool_use_id: call_id.into(),
+            label: label.into(),
+            event: Box::new(event),
+        }
+    }
+
+    /// A reply with two Agent calls whose agents run at once, one of them
+    /// refused a call, then the answer; as the runtime sends them (a
+    /// sub-agent's usage reaches the session's total as its own `Usage`
+    /// first).
+    fn two_agents_run() -> Vec<Event> {
+        let mut total = usage(1_000, 50);
+        let mut events = vec![Event::Usage {
+            usage: total,
+            total,
+        }];
+        for (call, label, what) in [
+            ("c1", "explore #1", "find the login check"),
+            ("c2", "explore #2", "find session expiry"),
+        ] {
+            events.push(Event::ToolCallStarted {
+                call_id: call.into(),
+                tool: "Agent".into(),
+                input: json!({"description": what, "prompt": "…", "subagent_type": "explore"}),
+            });
+            events.push(Event::SubAgentStarted {
+                parent_tool_use_id: call.into(),
+                agent: info(label, what),
+            });
+        }
+        for (call, label) in [("c1", "explore #1"), ("c2", "explore #2")] {
+            events.push(wrapped(
+                call,
+                label,
+                Event::ToolCallStarted {
+                    call_id: "t1".into(),
+                    tool: "Grep".into(),
+                    input: json!({"pattern": "fn login"}),
+                },
+            ));
+            let used = usage(4_000, 200);
+            total.add(used);
+            events.push(Event::Usage { usage: used, total });
+            events.push(wrapped(
+                call,
+                label,
+                Event::Usage {
+                    usage: used,
+                    total: used,
+                },
+            ));
+        }
+        events.push(wrapped(
+            "c2",
+            "explore #2",
+            Event::ToolCallDenied {
+                denial: Denial {
+                    call_id: "t2".into(),
+                    tool: "Bash".into(),
+                    input: json!({"command": "touch x"}),
+                    rule_id: "agent.readOnly".into(),
+                    reason: "This agent runs read-only tools and commands only".into(),
+                    agent: Some("explore #2".into()),
+                },
+            },
+        ));
+        events.push(Event::SubAgentFinished {
+            parent_tool_use_id: "c1".into(),
+            label: "explore #1".into(),
+            summary: SubAgentSummary {
+                status: SubAgentStatus::Completed,
+                tool_calls: 1,
+                usage: usage(4_000, 200),
+                elapsed_ms: 2_400,
+                summary: "The login is checked in src/auth.rs:42.".into(),
+            },
+        });
+        events.push(Event::SubAgentFinished {
+            parent_tool_use_id: "c2".into(),
+            label: "explore #2".into(),
+            summary: SubAgentSummary {
+                status: SubAgentStatus::Failed,
+                tool_calls: 2,
+                usage: usage(4_000, 200),
+                elapsed_ms: 3_100,
+                summary: "provider error: HTTP 529".into(),
+            },
+        });
+        let last = usage(9_000, 80);
+        total.add(last);
+        events.push(Event::Usage { usage: last, total });
+        events.push(Event::TurnFinished {
+            end: TurnEnd::Completed,
+            answer: Some("src/auth.rs:42".into()),
+        });
+        events
+    }
+
+    /// Feeds `events` to a printer: stdout, stderr and the outcome.
+    fn feed(format: OutputFormat, events: Vec<Event>) -> (String, String, Outcome) {
+        let mut printer = Printer::new(format);
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        for event in events {
+            if printer.on_event(event, &mut out, &mut err) {
+                break;
+            }
+        }
+        let text = |b: Vec<u8>| String::from_utf8(b).unwrap();
+        (text(out), text(err), printer.finish())
+    }
+
+    #[test]
+    fn ux_stream_json_tags_sub_agent_events_with_the_agent_call() {
+        let (out, _, _) = feed(OutputFormat::StreamJson, two_agents_run());
+        let lines: Vec<Value> = out
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let of =
+            |kind: &str| -> Vec<&Value> { lines.iter().filter(|e| e["type"] == kind).collect() };
+        let inner = of("sub_agent_event");
+        assert_eq!(inner.len(), 5);
+        for e in &inner {
+            assert!(
+                ["c1", "c2"].contains(&e["parent_tool_use_id"].as_str().unwrap()),
+                "{e}"
+            );
+            assert!(e["event"]["type"].is_string(), "{e}");
+        }
+        // A script tells the two apart by the call id.
+        let of_c2 = inner
+            .iter()
+            .filter(|e| e["parent_tool_use_id"] == "c2")
+            .count();
+        assert_eq!(of_c2, 3);
+        assert_eq!(of("sub_agent_started")[1]["parent_tool_use_id"], "c2");
+        assert_eq!(of("sub_agent_finished")[0]["parent_tool_use_id"], "c1");
+        assert_eq!(of("sub_agent_finished")[1]["summary"]["status"], "failed");
+    }
+
+    #[test]
+    fn ux_text_output_shows_one_line_per_sub_agent_start_and_end() {
+        let (out, err, _) = feed(OutputFormat::Text, two_agents_run());
+        assert!(out.is_empty(), "the answer is printed at the end: {out}");
+        let lines: Vec<&str> = err.lines().collect();
+        assert_eq!(
+            lines,
+            [
+                "• Agent find the login check",
+                "▸ explore #1: find the login check (local/qwen3)",
+                "• Agent find session expiry",
+                "▸ explore #2: find session expiry (local/qwen3)",
+                "✗ explore #2 · Bash denied: This agent runs read-only tools and commands only",
+                "◂ explore #1 done: 1 tool call · 4.2k tokens · 2 s",
+                "◂ explore #2 failed: 2 tool calls · 4.2k tokens · 3 s · provider error: HTTP 529",
+            ]
+        );
+    }
+
+    #[test]
+    fn ux_the_result_object_reports_each_sub_agent_and_the_total_usage() {
+        let (_, _, outcome) = feed(OutputFormat::Json, two_agents_run());
+        let value = serde_json::to_value(result_object("sess_1", &outcome, 42)).unwrap();
+        // The total counts the sub-agents' tokens; the replies are the
+        // session's own model's.
+        assert_eq!(
+            value["usage"],
+            json!({"input_tokens": 18_000, "output_tokens": 530})
+        );
+        assert_eq!(value["num_turns"], 2);
+        assert_eq!(
+            value["sub_agents"],
+            json!([
+                {"label": "explore #1", "agent_type": "explore", "status": "completed",
+                 "tool_calls": 1, "usage": {"input_tokens": 4_000, "output_tokens": 200},
+                 "elapsed_ms": 2_400},
+                {"label": "explore #2", "agent_type": "explore", "status": "failed",
+                 "tool_calls": 2, "usage": {"input_tokens": 4_000, "output_tokens": 200},
+                 "elapsed_ms": 3_100},
+            ])
+        );
+        // The refusal is the run's, named with its agent.
+        assert_eq!(value["denials"][0]["agent"], "explore #2");
+    }
+
+    #[test]
+    fn ux_a_sub_agent_the_run_ended_before_counts_as_cancelled() {
+        let mut events = two_agents_run();
+        // Cut before the agents ended: what they did so far.
+        events.truncate(9);
+        let (_, _, outcome) = feed(OutputFormat::Json, events);
+        let agents = &outcome.sub_agents;
+        assert_eq!(agents.len(), 2);
+        assert!(agents.iter().all(|a| a.status == SubAgentStatus::Cancelled));
+        assert_eq!(agents[0].tool_calls, 1);
+        assert_eq!(agents[0].usage, usage(4_000, 200));
+    }
+
+    #[test]
+    fn ux_a_run_without_sub_agents_keeps_its_result_fields() {
+        let (_, _, outcome) = feed(
+            OutputFormat::Json,
+            vec![Event::TurnFinished {
+                end: TurnEnd::Completed,
+                answer: None,
+            }],
+        );
+        let value = serde_json::to_value(result_object("sess_1", &outcome, 1)).unwrap();
+        assert!(value.get("sub_agents").is_none(), "{value}");
     }
 }

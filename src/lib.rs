@@ -99,6 +99,8 @@
 //! - [`proc_table`]: the process table in `/proc` (pids, parents, groups).
 //! - [`child_wait`]: waiting for a short-lived helper process with a
 //!   deadline, killing and reaping it when it hangs.
+//! - [`figures`]: how token counts, durations and a sub-agent's figures
+//!   read, the same in the TUI and in `zcode -p`.
 //! - [`terminal_text`]: neutralises control characters in text from the
 //!   model or a tool before it reaches a terminal.
 //!
@@ -114,6 +116,7 @@ pub mod child_wait;
 pub mod cli;
 pub mod config;
 pub mod extensions;
+pub mod figures;
 pub mod git_env;
 pub mod git_info;
 pub mod headless;

@@ -14,8 +14,9 @@ use serde_json::json;
 use std::sync::OnceLock;
 use std::time::Instant;
 use support::long_transcript;
-use support::tui::{event, key, render, snapshot, turn_started};
-use zcode::protocol::{Denial, Event, TurnEnd};
+use support::tui::{ctrl, event, key, render, snapshot, turn_started};
+use zcode::model::Usage;
+use zcode::protocol::{Denial, Event, SubAgentInfo, SubAgentStatus, SubAgentSummary, TurnEnd};
 use zcode::tui::cells::{Cell, ToolStatus};
 use zcode::tui::layout::cell::cell_lines;
 use zcode::tui::screen::{transcript_height, transcript_lines, transcript_width};
@@ -257,7 +258,7 @@ const CHUNKS: [&str; 8] = [
 /// One random step: mostly events through `update`, sometimes keys, a
 /// resize, or a change made to the cells directly, behind `update`'s back.
 fn step(m: &mut Model, rng: &mut Rng, n: usize) {
-    match rng.below(16) {
+    match rng.below(20) {
         0 => event(
             m,
             Event::TurnStarted {
@@ -364,8 +365,10 @@ fn step(m: &mut Model, rng: &mut Rng, n: usize) {
                 Cell::Assistant { text, .. } => text.push_str("\n\nmore (changed)"),
                 Cell::Welcome => {}
                 Cell::Compaction { summary, .. } => summary.push_str(" (changed)"),
+                Cell::Agents(group) => group.agents[0].info.description.push_str(" (changed)"),
             }
         }
+        15..=18 => agent_step(m, rng, n),
         _ => event(
             m,
             Event::Notice {
@@ -373,6 +376,89 @@ fn step(m: &mut Model, rng: &mut Rng, n: usize) {
             },
         ),
     }
+}
+
+/// A sub-agent's event: started by one of the calls, its own streamed
+/// text (which a collapsed cell does not show), tool calls and usage, its
+/// end; or the expand key, or the clock.
+fn agent_step(m: &mut Model, rng: &mut Rng, n: usize) {
+    let call = format!("c{}", rng.below(8));
+    let label = format!("explore #{call}");
+    let inner = match rng.below(8) {
+        0 => {
+            event(
+                m,
+                Event::SubAgentStarted {
+                    parent_tool_use_id: call,
+                    agent: SubAgentInfo {
+                        label,
+                        agent_type: "explore".into(),
+                        description: format!("look {n}"),
+                        model: "p/m".into(),
+                        session_id: format!("sess_{n}"),
+                    },
+                },
+            );
+            return;
+        }
+        1 => {
+            event(
+                m,
+                Event::SubAgentFinished {
+                    parent_tool_use_id: call,
+                    label,
+                    summary: SubAgentSummary {
+                        status: SubAgentStatus::Completed,
+                        tool_calls: 2,
+                        usage: Default::default(),
+                        elapsed_ms: 1_000,
+                        summary: format!("found {n}"),
+                    },
+                },
+            );
+            return;
+        }
+        2 => {
+            update(m, ctrl('o'));
+            return;
+        }
+        3 => {
+            let now = m.now.unwrap_or_else(Instant::now);
+            update(m, Msg::Tick(now + std::time::Duration::from_millis(700)));
+            return;
+        }
+        4 => Event::ToolCallStarted {
+            call_id: format!("s{n}"),
+            tool: "Grep".into(),
+            input: json!({"pattern": format!("fn x{n}")}),
+        },
+        5 => Event::ToolCallFinished {
+            call_id: format!("s{}", n.saturating_sub(1)),
+            tool: "Grep".into(),
+            output: format!("hit {n}\nmore"),
+            is_error: false,
+            diff: None,
+            exit_code: None,
+        },
+        6 => Event::Usage {
+            usage: Usage {
+                input_tokens: 900,
+                output_tokens: 40,
+            },
+            total: Default::default(),
+        },
+        _ => Event::AssistantDelta {
+            text: CHUNKS[rng.below(CHUNKS.len())].into(),
+        },
+    };
+    event(
+        m,
+        Event::SubAgentEvent {
+            parent_tool_use_id: call,
+            label,
+            event: Box::new(inner),
+        },
+    );
 }
 
 #[test]

@@ -3,6 +3,9 @@
 //! lays out again only the cells from the first changed one on, however many
 //! cells there are; reading is through the slice.
 
+mod agent;
+
+pub use agent::{AgentCell, AgentEntry, AgentGroup};
 use serde_json::Value;
 use std::ops::{Deref, Index, IndexMut};
 use std::slice::SliceIndex;
@@ -43,6 +46,9 @@ pub enum Cell {
         /// Showing the whole output rather than its first line (Ctrl+O).
         expanded: bool,
     },
+    /// The sub-agents started by Agent calls of one reply (one or more),
+    /// each replacing its Agent call's tool cell.
+    Agents(AgentGroup),
     Notice {
         text: String,
     },
@@ -138,6 +144,26 @@ impl Cells {
         self.items.get_mut(i)
     }
 
+    /// Removes cell `i` (a sub-agent's Agent call joining its group).
+    pub fn remove(&mut self, i: usize) -> Option<Cell> {
+        if i >= self.items.len() {
+            return None;
+        }
+        self.mark(i);
+        Some(self.items.remove(i))
+    }
+
+    /// Changes cell `i` through `f`, which says whether the cell's rows
+    /// changed: a change that shows nowhere (text streamed into a collapsed
+    /// sub-agent) costs no layout.
+    pub fn edit(&mut self, i: usize, f: impl FnOnce(&mut Cell) -> bool) {
+        if let Some(cell) = self.items.get_mut(i)
+            && f(cell)
+        {
+            self.mark(i);
+        }
+    }
+
     pub fn clear(&mut self) {
         self.items.clear();
         self.mark(0);
@@ -218,6 +244,53 @@ pub fn input_summary(input: &Value) -> String {
         return String::new();
     }
     input.to_string()
+}
+
+/// Tool output rows a cell keeps: enough to read, bounded in memory.
+pub const KEPT_OUTPUT_LINES: usize = 500;
+
+/// The output a tool cell keeps: at most `KEPT_OUTPUT_LINES` lines, tabs
+/// and control characters made printable, outer blank lines dropped.
+pub fn kept_output(output: &str) -> String {
+    kept_lines(output, KEPT_OUTPUT_LINES)
+}
+
+/// [`kept_output`] with at most `max` lines.
+pub fn kept_lines(output: &str, max: usize) -> String {
+    let total = output.lines().skip_while(|l| l.trim().is_empty()).count();
+    let mut lines: Vec<String> = output
+        .lines()
+        .skip_while(|l| l.trim().is_empty())
+        .take(max)
+        .map(|l| {
+            l.replace('\t', "    ")
+                .chars()
+                .filter(|c| !c.is_control())
+                .collect()
+        })
+        .collect();
+    if total > max {
+        lines.push(format!("… {} more lines", total - max));
+    }
+    while lines.last().is_some_and(|l| l.trim().is_empty()) {
+        lines.pop();
+    }
+    lines.join("\n")
+}
+
+/// The first non-empty line of a tool's output, tabs and control
+/// characters made printable, outer whitespace trimmed.
+pub fn first_line(output: &str) -> String {
+    let line = output
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or_default();
+    line.replace('\t', "  ")
+        .chars()
+        .filter(|c| !c.is_control())
+        .collect::<String>()
+        .trim()
+        .to_string()
 }
 
 /// A plan's title: its first Markdown heading (outside code blocks), else

@@ -3,7 +3,9 @@
 //! a file. Pure functions of the cells, so `update` stays pure and the
 //! loop does the writing.
 
-use super::cells::{Cell, ToolStatus};
+use super::cells::{AgentCell, Cell, ToolStatus};
+use crate::figures::agent_figures;
+use crate::protocol::SubAgentStatus;
 use pulldown_cmark::{CodeBlockKind, Event, Parser, Tag, TagEnd};
 
 /// The text of the last answer, skipping an empty one still streaming.
@@ -109,6 +111,11 @@ pub fn transcript_markdown(cells: &[Cell], header: &ExportHeader<'_>) -> String 
                     out.push_str(&format!("\n> {}\n", inline(detail)));
                 }
             }
+            Cell::Agents(group) => {
+                for agent in &group.agents {
+                    push_agent(&mut out, agent);
+                }
+            }
             Cell::Notice { text } => push_quoted(&mut out, text),
             Cell::Compaction {
                 summary,
@@ -125,6 +132,27 @@ pub fn transcript_markdown(cells: &[Cell], header: &ExportHeader<'_>) -> String 
         }
     }
     out
+}
+
+/// A sub-agent: its label and description, how it ended with its
+/// figures, and the result the model read, fenced.
+fn push_agent(out: &mut String, agent: &AgentCell) {
+    let figures = agent_figures(agent.tool_calls, agent.usage, agent.elapsed_ms());
+    let state = match agent.finished.as_ref().map(|s| s.status) {
+        None => "running",
+        Some(SubAgentStatus::Completed) => "done",
+        Some(SubAgentStatus::Failed) => "failed",
+        Some(SubAgentStatus::Cancelled) => "cancelled",
+    };
+    out.push_str(&format!(
+        "**{}** {} ({state}: {figures})\n",
+        inline(&agent.info.label),
+        inline(&agent.info.description)
+    ));
+    if !agent.output.is_empty() {
+        out.push('\n');
+        push_fenced(out, "text", &agent.output);
+    }
 }
 
 fn push_block(out: &mut String, text: &str) {

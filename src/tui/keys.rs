@@ -1,6 +1,7 @@
 //! Key bindings: which key means what, and the footer hints that say so.
 
 use crate::protocol::RequestKind;
+use crate::tui::cells::Cell;
 use crate::tui::focus::Focus;
 use crate::tui::model::Model;
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
@@ -175,7 +176,10 @@ pub fn hints(focus: Focus, model: &Model) -> Vec<(&'static str, &'static str)> {
         },
         Focus::SlashPopup => popup_hints(),
         Focus::Todos => vec![("esc", "close"), TOGGLE_SIDEBAR_CLOSE_HINT],
-        Focus::Composer => composer_hints(model.busy, model.composer.is_empty(), model.quit_armed),
+        Focus::Composer => with_agents_hint(
+            model,
+            composer_hints(model.busy, model.composer.is_empty(), model.quit_armed),
+        ),
     };
     with_sidebar_hint(model, list)
 }
@@ -235,6 +239,28 @@ fn composer_hints(
     }
     hints
 }
+
+/// While the transcript holds sub-agents, the key that shows their
+/// transcripts (or hides them again), before the mode key.
+fn with_agents_hint(
+    model: &Model,
+    mut list: Vec<(&'static str, &'static str)>,
+) -> Vec<(&'static str, &'static str)> {
+    let agents = model.cells.iter().any(|c| matches!(c, Cell::Agents(_)));
+    let at = list.iter().position(|(key, _)| *key == "shift+tab");
+    if let Some(at) = at.filter(|_| agents) {
+        let what = if model.tools_expanded {
+            "collapse"
+        } else {
+            "expand"
+        };
+        list.insert(at, (EXPAND_KEY, what));
+    }
+    list
+}
+
+/// The key that expands tool outputs and sub-agent transcripts.
+pub const EXPAND_KEY: &str = "ctrl+o";
 
 /// The footer while the slash popup is open (TUI-4).
 fn popup_hints() -> Vec<(&'static str, &'static str)> {

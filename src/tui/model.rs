@@ -77,7 +77,8 @@ pub struct Model {
     pub skills: Vec<Skill>,
     /// The open picker (`/mode`, `/model`, `/permissions`, `/resume`).
     pub picker: Option<Picker>,
-    /// Tool cells show their whole output (Ctrl+O); new cells follow.
+    /// Tool cells show their whole output and sub-agent cells their
+    /// transcripts (Ctrl+O); new cells follow.
     pub tools_expanded: bool,
     /// The session's todo list (TODO-7), shown in the sidebar.
     pub todos: Vec<TodoItem>,

@@ -208,16 +208,28 @@ fn why_rows(request: &PermissionRequest, theme: &Theme, width: usize) -> Vec<Lin
     } else {
         request.reason.clone()
     };
-    let text = format!("{} {why}", request.tool);
+    // A sub-agent's call names the agent first: "explore #2 · Bash …".
+    let agent = request
+        .agent
+        .as_deref()
+        .map(|label| format!("{label} · "))
+        .unwrap_or_default();
+    let text = format!("{agent}{} {why}", request.tool);
     wrap(&text, width)
         .into_iter()
         .enumerate()
-        .map(|(i, row)| match row.strip_prefix(request.tool.as_str()) {
-            Some(rest) if i == 0 => Line::from(vec![
-                Span::styled(request.tool.clone(), theme.bold()),
-                Span::raw(rest.to_string()),
-            ]),
-            _ => Line::from(row),
+        .map(|(i, row)| {
+            let named = row
+                .strip_prefix(agent.as_str())
+                .and_then(|r| r.strip_prefix(request.tool.as_str()));
+            match named {
+                Some(rest) if i == 0 => Line::from(vec![
+                    Span::styled(agent.clone(), theme.accent()),
+                    Span::styled(request.tool.clone(), theme.bold()),
+                    Span::raw(rest.to_string()),
+                ]),
+                _ => Line::from(row),
+            }
         })
         .collect()
 }

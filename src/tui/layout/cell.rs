@@ -3,6 +3,7 @@
 //! and the rows around the cells (an empty session's banner, the queued
 //! inputs).
 
+use super::agent::agent_group_lines;
 use super::{truncate, wrap};
 use crate::tui::cells::{Cell, ToolStatus};
 use crate::tui::theme::Theme;
@@ -142,6 +143,7 @@ pub fn cell_lines(cell: &Cell, theme: &Theme, width: usize, out: &mut Vec<Line<'
                 )));
             }
         }
+        Cell::Agents(group) => agent_group_lines(group, theme, width, out),
         Cell::Notice { text } => push_prefixed(
             out,
             text,

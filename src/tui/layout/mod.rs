@@ -2,6 +2,7 @@
 //! cut to columns, and the rows of each panel built from plain data (never
 //! from the whole `Model`), so both sides compute the same heights.
 
+pub mod agent;
 pub mod approval;
 pub mod cell;
 pub mod composer;

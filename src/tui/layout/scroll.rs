@@ -38,6 +38,14 @@ impl ScrollAnchor {
         })
     }
 
+    /// Cell `i` was removed (an Agent call's cell joining its group): a
+    /// later anchored cell is one place up now.
+    pub fn cell_removed(&mut self, i: usize) {
+        if self.cell > i {
+            self.cell -= 1;
+        }
+    }
+
     /// Whether the scroll is still the one the anchor was taken at.
     pub fn holds(&self, scroll: usize) -> bool {
         scroll != 0 && scroll == self.scroll

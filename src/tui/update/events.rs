@@ -1,8 +1,8 @@
 //! What the runtime's events do to the model: the transcript's cells, the
 //! approval queue, the status line's state.
 
-use crate::protocol::{CompactionOutcome, Event, HistoryItem, TurnEnd, retry_line};
-use crate::tui::cells::{Cell, ToolStatus, input_summary};
+use crate::protocol::{CompactionOutcome, Denial, Event, HistoryItem, TurnEnd, retry_line};
+use crate::tui::cells::{Cell, ToolStatus, first_line, input_summary, kept_output};
 use crate::tui::model::Model;
 use crate::tui::picker::Picker;
 
@@ -108,6 +108,9 @@ pub(super) fn on_event(model: &mut Model, event: Event) {
         Event::ReasoningDelta { .. } => model.dirty = false,
         // The last request's input is what the context holds now; a
         // provider that reports none leaves the last figure.
+        // While sub-agents run, the usage the session reports is theirs
+        // (added to its total): the context shown stays the session's own.
+        Event::Usage { .. } if super::agents::any_running(model) => model.dirty = false,
         Event::Usage { usage, .. } => {
             model.dirty = usage.input_tokens > 0 && usage.input_tokens != model.context_tokens;
             if usage.input_tokens > 0 {
@@ -159,7 +162,11 @@ pub(super) fn on_event(model: &mut Model, event: Event) {
             });
         }
         Event::PermissionRequested { request } => {
-            set_waiting(model, &request.call_id, true);
+            // A sub-agent's call is in its agent's cell, not the session's.
+            match &request.agent {
+                Some(label) => super::agents::set_waiting(model, label, true),
+                None => set_waiting(model, &request.call_id, true),
+            }
             model.approvals.push_back(request);
         }
         Event::PermissionResolved { request_id, .. } => {
@@ -169,7 +176,10 @@ pub(super) fn on_event(model: &mut Model, event: Event) {
                 .position(|r| r.request_id == request_id)
             {
                 if let Some(request) = model.approvals.remove(i) {
-                    set_waiting(model, &request.call_id, false);
+                    match &request.agent {
+                        Some(label) => super::agents::set_waiting(model, label, false),
+                        None => set_waiting(model, &request.call_id, false),
+                    }
                 }
                 // Resolved elsewhere (a hook, a cancel): nothing the user
                 // did on its panel carries over to the next request.
@@ -192,9 +202,19 @@ pub(super) fn on_event(model: &mut Model, event: Event) {
                 ToolStatus::Done
             };
             let line = finished_detail(&output, exit_code);
-            set_tool(model, &call_id, status, line, kept_output(&output), diff);
+            if !set_tool(model, &call_id, status, line, kept_output(&output), diff) {
+                super::agents::call_finished(model, &call_id, &output, is_error);
+            }
         }
         Event::ToolCallDenied { denial } => {
+            // A sub-agent's call: its agent's transcript says so; with its
+            // agent gone, a cell of its own names the agent.
+            if let Some(label) = denial.agent.clone() {
+                if !super::agents::denied(model, &label, denial.clone()) {
+                    push_denied(model, format!("{label} · {}", denial.tool), denial);
+                }
+                return;
+            }
             if !set_tool(
                 model,
                 &denial.call_id,
@@ -203,16 +223,8 @@ pub(super) fn on_event(model: &mut Model, event: Event) {
                 String::new(),
                 None,
             ) {
-                model.cells.push(Cell::Tool {
-                    call_id: denial.call_id,
-                    tool: denial.tool,
-                    summary: input_summary(&denial.input),
-                    status: ToolStatus::Denied,
-                    detail: denial.reason,
-                    output: String::new(),
-                    diff: None,
-                    expanded: model.tools_expanded,
-                });
+                let tool = denial.tool.clone();
+                push_denied(model, tool, denial);
             }
         }
         Event::CompactionStarted => {
@@ -284,12 +296,23 @@ pub(super) fn on_event(model: &mut Model, event: Event) {
             reason,
         } => push_notice(model, &retry_line(attempt, max_attempts, delay_ms, &reason)),
         Event::Error { message } => model.cells.push(Cell::Error { text: message }),
-        // Sub-agent cells are drawn from these once the TUI has them.
-        Event::SubAgentStarted { .. }
-        | Event::SubAgentEvent { .. }
-        | Event::SubAgentFinished { .. } => {}
+        Event::SubAgentStarted {
+            parent_tool_use_id,
+            agent,
+        } => super::agents::started(model, parent_tool_use_id, agent),
+        Event::SubAgentEvent {
+            parent_tool_use_id,
+            event,
+            ..
+        } => super::agents::inner_event(model, &parent_tool_use_id, *event),
+        Event::SubAgentFinished {
+            parent_tool_use_id,
+            summary,
+            ..
+        } => super::agents::finished(model, &parent_tool_use_id, summary),
         Event::TurnFinished { end, .. } => {
             finish_streaming(model);
+            super::agents::turn_finished(model, end);
             match end {
                 TurnEnd::Interrupted => push_notice(model, "interrupted"),
                 TurnEnd::RoundLimit => push_notice(model, "stopped: tool-call round limit reached"),
@@ -347,6 +370,15 @@ fn replay_history(model: &mut Model, items: Vec<HistoryItem>) {
             },
             HistoryItem::Tool {
                 call_id,
+                output,
+                sub_agent: Some(record),
+                ..
+            } => {
+                super::agents::replay(model, call_id, *record, &output);
+                continue;
+            }
+            HistoryItem::Tool {
+                call_id,
                 tool,
                 input,
                 output,
@@ -372,6 +404,20 @@ fn replay_history(model: &mut Model, items: Vec<HistoryItem>) {
         };
         model.cells.push(cell);
     }
+}
+
+/// A cell for a refused call that had none.
+fn push_denied(model: &mut Model, tool: String, denial: Denial) {
+    model.cells.push(Cell::Tool {
+        call_id: denial.call_id,
+        tool,
+        summary: input_summary(&denial.input),
+        status: ToolStatus::Denied,
+        detail: denial.reason,
+        output: String::new(),
+        diff: None,
+        expanded: model.tools_expanded,
+    });
 }
 
 fn push_notice(model: &mut Model, text: &str) {
@@ -445,46 +491,4 @@ fn finished_detail(output: &str, exit_code: Option<i32>) -> String {
         }
         _ => line,
     }
-}
-
-/// Tool output rows a cell keeps: enough to read, bounded in memory.
-const KEPT_OUTPUT_LINES: usize = 500;
-
-/// The output a tool cell keeps: at most `KEPT_OUTPUT_LINES` lines, tabs
-/// and control characters made printable, outer blank lines dropped.
-fn kept_output(output: &str) -> String {
-    let total = output.lines().skip_while(|l| l.trim().is_empty()).count();
-    let mut lines: Vec<String> = output
-        .lines()
-        .skip_while(|l| l.trim().is_empty())
-        .take(KEPT_OUTPUT_LINES)
-        .map(|l| {
-            l.replace('\t', "    ")
-                .chars()
-                .filter(|c| !c.is_control())
-                .collect()
-        })
-        .collect();
-    if total > KEPT_OUTPUT_LINES {
-        lines.push(format!("… {} more lines", total - KEPT_OUTPUT_LINES));
-    }
-    while lines.last().is_some_and(|l| l.trim().is_empty()) {
-        lines.pop();
-    }
-    lines.join("\n")
-}
-
-/// The first non-empty line of a tool's output, tabs and control
-/// characters made printable, outer whitespace trimmed.
-fn first_line(output: &str) -> String {
-    let line = output
-        .lines()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or_default();
-    line.replace('\t', "  ")
-        .chars()
-        .filter(|c| !c.is_control())
-        .collect::<String>()
-        .trim()
-        .to_string()
 }

@@ -2,6 +2,7 @@
 //! Keys and pastes go to the layer `focus` names; each layer's keys are in
 //! their own module.
 
+mod agents;
 mod approvals;
 mod composer;
 mod events;
@@ -160,6 +161,7 @@ fn apply(model: &mut Model, msg: Msg) -> Vec<Cmd> {
         Msg::Tick(now) => {
             model.now = Some(now);
             expire_quit_hint(model, now);
+            agents::tick(model, now);
             if model.busy && !model.waiting_for_user() {
                 model.spinner = model.spinner.wrapping_add(1);
                 model.dirty = true;
@@ -340,7 +342,7 @@ fn on_paste(model: &mut Model, text: &str) {
 }
 
 /// Ctrl+O: every tool cell (and compaction summary) shows its whole
-/// output, or its first line again.
+/// output, every sub-agent its transcript; or their first lines again.
 fn toggle_tool_output(model: &mut Model) {
     model.tools_expanded = !model.tools_expanded;
     let to = model.tools_expanded;
@@ -348,11 +350,12 @@ fn toggle_tool_output(model: &mut Model) {
         |cell| {
             matches!(cell, Cell::Tool { expanded, .. } | Cell::Compaction { expanded, .. }
                 if *expanded != to)
+                || matches!(cell, Cell::Agents(group) if group.expanded != to)
         },
-        |cell| {
-            if let Cell::Tool { expanded, .. } | Cell::Compaction { expanded, .. } = cell {
-                *expanded = to;
-            }
+        |cell| match cell {
+            Cell::Tool { expanded, .. } | Cell::Compaction { expanded, .. } => *expanded = to,
+            Cell::Agents(group) => group.expanded = to,
+            _ => {}
         },
     );
 }

@@ -403,7 +403,7 @@ fn help_text(files: &[CommandFile]) -> String {
          \n  enter send (queued while busy) · shift+enter or ctrl+j newline\
          \n  shift+tab cycle modes · esc interrupt · ctrl+c clear, twice to quit\
          \n  ↑/↓ input history · pgup/pgdn, ctrl+home/end scroll · ctrl+z suspend\
-         \n  ctrl+o expand or collapse tool output · ctrl+t show or hide the todos\
+         \n  ctrl+o expand or collapse tool output and sub-agents · ctrl+t show or hide the todos\
          \n  a line starting with // is sent with one / removed",
     );
     text

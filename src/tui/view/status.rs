@@ -193,23 +193,8 @@ fn context_style(model: &Model, theme: &Theme) -> Option<Style> {
     }
 }
 
-/// 850, 2.4k, 24k, 1.2M.
-pub fn tokens(n: u64) -> String {
-    fn one_decimal(value: u64, unit: u64, suffix: &str) -> String {
-        let tenths = (value * 10 + unit / 2) / unit;
-        if tenths.is_multiple_of(10) {
-            format!("{}{suffix}", tenths / 10)
-        } else {
-            format!("{}.{}{suffix}", tenths / 10, tenths % 10)
-        }
-    }
-    match n {
-        0..=999 => n.to_string(),
-        1_000..=9_949 => one_decimal(n, 1_000, "k"),
-        9_950..=999_499 => format!("{}k", (n + 500) / 1_000),
-        _ => one_decimal(n, 1_000_000, "M"),
-    }
-}
+/// Token counts as the status line shows them.
+pub use crate::figures::tokens;
 
 /// The footer: the keys of the layer that has the focus.
 pub fn render_footer(model: &Model, focus: Focus, theme: &Theme, frame: &mut Frame, area: Rect) {
@@ -228,20 +213,4 @@ pub fn render_footer(model: &Model, focus: Focus, theme: &Theme, frame: &mut Fra
         spans.push(Span::styled(format!(" {what}"), theme.dim()));
     }
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
-}
-
-#[cfg(test)]
-mod tests {
-    use super::tokens;
-
-    #[test]
-    fn tui2_token_counts_read_short() {
-        assert_eq!(tokens(850), "850");
-        assert_eq!(tokens(2_400), "2.4k");
-        assert_eq!(tokens(3_000), "3k");
-        assert_eq!(tokens(24_300), "24k");
-        assert_eq!(tokens(200_000), "200k");
-        assert_eq!(tokens(1_000_000), "1M");
-        assert_eq!(tokens(1_250_000), "1.3M");
-    }
 }
