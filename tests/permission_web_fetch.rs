@@ -7,7 +7,7 @@ mod support;
 use serde_json::{Value, json};
 use support::web_sites::webfetch_rules;
 use zcode::permission::check::Behavior::{self, Allow, Ask, Deny};
-use zcode::permission::check::{Decision, rule_id};
+use zcode::permission::check::{Decision, RuleId};
 use zcode::permission::mode::{ExecutionState, Mode};
 use zcode::permission::rules::{Rule, RuleSet, rule_subject};
 use zcode::permission::service::PermissionService;
@@ -66,7 +66,7 @@ fn perm8_webfetch_plan_asks_without_a_rule() {
             &RuleSet::default(),
         );
         assert_eq!(d.behavior, Ask, "{state:?}: {d:?}");
-        assert_eq!(d.rule_id, rule_id::NEEDS_APPROVAL, "{state:?}");
+        assert_eq!(d.rule_id, RuleId::NeedsApproval, "{state:?}");
     }
 }
 
@@ -77,7 +77,7 @@ fn perm8_webfetch_plan_preapproved_domain_is_allowed() {
         let d = decide(&svc, "https://docs.rs/serde", state, &RuleSet::default());
         assert_eq!(
             (d.behavior, d.rule_id),
-            (Allow, rule_id::WEB_FETCH_DOMAIN),
+            (Allow, RuleId::WebFetchDomain),
             "{state:?}"
         );
         assert_eq!(
@@ -101,7 +101,7 @@ fn perm8_webfetch_plan_project_allow_rule_allows_its_domain_only() {
         let d = decide(&svc, "https://example.com/a", state, &rules);
         assert_eq!(
             (d.behavior, d.rule_id),
-            (Allow, rule_id::PROJECT_ALLOW),
+            (Allow, RuleId::ProjectAllow),
             "{state:?}"
         );
         assert_eq!(
@@ -124,13 +124,13 @@ fn perm8_webfetch_plan_deny_and_ask_rules_come_first() {
         let d = decide(&svc, "https://example.com/", state, &rules);
         assert_eq!(
             (d.behavior, d.rule_id),
-            (Deny, rule_id::PROJECT_DENY),
+            (Deny, RuleId::ProjectDeny),
             "{state:?}"
         );
         let d = decide(&svc, "https://docs.rs/", state, &rules);
         assert_eq!(
             (d.behavior, d.rule_id),
-            (Ask, rule_id::PROJECT_ASK),
+            (Ask, RuleId::ProjectAsk),
             "{state:?}"
         );
     }
@@ -492,11 +492,11 @@ fn webfetch_ask_rule_for_a_subdomain_or_url_asks_even_where_allowed() {
     );
     assert_eq!(
         decide(&svc, "https://api.example.com/x", BUILD, &rules).rule_id,
-        rule_id::PROJECT_ASK
+        RuleId::ProjectAsk
     );
     assert_eq!(
         decide(&svc, "https://docs.example.com/private/a", BUILD, &rules).rule_id,
-        rule_id::PROJECT_ASK
+        RuleId::ProjectAsk
     );
     assert_eq!(
         behavior(&svc, "https://docs.example.com/public", BUILD, &rules),
@@ -544,7 +544,7 @@ fn allowed_tools_webfetch_domain_allows_that_host_only_and_never_in_plan() {
     let (_d, svc) = service(allowed_entries(&["WebFetch(domain:docs.rs)"]));
     let none = RuleSet::default();
     let d = decide(&svc, "https://docs.rs/x", BUILD, &none);
-    assert_eq!((d.behavior, d.rule_id), (Allow, rule_id::ALLOWED_TOOLS));
+    assert_eq!((d.behavior, d.rule_id), (Allow, RuleId::AllowedTools));
     for url in ["https://evil.example/", "https://docs.rs.evil.example/"] {
         assert_eq!(behavior(&svc, url, BUILD, &none), Ask, "{url}");
     }

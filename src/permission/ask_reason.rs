@@ -68,7 +68,7 @@ pub fn build_ask(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::permission::check::{Behavior, rule_id};
+    use crate::permission::check::{Behavior, RuleId};
     use crate::permission::mode::{ExecutionState, Mode};
     use crate::permission::rules::{RuleKind, RuleSet};
     use crate::permission::service::PermissionService;
@@ -77,7 +77,7 @@ mod tests {
 
     /// The decision's reason for `tool` with `input` in build mode, with
     /// these project rules; the decision must be an ask.
-    fn ask_reason(tool: &str, input: Value, rules: &RuleSet) -> (String, &'static str) {
+    fn ask_reason(tool: &str, input: Value, rules: &RuleSet) -> (String, RuleId) {
         let ws = tempfile::tempdir().unwrap();
         let service = PermissionService::new(PermissionSettings::default(), ws.path(), None);
         let eval = service.evaluate(
@@ -159,7 +159,7 @@ mod tests {
         let mut rules = RuleSet::default();
         rules.merge(RuleKind::Ask, [Rule::with_content("Bash", "git push:*")]);
         let (reason, id) = ask_reason("Bash", json!({"command": "git push"}), &rules);
-        assert_eq!(id, rule_id::PROJECT_ASK);
+        assert_eq!(id, RuleId::ProjectAsk);
         assert_eq!(
             reason,
             "matches the project rule Bash(git push:*), which asks first"
@@ -171,7 +171,7 @@ mod tests {
             json!({"file_path": ".git/config", "content": ""}),
             &no_rules(),
         );
-        assert_eq!(id, rule_id::EDIT_PROTECTED_PATH);
+        assert_eq!(id, RuleId::EditProtectedPath);
         assert!(
             reason.starts_with("writes inside a git directory"),
             "{reason}"

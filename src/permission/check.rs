@@ -14,6 +14,7 @@ use super::rules::{
 };
 use super::settings::PermissionSettings;
 use super::web_rules;
+pub use super::rule_id::RuleId;
 use serde::Serialize;
 use serde_json::Value;
 use std::borrow::Cow;
@@ -41,14 +42,14 @@ impl Behavior {
 #[serde(rename_all = "camelCase")]
 pub struct Decision {
     pub behavior: Behavior,
-    pub rule_id: &'static str,
+    pub rule_id: RuleId,
     pub reason: Cow<'static, str>,
 }
 
 impl Decision {
     fn new(
         behavior: Behavior,
-        rule_id: &'static str,
+        rule_id: RuleId,
         reason: impl Into<Cow<'static, str>>,
     ) -> Self {
         Self {
@@ -57,47 +58,15 @@ impl Decision {
             reason: reason.into(),
         }
     }
-    pub fn allow(rule_id: &'static str, reason: impl Into<Cow<'static, str>>) -> Self {
+    pub fn allow(rule_id: RuleId, reason: impl Into<Cow<'static, str>>) -> Self {
         Self::new(Behavior::Allow, rule_id, reason)
     }
-    pub fn ask(rule_id: &'static str, reason: impl Into<Cow<'static, str>>) -> Self {
+    pub fn ask(rule_id: RuleId, reason: impl Into<Cow<'static, str>>) -> Self {
         Self::new(Behavior::Ask, rule_id, reason)
     }
-    pub fn deny(rule_id: &'static str, reason: impl Into<Cow<'static, str>>) -> Self {
+    pub fn deny(rule_id: RuleId, reason: impl Into<Cow<'static, str>>) -> Self {
         Self::new(Behavior::Deny, rule_id, reason)
     }
-}
-
-/// Rule ids: stable names that say which step decided (shown by
-/// `zcode permission check` and recorded with denials).
-pub mod rule_id {
-    pub const PLAN_ENTER: &str = "tool.plan.enter";
-    pub const PLAN_EXIT_ONLY: &str = "mode.plan.exitOnly";
-    pub const USER_INTERACTION: &str = "tool.requiresUserInteraction";
-    pub const ALWAYS_ASK: &str = "tool.alwaysAsk";
-    pub const SESSION_ALLOW: &str = "rule.session.allow";
-    pub const YOLO: &str = "mode.yolo";
-    pub const AUTO: &str = "mode.auto.unimplemented";
-    pub const DISALLOWED: &str = "rule.disallowedTools";
-    pub const PROJECT_DENY: &str = "rule.project.deny";
-    pub const PROJECT_ASK: &str = "rule.project.ask";
-    pub const PLAN_READ_ONLY: &str = "mode.plan.readOnly";
-    pub const PLAN_RESTRICTED: &str = "mode.plan.restricted";
-    pub const PROJECT_ALLOW: &str = "rule.project.allow";
-    pub const WEB_FETCH_DOMAIN: &str = "rule.webFetch.domain";
-    pub const ALLOWED_TOOLS: &str = "rule.allowedTools";
-    pub const EDIT_WORKSPACE: &str = "mode.edit.workspace";
-    pub const EDIT_PROTECTED_PATH: &str = "edit.protectedPath";
-    pub const READ_ONLY: &str = "build.readOnly";
-    pub const RISK_CRITICAL: &str = "build.risk.critical";
-    pub const RISK_HIGH: &str = "build.risk.high";
-    pub const SESSION_SCOPE: &str = "build.scope.session";
-    pub const NEEDS_APPROVAL: &str = "build.needsApproval";
-    pub const BUILD_DEFAULT: &str = "build.default";
-    pub const HOOK_ALLOW: &str = "hook.preToolUse.allow";
-    pub const HOOK_ASK: &str = "hook.preToolUse.ask";
-    pub const HOOK_DENY: &str = "hook.preToolUse.deny";
-    pub const MEMORY_FILE: &str = "memory.file";
 }
 
 /// Exact reason texts that are part of the contract.
@@ -181,7 +150,7 @@ fn matching_rule<'a>(
 
 /// PERM-10: the ask for a write to a protected file.
 fn protected_ask(protected: ProtectedPath) -> Decision {
-    Decision::ask(rule_id::EDIT_PROTECTED_PATH, protected.reason())
+    Decision::ask(RuleId::EditProtectedPath, protected.reason())
 }
 
 fn session_rule_matches(ctx: &CheckContext<'_>) -> bool {
@@ -196,13 +165,13 @@ fn session_rule_matches(ctx: &CheckContext<'_>) -> bool {
 fn disallowed(ctx: &CheckContext<'_>) -> Option<Decision> {
     if ctx.settings.is_disallowed(ctx.tool_name) {
         return Some(Decision::deny(
-            rule_id::DISALLOWED,
+            RuleId::Disallowed,
             format!("Tool {} is explicitly disallowed", ctx.tool_name),
         ));
     }
     matching_rule(ctx, RuleKind::Deny, &ctx.settings.deny_rules).map(|rule| {
         Decision::deny(
-            rule_id::DISALLOWED,
+            RuleId::Disallowed,
             format!("Denied by disallowedTools entry {rule}"),
         )
     })
@@ -216,7 +185,7 @@ fn user_deny(ctx: &CheckContext<'_>) -> Option<Decision> {
 
 fn project_deny(rule: &Rule) -> Decision {
     Decision::deny(
-        rule_id::PROJECT_DENY,
+        RuleId::ProjectDeny,
         format!("Denied by project rule {rule}"),
     )
 }
@@ -242,10 +211,10 @@ pub fn check_permission(ctx: &CheckContext<'_>) -> Decision {
 
     // PERM-1
     if ctx.tool_name == "EnterPlanMode" {
-        return Decision::allow(rule_id::PLAN_ENTER, "EnterPlanMode never needs approval");
+        return Decision::allow(RuleId::PlanEnter, "EnterPlanMode never needs approval");
     }
     if ctx.tool_name == "ExitPlanMode" && !state.plan_enabled {
-        return Decision::deny(rule_id::PLAN_EXIT_ONLY, reason::EXIT_PLAN_ONLY);
+        return Decision::deny(RuleId::PlanExitOnly, reason::EXIT_PLAN_ONLY);
     }
 
     // PERM-2
@@ -254,7 +223,7 @@ pub fn check_permission(ctx: &CheckContext<'_>) -> Decision {
             return deny;
         }
         return Decision::ask(
-            rule_id::USER_INTERACTION,
+            RuleId::UserInteraction,
             ask_reason::user_interaction(ctx.tool_name),
         );
     }
@@ -262,20 +231,20 @@ pub fn check_permission(ctx: &CheckContext<'_>) -> Decision {
     // PERM-3
     if cap.always_ask {
         if state.mode == Mode::Auto {
-            return Decision::deny(rule_id::AUTO, reason::AUTO);
+            return Decision::deny(RuleId::Auto, reason::AUTO);
         }
         if let Some(deny) = user_deny(ctx) {
             return deny;
         }
         if session_rule_matches(ctx) {
-            return Decision::allow(rule_id::SESSION_ALLOW, "Allowed for this session");
+            return Decision::allow(RuleId::SessionAllow, "Allowed for this session");
         }
-        return Decision::ask(rule_id::ALWAYS_ASK, ask_reason::ALWAYS_ASK);
+        return Decision::ask(RuleId::AlwaysAsk, ask_reason::ALWAYS_ASK);
     }
 
     // PERM-5
     if state.mode == Mode::Auto {
-        return Decision::deny(rule_id::AUTO, reason::AUTO);
+        return Decision::deny(RuleId::Auto, reason::AUTO);
     }
 
     // PERM-6, PERM-7 (deny): before yolo, so that a deny never stops
@@ -286,12 +255,12 @@ pub fn check_permission(ctx: &CheckContext<'_>) -> Decision {
 
     // PERM-4: yolo asks nothing, project ask rules included.
     if state.mode == Mode::Yolo && !state.plan_enabled {
-        return Decision::allow(rule_id::YOLO, reason::YOLO);
+        return Decision::allow(RuleId::Yolo, reason::YOLO);
     }
 
     // PERM-7 (ask)
     if let Some(rule) = project_rule(ctx, RuleKind::Ask) {
-        return Decision::ask(rule_id::PROJECT_ASK, ask_reason::project_ask(rule));
+        return Decision::ask(RuleId::ProjectAsk, ask_reason::project_ask(rule));
     }
 
     // PERM-8
@@ -310,11 +279,11 @@ pub fn check_permission(ctx: &CheckContext<'_>) -> Decision {
             && !cap.needs_approval;
         if read_only || mcp_ok || control {
             return Decision::allow(
-                rule_id::PLAN_READ_ONLY,
+                RuleId::PlanReadOnly,
                 "Read-only tool allowed in plan mode",
             );
         }
-        return Decision::deny(rule_id::PLAN_RESTRICTED, reason::PLAN_RESTRICTED);
+        return Decision::deny(RuleId::PlanRestricted, reason::PLAN_RESTRICTED);
     }
 
     // PERM-10 (protected files): no allow below applies to them, neither
@@ -326,7 +295,7 @@ pub fn check_permission(ctx: &CheckContext<'_>) -> Decision {
     // PERM-9
     if let Some(rule) = project_rule(ctx, RuleKind::Allow) {
         return Decision::allow(
-            rule_id::PROJECT_ALLOW,
+            RuleId::ProjectAllow,
             format!("Allowed by project rule {rule}"),
         );
     }
@@ -339,7 +308,7 @@ pub fn check_permission(ctx: &CheckContext<'_>) -> Decision {
         && ctx.settings.web_fetch_domain_allowed(&host)
     {
         return Decision::allow(
-            rule_id::WEB_FETCH_DOMAIN,
+            RuleId::WebFetchDomain,
             format!("Domain {host} is pre-approved for WebFetch"),
         );
     }
@@ -348,13 +317,13 @@ pub fn check_permission(ctx: &CheckContext<'_>) -> Decision {
     if !state.plan_enabled {
         if ctx.settings.is_allowed(ctx.tool_name) {
             return Decision::allow(
-                rule_id::ALLOWED_TOOLS,
+                RuleId::AllowedTools,
                 format!("Tool {} is in allowedTools", ctx.tool_name),
             );
         }
         if let Some(rule) = matching_rule(ctx, RuleKind::Allow, &ctx.settings.allow_rules) {
             return Decision::allow(
-                rule_id::ALLOWED_TOOLS,
+                RuleId::AllowedTools,
                 format!("Allowed by allowedTools entry {rule}"),
             );
         }
@@ -363,7 +332,7 @@ pub fn check_permission(ctx: &CheckContext<'_>) -> Decision {
     // PERM-10
     if state.mode == Mode::Edit && cap.permission_name == "edit" && ctx.target.inside_workspace {
         return Decision::allow(
-            rule_id::EDIT_WORKSPACE,
+            RuleId::EditWorkspace,
             "Edit mode allows edits inside the workspace",
         );
     }
@@ -384,21 +353,21 @@ fn build_rules(cap: &Capability, ctx: &CheckContext<'_>) -> Decision {
         )
     };
     if cap.read_only && !cap.destructive && !cap.needs_approval {
-        return Decision::allow(rule_id::READ_ONLY, "Read-only tool");
+        return Decision::allow(RuleId::ReadOnly, "Read-only tool");
     }
     if cap.risk_level == RiskLevel::Critical {
-        return Decision::ask(rule_id::RISK_CRITICAL, what());
+        return Decision::ask(RuleId::RiskCritical, what());
     }
     if cap.risk_level == RiskLevel::High && !ctx.settings.auto_approve_high_risk {
-        return Decision::ask(rule_id::RISK_HIGH, what());
+        return Decision::ask(RuleId::RiskHigh, what());
     }
     if cap.side_effect_scope == SideEffectScope::Session && cap.risk_level == RiskLevel::Low {
-        return Decision::allow(rule_id::SESSION_SCOPE, "Low-risk change to session state");
+        return Decision::allow(RuleId::SessionScope, "Low-risk change to session state");
     }
     if cap.needs_approval || cap.destructive || cap.side_effect_scope != SideEffectScope::None {
-        return Decision::ask(rule_id::NEEDS_APPROVAL, what());
+        return Decision::ask(RuleId::NeedsApproval, what());
     }
-    Decision::allow(rule_id::BUILD_DEFAULT, "No side effects")
+    Decision::allow(RuleId::BuildDefault, "No side effects")
 }
 
 /// A PreToolUse hook's permission answer (HOOK-3).
@@ -415,11 +384,11 @@ fn hook_deny(message: &str) -> Decision {
     } else {
         message.to_string()
     };
-    Decision::deny(rule_id::HOOK_DENY, reason)
+    Decision::deny(RuleId::HookDeny, reason)
 }
 
 fn hook_ask() -> Decision {
-    Decision::ask(rule_id::HOOK_ASK, ask_reason::HOOK_ASK)
+    Decision::ask(RuleId::HookAsk, ask_reason::HOOK_ASK)
 }
 
 /// PERM-13: the hook overlay, then the memory-file overlay.
@@ -432,7 +401,7 @@ pub fn apply_overlays(
 ) -> Decision {
     let sticky_ask = capability.always_ask
         || capability.requires_user_interaction
-        || decision.rule_id == rule_id::EDIT_PROTECTED_PATH;
+        || decision.rule_id == RuleId::EditProtectedPath;
     let decision = match (hook, decision.behavior) {
         // A deny from check_permission stays deny whatever the hook says.
         (_, Behavior::Deny) | (None, _) => decision,
@@ -442,16 +411,16 @@ pub fn apply_overlays(
         (Some(HookPermission::Ask), Behavior::Ask)
             if !matches!(
                 decision.rule_id,
-                rule_id::ALWAYS_ASK
-                    | rule_id::PROJECT_ASK
-                    | rule_id::USER_INTERACTION
-                    | rule_id::EDIT_PROTECTED_PATH
+                RuleId::AlwaysAsk
+                    | RuleId::ProjectAsk
+                    | RuleId::UserInteraction
+                    | RuleId::EditProtectedPath
             ) =>
         {
             hook_ask()
         }
         (Some(HookPermission::Allow), Behavior::Ask) if !sticky_ask => {
-            Decision::allow(rule_id::HOOK_ALLOW, "Allowed by PreToolUse hook")
+            Decision::allow(RuleId::HookAllow, "Allowed by PreToolUse hook")
         }
         _ => decision,
     };
@@ -462,7 +431,7 @@ pub fn apply_overlays(
     }
     // A hook's deny or ask survives the memory overlay, even where the
     // plan deny (which the overlay lifts) had kept the hook from speaking.
-    if decision.rule_id == rule_id::PLAN_RESTRICTED {
+    if decision.rule_id == RuleId::PlanRestricted {
         match hook {
             Some(HookPermission::Deny(message)) => return hook_deny(message),
             Some(HookPermission::Ask) => return hook_ask(),
@@ -471,11 +440,11 @@ pub fn apply_overlays(
     }
     let survives = match decision.behavior {
         Behavior::Allow => true,
-        Behavior::Deny => decision.rule_id != rule_id::PLAN_RESTRICTED,
+        Behavior::Deny => decision.rule_id != RuleId::PlanRestricted,
         Behavior::Ask => {
             matches!(
                 decision.rule_id,
-                rule_id::ALWAYS_ASK | rule_id::PROJECT_ASK | rule_id::HOOK_ASK
+                RuleId::AlwaysAsk | RuleId::ProjectAsk | RuleId::HookAsk
             ) || sticky_ask
         }
     };
@@ -487,7 +456,7 @@ pub fn apply_overlays(
         protected_ask(protected)
     } else {
         Decision::allow(
-            rule_id::MEMORY_FILE,
+            RuleId::MemoryFile,
             "Project memory files may always be edited",
         )
     }

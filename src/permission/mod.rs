@@ -10,6 +10,7 @@ pub mod path_rules;
 pub mod paths;
 pub mod protected;
 pub mod read_rules;
+pub mod rule_id;
 pub mod rules;
 pub mod service;
 pub mod settings;

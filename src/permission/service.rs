@@ -7,7 +7,7 @@ use super::bash::{self, AnalyzeOptions, BashAnalysis};
 use super::capability::{Capability, RiskLevel, SideEffectScope, builtin_capability};
 use super::check::{
     Behavior, CheckContext, Decision, HookPermission, TargetLocation, apply_overlays,
-    check_permission, rule_id,
+    RuleId, check_permission,
 };
 use super::mode::ExecutionState;
 use super::paths::{PathContext, ResolvedCall, ResolvedDir, resolve_call};
@@ -214,13 +214,13 @@ impl PermissionService {
         match read_rules::bash_read_match(analysis, &deny, RuleKind::Deny, workspace) {
             Some(BashReadMatch::Rule(rule)) => {
                 return Decision::deny(
-                    rule_id::PROJECT_DENY,
+                    RuleId::ProjectDeny,
                     format!("Denied by project rule {rule}: the command reads a file it covers"),
                 );
             }
             Some(BashReadMatch::Unknown(why)) if decision.behavior == Behavior::Allow && !yolo => {
                 return Decision::ask(
-                    rule_id::PROJECT_ASK,
+                    RuleId::ProjectAsk,
                     format!(
                         "Bash may read a file the project rule {} covers: {why}",
                         deny[0]
@@ -235,10 +235,10 @@ impl PermissionService {
         let ask = read_rules::read_rules(project_rules, RuleKind::Ask);
         match read_rules::bash_read_match(analysis, &ask, RuleKind::Ask, workspace) {
             Some(BashReadMatch::Rule(rule)) => {
-                Decision::ask(rule_id::PROJECT_ASK, ask_reason::project_ask(&rule))
+                Decision::ask(RuleId::ProjectAsk, ask_reason::project_ask(&rule))
             }
             Some(BashReadMatch::Unknown(why)) => Decision::ask(
-                rule_id::PROJECT_ASK,
+                RuleId::ProjectAsk,
                 format!(
                     "Bash may read a file the project rule {} covers: {why}",
                     ask[0]
@@ -259,10 +259,10 @@ impl PermissionService {
         let may_run = decision.behavior != Behavior::Deny
             && !matches!(
                 decision.rule_id,
-                rule_id::READ_ONLY
-                    | rule_id::PLAN_READ_ONLY
-                    | rule_id::YOLO
-                    | rule_id::EDIT_PROTECTED_PATH
+                RuleId::ReadOnly
+                    | RuleId::PlanReadOnly
+                    | RuleId::Yolo
+                    | RuleId::EditProtectedPath
             );
         if !may_run {
             return decision;
@@ -280,7 +280,7 @@ impl PermissionService {
                     .filter(|p| *p != super::protected::ProtectedPath::HardLink);
                 if let Some(protected) = protected {
                     return Decision::ask(
-                        rule_id::EDIT_PROTECTED_PATH,
+                        RuleId::EditProtectedPath,
                         format!(
                             "Bash names {}, which {}",
                             path.display(),
@@ -350,7 +350,7 @@ impl PermissionService {
         };
         // Only a question offers "always allow"; Bash keeps its suggestions
         // for `zcode permission check`, which shows them with the analysis.
-        let protected_ask = decision.rule_id == rule_id::EDIT_PROTECTED_PATH;
+        let protected_ask = decision.rule_id == RuleId::EditProtectedPath;
         let suggestions = if protected_ask {
             // No rule lifts this ask (PERM-10): nothing to offer.
             Vec::new()
@@ -367,7 +367,7 @@ impl PermissionService {
                     && decision.behavior == Behavior::Allow
                     && matches!(
                         decision.rule_id,
-                        rule_id::READ_ONLY | rule_id::PLAN_READ_ONLY
+                        RuleId::ReadOnly | RuleId::PlanReadOnly
                     ) =>
             {
                 Some(SandboxKind::ReadOnly)

@@ -8,7 +8,6 @@ mod approve;
 mod effects;
 mod guard;
 
-pub use approve::rule_id;
 
 use self::approve::{Approval, ask};
 use self::effects::apply_effects;
@@ -19,7 +18,7 @@ use crate::config::hooks::HookEvent;
 use crate::hooks::ToolResponse;
 use crate::model::ToolCall;
 use crate::permission::capability::SideEffectScope;
-use crate::permission::check::{self, Behavior, HookPermission};
+use crate::permission::check::{Behavior, HookPermission, RuleId};
 use crate::permission::read_rules::ReadRuleFilter;
 use crate::permission::rules::RuleSet;
 use crate::permission::service::Evaluation;
@@ -125,7 +124,7 @@ pub async fn execute_call(
                 core,
                 call,
                 &input,
-                check::rule_id::PROJECT_DENY,
+                RuleId::ProjectDeny,
                 &msg,
                 deny_text::policy_denied(&call.name, &msg),
             );
@@ -137,7 +136,7 @@ pub async fn execute_call(
         Behavior::Deny => {
             let reason = eval.decision.reason.to_string();
             Approval::Denied {
-                rule_id: eval.decision.rule_id.to_string(),
+                rule_id: eval.decision.rule_id,
                 text: deny_text::policy_denied(&call.name, &reason),
                 reason,
             }
@@ -153,14 +152,14 @@ pub async fn execute_call(
             rule_id,
             reason,
             text,
-        } if kind == RequestKind::Plan && rule_id::refused_approval(&rule_id) => {
+        } if kind == RequestKind::Plan && rule_id.refused_approval() => {
             // PLAN-9: a refused plan ends the turn; plan mode stays on.
-            let text = if rule_id == rule_id::USER_DENIED {
+            let text = if rule_id == RuleId::UserDenied {
                 plan_mode::PLAN_DENIED.to_string()
             } else {
                 text
             };
-            let mut outcome = deny(core, call, &input, &rule_id, &reason, text);
+            let mut outcome = deny(core, call, &input, rule_id, &reason, text);
             outcome.stop_turn = true;
             outcome
         }
@@ -168,7 +167,7 @@ pub async fn execute_call(
             rule_id,
             reason,
             text,
-        } => deny(core, call, &input, &rule_id, &reason, text),
+        } => deny(core, call, &input, rule_id, &reason, text),
         Approval::PlanFeedback(feedback) => {
             // The plan was sent back: not a success, though the model
             // reads PLAN-8's text as a plain result.
@@ -349,7 +348,7 @@ fn deny(
     core: &SessionCore,
     call: &ToolCall,
     input: &Value,
-    rule_id: &str,
+    rule_id: RuleId,
     reason: &str,
     text: String,
 ) -> CallOutcome {
