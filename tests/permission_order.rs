@@ -2,16 +2,16 @@
 //! reasons, and the overlays.
 
 use serde_json::{Value, json};
-use zcode::permission::capability::{
-    Capability, McpHints, RiskLevel, SideEffectScope, builtin_capability,
-};
+use zcode::permission::capability::{Capability, McpHints, RiskLevel, SideEffectScope};
 use zcode::permission::check::{
-    Behavior, CheckContext, Decision, HookPermission, TargetLocation, apply_overlays,
-    RuleId, check_permission,
+    Behavior, CheckContext, Decision, HookPermission, RuleId, TargetLocation, apply_overlays,
+    check_permission,
 };
+use zcode::permission::declaration::ToolDeclaration;
 use zcode::permission::mode::{ExecutionState, Mode};
 use zcode::permission::rules::{Rule, RuleSet};
 use zcode::permission::settings::PermissionSettings;
+use zcode::tools::registry::{builtin_capability, declaration_for};
 
 const BUILD: ExecutionState = ExecutionState::new(Mode::Build, false);
 const EDIT: ExecutionState = ExecutionState::new(Mode::Edit, false);
@@ -47,9 +47,13 @@ impl Case {
         let analysis = (self.tool == "Bash").then(|| {
             zcode::permission::bash::analyze(self.input["command"].as_str().unwrap_or(""))
         });
+        // The tool's own declaration, with the capability the case sets.
+        let tool = ToolDeclaration {
+            capability: self.cap,
+            ..declaration_for(self.tool)
+        };
         check_permission(&CheckContext {
-            tool_name: self.tool,
-            capability: &self.cap,
+            tool: &tool,
             input: &self.input,
             state: self.state,
             settings: &self.settings,
@@ -152,7 +156,10 @@ fn perm3_always_ask_gate() {
 #[test]
 fn perm4_yolo_allows_what_no_deny_names_and_skips_ask_rules() {
     let d = Case::new("Write", json!({"file_path": "/x"}), YOLO).decide();
-    assert_eq!((d.behavior, d.rule_id.as_str()), (Behavior::Allow, "mode.yolo"));
+    assert_eq!(
+        (d.behavior, d.rule_id.as_str()),
+        (Behavior::Allow, "mode.yolo")
+    );
     assert_eq!(d.reason, "Yolo mode bypasses permission prompts");
     // Ask rules are questions, and yolo asks none.
     let mut c = Case::new("Bash", json!({"command": "git push"}), YOLO);
@@ -239,10 +246,7 @@ fn perm7_project_deny_then_ask() {
     assert_eq!(c.decide().rule_id, RuleId::ProjectDeny);
     c.project.deny.clear();
     let d = c.decide();
-    assert_eq!(
-        (d.behavior, d.rule_id),
-        (Behavior::Ask, RuleId::ProjectAsk)
-    );
+    assert_eq!((d.behavior, d.rule_id), (Behavior::Ask, RuleId::ProjectAsk));
     // Edit rules cover Write (RULE-2).
     let mut c = Case::new("Write", json!({"file_path": "secrets/k"}), EDIT);
     c.target.inside_workspace = true;
@@ -423,45 +427,27 @@ fn perm13_hook_overlay() {
     let allow = Decision::allow(RuleId::Yolo, "x");
     let deny = Decision::deny(RuleId::PlanRestricted, "x");
     let t = TargetLocation::default();
-    let d = apply_overlays(ask.clone(), &cap, "Write", Some(&HookPermission::Allow), t);
+    let d = apply_overlays(ask.clone(), &cap, Some(&HookPermission::Allow), t);
     assert_eq!(
         (d.behavior, d.rule_id),
         (Behavior::Allow, RuleId::HookAllow)
     );
-    let d = apply_overlays(allow.clone(), &cap, "Write", Some(&HookPermission::Ask), t);
+    let d = apply_overlays(allow.clone(), &cap, Some(&HookPermission::Ask), t);
     assert_eq!((d.behavior, d.rule_id), (Behavior::Ask, RuleId::HookAsk));
-    let d = apply_overlays(
-        allow,
-        &cap,
-        "Write",
-        Some(&HookPermission::Deny("no".into())),
-        t,
-    );
+    let d = apply_overlays(allow, &cap, Some(&HookPermission::Deny("no".into())), t);
     assert_eq!((d.behavior, d.reason.as_ref()), (Behavior::Deny, "no"));
-    let d = apply_overlays(deny.clone(), &cap, "Write", Some(&HookPermission::Allow), t);
+    let d = apply_overlays(deny.clone(), &cap, Some(&HookPermission::Allow), t);
     assert_eq!(d, deny);
     // A hook allow never removes the ask of alwaysAsk / user-interaction tools.
     let ask_user = builtin_capability("AskUserQuestion").unwrap();
     let q = Decision::ask(RuleId::UserInteraction, "x");
     assert_eq!(
-        apply_overlays(
-            q.clone(),
-            &ask_user,
-            "AskUserQuestion",
-            Some(&HookPermission::Allow),
-            t
-        ),
+        apply_overlays(q.clone(), &ask_user, Some(&HookPermission::Allow), t),
         q
     );
     let a = Decision::ask(RuleId::AlwaysAsk, "x");
     assert_eq!(
-        apply_overlays(
-            a.clone(),
-            &ALWAYS_ASK_TOOL,
-            "CreateWorkflow",
-            Some(&HookPermission::Allow),
-            t
-        ),
+        apply_overlays(a.clone(), &ALWAYS_ASK_TOOL, Some(&HookPermission::Allow), t),
         a
     );
 }
@@ -475,24 +461,12 @@ fn perm13_memory_overlay() {
         protected: None,
     };
     // Overrides the plan deny and an ordinary ask.
-    let d = apply_overlays(
-        Decision::deny(RuleId::PlanRestricted, "x"),
-        &cap,
-        "Write",
-        None,
-        mem,
-    );
+    let d = apply_overlays(Decision::deny(RuleId::PlanRestricted, "x"), &cap, None, mem);
     assert_eq!(
         (d.behavior, d.rule_id),
         (Behavior::Allow, RuleId::MemoryFile)
     );
-    let d = apply_overlays(
-        Decision::ask(RuleId::NeedsApproval, "x"),
-        &cap,
-        "Edit",
-        None,
-        mem,
-    );
+    let d = apply_overlays(Decision::ask(RuleId::NeedsApproval, "x"), &cap, None, mem);
     assert_eq!(d.behavior, Behavior::Allow);
     // Other denies, project ask rules and hook asks survive.
     for keep in [
@@ -500,12 +474,11 @@ fn perm13_memory_overlay() {
         Decision::deny(RuleId::Disallowed, "x"),
         Decision::ask(RuleId::ProjectAsk, "x"),
     ] {
-        assert_eq!(apply_overlays(keep.clone(), &cap, "Write", None, mem), keep);
+        assert_eq!(apply_overlays(keep.clone(), &cap, None, mem), keep);
     }
     let d = apply_overlays(
         Decision::allow(RuleId::Yolo, "x"),
         &cap,
-        "Write",
         Some(&HookPermission::Ask),
         mem,
     );
@@ -514,7 +487,6 @@ fn perm13_memory_overlay() {
     let d = apply_overlays(
         Decision::deny(RuleId::PlanRestricted, "x"),
         &cap,
-        "Write",
         None,
         TargetLocation::default(),
     );
@@ -523,7 +495,6 @@ fn perm13_memory_overlay() {
     let d = apply_overlays(
         Decision::deny(RuleId::PlanRestricted, "x"),
         &bash,
-        "Bash",
         None,
         mem,
     );
@@ -542,7 +513,6 @@ fn perm13_memory_overlay_keeps_a_hook_ask_or_deny() {
     let d = apply_overlays(
         Decision::ask(RuleId::NeedsApproval, "x"),
         &cap,
-        "Write",
         Some(&HookPermission::Ask),
         mem,
     );
@@ -552,17 +522,13 @@ fn perm13_memory_overlay_keeps_a_hook_ask_or_deny() {
     let d = apply_overlays(
         plan.clone(),
         &cap,
-        "Write",
         Some(&HookPermission::Deny("no".into())),
         mem,
     );
-    assert_eq!(
-        (d.behavior, d.rule_id),
-        (Behavior::Deny, RuleId::HookDeny)
-    );
-    let d = apply_overlays(plan.clone(), &cap, "Write", Some(&HookPermission::Ask), mem);
+    assert_eq!((d.behavior, d.rule_id), (Behavior::Deny, RuleId::HookDeny));
+    let d = apply_overlays(plan.clone(), &cap, Some(&HookPermission::Ask), mem);
     assert_eq!((d.behavior, d.rule_id), (Behavior::Ask, RuleId::HookAsk));
-    let d = apply_overlays(plan, &cap, "Write", Some(&HookPermission::Allow), mem);
+    let d = apply_overlays(plan, &cap, Some(&HookPermission::Allow), mem);
     assert_eq!(
         (d.behavior, d.rule_id),
         (Behavior::Allow, RuleId::MemoryFile)

@@ -8,6 +8,7 @@ use zcode::permission::mode::{ExecutionState, Mode};
 use zcode::permission::rules::{Rule, RuleKind, RuleSet};
 use zcode::permission::service::{Evaluation, PermissionService};
 use zcode::permission::settings::PermissionSettings;
+use zcode::tools::registry::declaration_for;
 
 const BUILD: ExecutionState = ExecutionState::new(Mode::Build, false);
 const EDIT: ExecutionState = ExecutionState::new(Mode::Edit, false);
@@ -64,7 +65,7 @@ fn eval(
     state: ExecutionState,
     rules: &RuleSet,
 ) -> Evaluation {
-    svc.evaluate(tool, None, input, state, rules, None)
+    svc.evaluate(&declaration_for(tool), input, state, rules, None)
 }
 
 fn write(path: impl AsRef<str>) -> Value {
@@ -273,8 +274,7 @@ fn perm10_protected_no_allow_lifts_it() {
     assert_eq!(e.decision.rule_id, RuleId::EditProtectedPath);
     // A PreToolUse hook's allow does not lift it either.
     let e = f.service().evaluate(
-        "Write",
-        None,
+        &declaration_for("Write"),
         &write(".git/config"),
         EDIT,
         &RuleSet::default(),

@@ -8,10 +8,12 @@ use serde_json::{Value, json};
 use support::web_sites::webfetch_rules;
 use zcode::permission::check::Behavior::{self, Allow, Ask, Deny};
 use zcode::permission::check::{Decision, RuleId};
+use zcode::permission::declaration::RuleSubject;
 use zcode::permission::mode::{ExecutionState, Mode};
 use zcode::permission::rules::{Rule, RuleSet, rule_subject};
 use zcode::permission::service::PermissionService;
 use zcode::permission::settings::PermissionSettings;
+use zcode::tools::registry::declaration_for;
 use zcode::tools::{Tool, WebFetchTool};
 
 const BUILD: ExecutionState = ExecutionState::new(Mode::Build, false);
@@ -40,8 +42,14 @@ fn fetch(url: &str) -> Value {
 }
 
 fn decide(svc: &PermissionService, url: &str, state: ExecutionState, rules: &RuleSet) -> Decision {
-    svc.evaluate("WebFetch", None, &fetch(url), state, rules, None)
-        .decision
+    svc.evaluate(
+        &declaration_for("WebFetch"),
+        &fetch(url),
+        state,
+        rules,
+        None,
+    )
+    .decision
 }
 
 fn behavior(
@@ -164,7 +172,13 @@ fn perm8_webfetch_plan_other_read_only_tools_stay_allowed() {
             ("Grep", json!({"pattern": "x"})),
         ] {
             let d = svc
-                .evaluate(tool, None, &input, state, &RuleSet::default(), None)
+                .evaluate(
+                    &declaration_for(tool),
+                    &input,
+                    state,
+                    &RuleSet::default(),
+                    None,
+                )
                 .decision;
             assert_eq!(d.behavior, Allow, "{tool} {state:?}");
         }
@@ -183,7 +197,7 @@ fn fetched_host(url: &str) -> Option<String> {
 }
 
 fn subject(url: &str) -> Option<String> {
-    rule_subject("WebFetch", &fetch(url))
+    rule_subject(RuleSubject::Url, &fetch(url))
 }
 
 /// Every URL: the subject names the host that is fetched, or there is no
@@ -386,8 +400,7 @@ fn rule3_webfetch_domain_preapproved_domains_use_the_same_host() {
 fn sug1_webfetch_domain_suggestion_names_the_fetched_host() {
     let (_d, svc) = service(PermissionSettings::default());
     let eval = svc.evaluate(
-        "WebFetch",
-        None,
+        &declaration_for("WebFetch"),
         &fetch("http://evil.net\\@example.com/"),
         BUILD,
         &RuleSet::default(),

@@ -3,7 +3,7 @@
 //! channel (the TUI, tests).
 
 use super::race::ClaimHandle;
-use crate::protocol::{Event, PermissionReply, PermissionRequest};
+use crate::protocol::{Event, PermissionReply, PermissionRequest, RequestKind};
 use futures_util::future::BoxFuture;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -17,12 +17,12 @@ pub const NO_CLIENT_CONFIGURED: &str = "No permission client configured";
 /// The channel broker's reason when the front end is gone.
 pub const NO_CLIENT_ATTACHED: &str = "No permission client attached";
 
-/// APPR-5: the deny broker's reason for a call to `tool`.
-pub fn no_client_configured_reason(tool: &str) -> String {
-    if tool == "AskUserQuestion" {
-        format!("{NO_CLIENT_CONFIGURED} for AskUserQuestion")
-    } else {
-        NO_CLIENT_CONFIGURED.to_string()
+/// APPR-5: the deny broker's reason for a request: a question says which
+/// tool asked it.
+pub fn no_client_configured_reason(request: &PermissionRequest) -> String {
+    match request.kind {
+        RequestKind::Question => format!("{NO_CLIENT_CONFIGURED} for {}", request.tool),
+        RequestKind::Tool | RequestKind::Plan => NO_CLIENT_CONFIGURED.to_string(),
     }
 }
 
@@ -291,7 +291,7 @@ impl ApprovalBroker {
     ) -> BoxFuture<'static, BrokerAnswer> {
         match self {
             ApprovalBroker::Deny => Box::pin(std::future::ready(BrokerAnswer::Denied {
-                reason: no_client_configured_reason(&request.tool),
+                reason: no_client_configured_reason(&request),
             })),
             ApprovalBroker::Channel(broker) => broker.request(request, claim, cancel),
         }

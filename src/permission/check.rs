@@ -3,18 +3,17 @@
 
 use super::ask_reason;
 use super::bash::{self, BashAnalysis};
-use super::capability::{
-    Capability, MCP_PERMISSION, RiskLevel, SideEffectScope, effective_capability,
-};
+use super::capability::{Capability, MCP_PERMISSION, RiskLevel, SideEffectScope};
+use super::declaration::{PlanRole, RuleSubject, ToolDeclaration};
 use super::mode::{ExecutionState, Mode};
 use super::path_rules::{PathSubject, path_rule_matches};
 use super::protected::ProtectedPath;
+pub use super::rule_id::RuleId;
 use super::rules::{
     Rule, RuleKind, RuleSet, rule_of_kind_matches, rule_subject, tool_name_matches, url_host,
 };
 use super::settings::PermissionSettings;
 use super::web_rules;
-pub use super::rule_id::RuleId;
 use serde::Serialize;
 use serde_json::Value;
 use std::borrow::Cow;
@@ -47,11 +46,7 @@ pub struct Decision {
 }
 
 impl Decision {
-    fn new(
-        behavior: Behavior,
-        rule_id: RuleId,
-        reason: impl Into<Cow<'static, str>>,
-    ) -> Self {
+    fn new(behavior: Behavior, rule_id: RuleId, reason: impl Into<Cow<'static, str>>) -> Self {
         Self {
             behavior,
             rule_id,
@@ -91,9 +86,9 @@ pub struct TargetLocation {
 /// Everything one decision depends on.
 #[derive(Debug, Clone, Copy)]
 pub struct CheckContext<'a> {
-    pub tool_name: &'a str,
-    /// The tool's static declaration; Bash's is adjusted here (BASH-6).
-    pub capability: &'a Capability,
+    /// The tool's declaration; a command's capability is adjusted here
+    /// (BASH-6).
+    pub tool: &'a ToolDeclaration,
     pub input: &'a Value,
     pub state: ExecutionState,
     pub settings: &'a PermissionSettings,
@@ -122,30 +117,31 @@ fn matching_rule<'a>(
     if rules.is_empty() {
         return None;
     }
-    if ctx.tool_name == "Bash" {
-        return match ctx.bash {
+    let tool_name = ctx.tool.name();
+    match (ctx.tool.subject, ctx.path) {
+        (RuleSubject::Command, _) => match ctx.bash {
             Some(analysis) => bash::matching_rule(kind, rules, analysis),
             // Without a command only content-less rules can apply.
             None => rules
                 .iter()
-                .find(|r| r.rule_content.is_none() && tool_name_matches(&r.tool_name, "Bash")),
-        };
-    }
-    if let Some(path) = ctx.path {
-        return rules
+                .find(|r| r.rule_content.is_none() && tool_name_matches(&r.tool_name, tool_name)),
+        },
+        (RuleSubject::Url, _) => {
+            let url = ctx.input.get("url").and_then(Value::as_str);
+            rules
+                .iter()
+                .find(|r| web_rules::web_fetch_rule_matches(r, kind, tool_name, url))
+        }
+        (RuleSubject::Input, Some(path)) => rules
             .iter()
-            .find(|r| path_rule_matches(r, kind, ctx.tool_name, path));
+            .find(|r| path_rule_matches(r, kind, tool_name, path)),
+        (RuleSubject::Input | RuleSubject::Nothing, _) => {
+            let subject = rule_subject(ctx.tool.subject, ctx.input);
+            rules
+                .iter()
+                .find(|r| rule_of_kind_matches(r, kind, tool_name, subject.as_deref()))
+        }
     }
-    if ctx.tool_name == "WebFetch" {
-        let url = ctx.input.get("url").and_then(Value::as_str);
-        return rules
-            .iter()
-            .find(|r| web_rules::web_fetch_rule_matches(r, kind, ctx.tool_name, url));
-    }
-    let subject = rule_subject(ctx.tool_name, ctx.input);
-    rules
-        .iter()
-        .find(|r| rule_of_kind_matches(r, kind, ctx.tool_name, subject.as_deref()))
 }
 
 /// PERM-10: the ask for a write to a protected file.
@@ -157,16 +153,16 @@ fn session_rule_matches(ctx: &CheckContext<'_>) -> bool {
     // GRANT-2: session rules grant the whole tool.
     ctx.session_rules
         .iter()
-        .any(|r| tool_name_matches(&r.tool_name, ctx.tool_name))
+        .any(|r| tool_name_matches(&r.tool_name, ctx.tool.name()))
 }
 
 /// PERM-6: the tool is named by `disallowedTools`, or one of its scoped
 /// entries (`Bash(rm:*)`) matches the call as a deny rule would.
 fn disallowed(ctx: &CheckContext<'_>) -> Option<Decision> {
-    if ctx.settings.is_disallowed(ctx.tool_name) {
+    if ctx.settings.is_disallowed(ctx.tool.name()) {
         return Some(Decision::deny(
             RuleId::Disallowed,
-            format!("Tool {} is explicitly disallowed", ctx.tool_name),
+            format!("Tool {} is explicitly disallowed", ctx.tool.name()),
         ));
     }
     matching_rule(ctx, RuleKind::Deny, &ctx.settings.deny_rules).map(|rule| {
@@ -194,27 +190,20 @@ fn bash_read_only(ctx: &CheckContext<'_>) -> Option<bool> {
     ctx.bash.map(|b| b.read_only)
 }
 
-/// PERM-8: WebFetch is neither allowed nor denied by plan mode; it goes on
-/// to PERM-9..11 as in build (pre-approved domain or allow rule, else ask).
-fn follows_build_rules_in_plan(tool_name: &str) -> bool {
-    tool_name == "WebFetch"
-}
-
 /// PERM-1..11.
 pub fn check_permission(ctx: &CheckContext<'_>) -> Decision {
     let state = ctx.state;
-    let cap = if ctx.tool_name == "Bash" {
-        effective_capability("Bash", bash_read_only(ctx)).unwrap_or(*ctx.capability)
-    } else {
-        *ctx.capability
-    };
+    let cap = ctx.tool.effective_capability(bash_read_only(ctx));
 
     // PERM-1
-    if ctx.tool_name == "EnterPlanMode" {
-        return Decision::allow(RuleId::PlanEnter, "EnterPlanMode never needs approval");
-    }
-    if ctx.tool_name == "ExitPlanMode" && !state.plan_enabled {
-        return Decision::deny(RuleId::PlanExitOnly, reason::EXIT_PLAN_ONLY);
+    match ctx.tool.plan {
+        PlanRole::Enter => {
+            return Decision::allow(RuleId::PlanEnter, "EnterPlanMode never needs approval");
+        }
+        PlanRole::Exit if !state.plan_enabled => {
+            return Decision::deny(RuleId::PlanExitOnly, reason::EXIT_PLAN_ONLY);
+        }
+        PlanRole::Exit | PlanRole::BuildRules | PlanRole::ByCapability => {}
     }
 
     // PERM-2
@@ -224,7 +213,7 @@ pub fn check_permission(ctx: &CheckContext<'_>) -> Decision {
         }
         return Decision::ask(
             RuleId::UserInteraction,
-            ask_reason::user_interaction(ctx.tool_name),
+            ask_reason::user_interaction(ctx.tool),
         );
     }
 
@@ -263,8 +252,10 @@ pub fn check_permission(ctx: &CheckContext<'_>) -> Decision {
         return Decision::ask(RuleId::ProjectAsk, ask_reason::project_ask(rule));
     }
 
-    // PERM-8
-    if state.plan_enabled && !follows_build_rules_in_plan(ctx.tool_name) {
+    // PERM-8: a tool that follows the build rules in plan (WebFetch) is
+    // neither allowed nor denied here; it goes on to PERM-9..11 as in build
+    // (pre-approved domain or allow rule, else ask).
+    if state.plan_enabled && ctx.tool.plan != PlanRole::BuildRules {
         // A tool that reaches the network can send data out however
         // read-only it is (the URL itself carries it).
         let offline = cap.side_effect_scope != SideEffectScope::Network;
@@ -278,10 +269,7 @@ pub fn check_permission(ctx: &CheckContext<'_>) -> Decision {
             && !cap.destructive
             && !cap.needs_approval;
         if read_only || mcp_ok || control {
-            return Decision::allow(
-                RuleId::PlanReadOnly,
-                "Read-only tool allowed in plan mode",
-            );
+            return Decision::allow(RuleId::PlanReadOnly, "Read-only tool allowed in plan mode");
         }
         return Decision::deny(RuleId::PlanRestricted, reason::PLAN_RESTRICTED);
     }
@@ -299,7 +287,7 @@ pub fn check_permission(ctx: &CheckContext<'_>) -> Decision {
             format!("Allowed by project rule {rule}"),
         );
     }
-    if ctx.tool_name == "WebFetch"
+    if ctx.tool.subject == RuleSubject::Url
         && let Some(host) = ctx
             .input
             .get("url")
@@ -315,10 +303,10 @@ pub fn check_permission(ctx: &CheckContext<'_>) -> Decision {
     // `allowedTools` never lifts plan mode: in plan only a saved rule or a
     // pre-approved domain allows what reaches this step (WebFetch).
     if !state.plan_enabled {
-        if ctx.settings.is_allowed(ctx.tool_name) {
+        if ctx.settings.is_allowed(ctx.tool.name()) {
             return Decision::allow(
                 RuleId::AllowedTools,
-                format!("Tool {} is in allowedTools", ctx.tool_name),
+                format!("Tool {} is in allowedTools", ctx.tool.name()),
             );
         }
         if let Some(rule) = matching_rule(ctx, RuleKind::Allow, &ctx.settings.allow_rules) {
@@ -330,7 +318,7 @@ pub fn check_permission(ctx: &CheckContext<'_>) -> Decision {
     }
 
     // PERM-10
-    if state.mode == Mode::Edit && cap.permission_name == "edit" && ctx.target.inside_workspace {
+    if state.mode == Mode::Edit && cap.edits_files() && ctx.target.inside_workspace {
         return Decision::allow(
             RuleId::EditWorkspace,
             "Edit mode allows edits inside the workspace",
@@ -345,7 +333,7 @@ pub fn check_permission(ctx: &CheckContext<'_>) -> Decision {
 fn build_rules(cap: &Capability, ctx: &CheckContext<'_>) -> Decision {
     let what = || {
         ask_reason::build_ask(
-            ctx.tool_name,
+            ctx.tool,
             cap,
             ctx.input,
             ctx.target.inside_workspace,
@@ -395,7 +383,6 @@ fn hook_ask() -> Decision {
 pub fn apply_overlays(
     decision: Decision,
     capability: &Capability,
-    tool_name: &str,
     hook: Option<&HookPermission>,
     target: TargetLocation,
 ) -> Decision {
@@ -425,8 +412,7 @@ pub fn apply_overlays(
         _ => decision,
     };
 
-    let is_edit_tool = matches!(tool_name, "Write" | "Edit");
-    if !is_edit_tool || !target.memory_file {
+    if !capability.edits_files() || !target.memory_file {
         return decision;
     }
     // A hook's deny or ask survives the memory overlay, even where the

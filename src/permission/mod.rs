@@ -4,6 +4,7 @@ pub mod ask_reason;
 pub mod bash;
 pub mod capability;
 pub mod check;
+pub mod declaration;
 pub mod mcp_names;
 pub mod mode;
 pub mod path_rules;

@@ -10,6 +10,7 @@
 //! ask rules compare with every form (and, ASCII case-insensitively, for
 //! case-insensitive file systems), so a spelling cannot dodge them.
 
+use super::declaration::RuleSubject;
 use super::rules::{Rule, RuleKind, SUBJECT_FIELDS, content_matches, rule_covers_tool};
 use serde_json::Value;
 use std::path::{Component, Path, PathBuf};
@@ -34,8 +35,8 @@ pub struct PathSubject {
 
 /// The raw path a path rule is compared with: the RULE-3 subject, when it
 /// comes from `file_path` or `path`.
-pub fn raw_path_subject<'a>(tool_name: &str, input: &'a Value) -> Option<&'a str> {
-    if tool_name == "WebFetch" || tool_name == "Bash" {
+pub fn raw_path_subject<'a>(subject: RuleSubject, input: &'a Value) -> Option<&'a str> {
+    if subject != RuleSubject::Input {
         return None;
     }
     let (field, value) = SUBJECT_FIELDS
@@ -200,23 +201,29 @@ mod tests {
     #[test]
     fn rule3_path_subject_field() {
         assert_eq!(
-            raw_path_subject("Read", &json!({"file_path": "a"})),
+            raw_path_subject(RuleSubject::Input, &json!({"file_path": "a"})),
             Some("a")
         );
         assert_eq!(
-            raw_path_subject("Grep", &json!({"pattern": "x", "path": "src"})),
+            raw_path_subject(RuleSubject::Input, &json!({"pattern": "x", "path": "src"})),
             Some("src")
         );
         // Glob without `path`: the subject is the glob, not a path.
         assert_eq!(
-            raw_path_subject("Glob", &json!({"pattern": "**/*.rs"})),
+            raw_path_subject(RuleSubject::Input, &json!({"pattern": "**/*.rs"})),
             None
         );
-        assert_eq!(raw_path_subject("Read", &json!({"file_path": ""})), None);
         assert_eq!(
-            raw_path_subject("WebFetch", &json!({"url": "https://x", "path": "a"})),
+            raw_path_subject(RuleSubject::Input, &json!({"file_path": ""})),
             None
         );
-        assert_eq!(raw_path_subject("Bash", &json!({"command": "ls"})), None);
+        assert_eq!(
+            raw_path_subject(RuleSubject::Url, &json!({"url": "https://x", "path": "a"})),
+            None
+        );
+        assert_eq!(
+            raw_path_subject(RuleSubject::Command, &json!({"command": "ls"})),
+            None
+        );
     }
 }

@@ -1,5 +1,6 @@
 //! Permission rules as structured data and their matching (RULE-1..4).
 
+use super::declaration::RuleSubject;
 use super::web_url;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -197,11 +198,16 @@ pub const SUBJECT_FIELDS: [&str; 6] = [
     "patch_text",
 ];
 
-/// RULE-3: the subject of a non-Bash tool call. WebFetch: `domain:<host>`.
-pub fn rule_subject(tool_name: &str, input: &Value) -> Option<String> {
-    if tool_name == "WebFetch" {
-        let url = input.get("url")?.as_str()?;
-        return url_host(url).map(|h| format!("domain:{h}"));
+/// RULE-3: the subject of a call whose rules compare `subject`. A URL's:
+/// `domain:<host>`; a tool whose rules match nothing has none.
+pub fn rule_subject(subject: RuleSubject, input: &Value) -> Option<String> {
+    match subject {
+        RuleSubject::Url => {
+            let url = input.get("url")?.as_str()?;
+            return url_host(url).map(|h| format!("domain:{h}"));
+        }
+        RuleSubject::Nothing => return None,
+        RuleSubject::Command | RuleSubject::Input => {}
     }
     SUBJECT_FIELDS
         .iter()
@@ -365,14 +371,20 @@ mod tests {
     #[test]
     fn rule3_subject_order_and_webfetch_domain() {
         let input = json!({"path": "p", "file_path": "f", "pattern": "x"});
-        assert_eq!(rule_subject("Read", &input).as_deref(), Some("f"));
+        assert_eq!(
+            rule_subject(RuleSubject::Input, &input).as_deref(),
+            Some("f")
+        );
         let input = json!({"url": "https://User@Docs.RS:443/x?y"});
         assert_eq!(
-            rule_subject("WebFetch", &input).as_deref(),
+            rule_subject(RuleSubject::Url, &input).as_deref(),
             Some("domain:docs.rs")
         );
-        assert_eq!(rule_subject("WebFetch", &json!({"url": "nonsense"})), None);
-        assert_eq!(rule_subject("Read", &json!({"limit": 3})), None);
+        assert_eq!(
+            rule_subject(RuleSubject::Url, &json!({"url": "nonsense"})),
+            None
+        );
+        assert_eq!(rule_subject(RuleSubject::Input, &json!({"limit": 3})), None);
         assert_eq!(url_host("http://[::1]:8080/").as_deref(), Some("[::1]"));
     }
 

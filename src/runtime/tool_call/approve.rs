@@ -106,9 +106,7 @@ fn edit_mode_would_allow(core: &SessionCore, eval: &Evaluation) -> bool {
         && !state.plan_enabled
         && matches!(
             eval.decision.rule_id,
-            RuleId::NeedsApproval
-                | RuleId::RiskHigh
-                | RuleId::RiskCritical
+            RuleId::NeedsApproval | RuleId::RiskHigh | RuleId::RiskCritical
         )
 }
 

@@ -8,7 +8,6 @@ mod approve;
 mod effects;
 mod guard;
 
-
 use self::approve::{Approval, ask};
 use self::effects::apply_effects;
 use super::core::{SessionCore, lock};
@@ -235,17 +234,7 @@ fn evaluate(
         .project_rules(&core.project_id)
         .map_err(|e| format!("the saved project rules cannot be read ({e})"))?;
     let state = core.state();
-    let capability = tool.capability();
-    Ok(
-        lock(&core.permissions).evaluate(
-            tool.name(),
-            Some(&capability),
-            input,
-            state,
-            &rules,
-            hook,
-        ),
-    )
+    Ok(lock(&core.permissions).evaluate(tool.declaration(), input, state, &rules, hook))
 }
 
 /// Where and how an allowed call runs, as its evaluation decided.
@@ -320,7 +309,7 @@ async fn run_tool(
 /// For a tool that searches directories (Grep, Glob): the files the
 /// project's Read deny and ask rules cover, which it leaves out.
 fn read_filter(core: &SessionCore, tool: &dyn Tool) -> Option<Arc<ReadRuleFilter>> {
-    if !matches!(tool.name(), "Grep" | "Glob") {
+    if !tool.declaration().honours_read_rules {
         return None;
     }
     let rules = lock(&core.store).project_rules(&core.project_id).ok()?;
@@ -328,8 +317,8 @@ fn read_filter(core: &SessionCore, tool: &dyn Tool) -> Option<Arc<ReadRuleFilter
 }
 
 fn url_permission(core: &SessionCore, tool: &dyn Tool) -> Option<Arc<dyn UrlPermission>> {
-    let capability = tool.capability();
-    if capability.side_effect_scope != SideEffectScope::Network {
+    let declaration = tool.declaration();
+    if declaration.capability.side_effect_scope != SideEffectScope::Network {
         return None;
     }
     let rules = lock(&core.store).project_rules(&core.project_id).ok()?;
@@ -339,8 +328,7 @@ fn url_permission(core: &SessionCore, tool: &dyn Tool) -> Option<Arc<dyn UrlPerm
         service,
         rules,
         state,
-        tool.name(),
-        capability,
+        declaration.clone(),
     )))
 }
 
