@@ -534,3 +534,57 @@ fn perm13_memory_overlay_keeps_a_hook_ask_or_deny() {
         (Behavior::Allow, RuleId::MemoryFile)
     );
 }
+
+/// The decision for a call of `tool` with `input`, judged by nothing but
+/// its declaration.
+fn decide_declared(
+    tool: &ToolDeclaration,
+    input: &Value,
+    state: ExecutionState,
+    project: &RuleSet,
+) -> Decision {
+    check_permission(&CheckContext {
+        tool,
+        input,
+        state,
+        settings: &PermissionSettings::default(),
+        project_rules: project,
+        session_rules: &[],
+        target: TargetLocation::default(),
+        path: None,
+        bash: None,
+    })
+}
+
+/// A tool declared as the Agent tool will be (PERM-8: read-only, no side
+/// effects, low risk; its calls may run side by side; its rules match no
+/// content) is judged by its declaration alone, with no name known to the
+/// engine: allowed in every mode but auto, plan included; a deny rule on
+/// the tool holds, a rule with content matches nothing.
+#[test]
+fn perm8_an_agent_shaped_declaration_needs_nothing_but_itself() {
+    let agent = ToolDeclaration::builtin("Agent", Capability::read_only_low("agent")).in_parallel();
+    let input =
+        json!({"description": "find the parser", "prompt": "look", "subagent_type": "explore"});
+    let none = RuleSet::default();
+    for (state, id) in [
+        (BUILD, RuleId::ReadOnly),
+        (EDIT, RuleId::ReadOnly),
+        (YOLO, RuleId::Yolo),
+        (PLAN, RuleId::PlanReadOnly),
+    ] {
+        let d = decide_declared(&agent, &input, state, &none);
+        assert_eq!((d.behavior, d.rule_id), (Behavior::Allow, id), "{state:?}");
+    }
+    let d = decide_declared(&agent, &input, AUTO, &none);
+    assert_eq!(d.behavior, Behavior::Deny);
+    let deny_all = rules(&[], &[], &[Rule::tool("Agent")]);
+    let d = decide_declared(&agent, &input, BUILD, &deny_all);
+    assert_eq!(
+        (d.behavior, d.rule_id),
+        (Behavior::Deny, RuleId::ProjectDeny)
+    );
+    let deny_some = rules(&[], &[], &[Rule::with_content("Agent", "explore")]);
+    let d = decide_declared(&agent, &input, BUILD, &deny_some);
+    assert_eq!(d.behavior, Behavior::Allow);
+}

@@ -99,7 +99,7 @@ fn permission_request(
 /// always asks), in build mode.
 fn edit_mode_would_allow(core: &SessionCore, eval: &Evaluation) -> bool {
     let state = core.state();
-    eval.capability.permission_name == "edit"
+    eval.capability.edits_files()
         && eval.target.inside_workspace
         && eval.target.protected.is_none()
         && state.mode == Mode::Build
