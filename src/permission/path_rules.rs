@@ -35,7 +35,7 @@ pub struct PathSubject {
 
 /// The raw path a path rule is compared with: the RULE-3 subject, when it
 /// comes from `file_path` or `path`.
-pub fn raw_path_subject<'a>(subject: RuleSubject, input: &'a Value) -> Option<&'a str> {
+pub fn raw_path_subject(subject: RuleSubject, input: &Value) -> Option<&str> {
     if subject != RuleSubject::Input {
         return None;
     }
