@@ -17,12 +17,15 @@ pub const NO_CLIENT_CONFIGURED: &str = "No permission client configured";
 /// The channel broker's reason when the front end is gone.
 pub const NO_CLIENT_ATTACHED: &str = "No permission client attached";
 
-/// APPR-5: the deny broker's reason for a request: a question says which
-/// tool asked it.
+/// APPR-5: the deny broker's reason for a request: a tool declared to ask
+/// the user questions is named.
 pub fn no_client_configured_reason(request: &PermissionRequest) -> String {
-    match request.kind {
-        RequestKind::Question => format!("{NO_CLIENT_CONFIGURED} for {}", request.tool),
-        RequestKind::Tool | RequestKind::Plan => NO_CLIENT_CONFIGURED.to_string(),
+    let asks_questions = crate::tools::registry::builtin_declaration(&request.tool)
+        .is_some_and(|d| d.request_kind == RequestKind::Question);
+    if asks_questions {
+        format!("{NO_CLIENT_CONFIGURED} for {}", request.tool)
+    } else {
+        NO_CLIENT_CONFIGURED.to_string()
     }
 }
 
