@@ -10,7 +10,7 @@ use super::path_rules::{PathSubject, path_rule_matches};
 use super::protected::ProtectedPath;
 pub use super::rule_id::RuleId;
 use super::rules::{
-    Rule, RuleKind, RuleSet, rule_of_kind_matches, rule_subject, tool_name_matches, url_host,
+    Rule, RuleKind, RuleSet, rule_covers_tool, rule_of_kind_matches, rule_subject, url_host,
 };
 use super::settings::PermissionSettings;
 use super::web_rules;
@@ -117,29 +117,29 @@ fn matching_rule<'a>(
     if rules.is_empty() {
         return None;
     }
-    let tool_name = ctx.tool.name();
+    let tool = ctx.tool;
     match (ctx.tool.subject, ctx.path) {
         (RuleSubject::Command, _) => match ctx.bash {
-            Some(analysis) => bash::matching_rule(kind, rules, analysis),
+            Some(analysis) => bash::matching_rule(kind, rules, tool, analysis),
             // Without a command only content-less rules can apply.
             None => rules
                 .iter()
-                .find(|r| r.rule_content.is_none() && tool_name_matches(&r.tool_name, tool_name)),
+                .find(|r| r.rule_content.is_none() && rule_covers_tool(kind, &r.tool_name, tool)),
         },
         (RuleSubject::Url, _) => {
             let url = ctx.input.get("url").and_then(Value::as_str);
             rules
                 .iter()
-                .find(|r| web_rules::web_fetch_rule_matches(r, kind, tool_name, url))
+                .find(|r| web_rules::web_fetch_rule_matches(r, kind, tool, url))
         }
         (RuleSubject::Input, Some(path)) => rules
             .iter()
-            .find(|r| path_rule_matches(r, kind, tool_name, path)),
+            .find(|r| path_rule_matches(r, kind, tool, path)),
         (RuleSubject::Input | RuleSubject::Nothing, _) => {
             let subject = rule_subject(ctx.tool.subject, ctx.input);
             rules
                 .iter()
-                .find(|r| rule_of_kind_matches(r, kind, tool_name, subject.as_deref()))
+                .find(|r| rule_of_kind_matches(r, kind, tool, subject.as_deref()))
         }
     }
 }
@@ -153,13 +153,13 @@ fn session_rule_matches(ctx: &CheckContext<'_>) -> bool {
     // GRANT-2: session rules grant the whole tool.
     ctx.session_rules
         .iter()
-        .any(|r| tool_name_matches(&r.tool_name, ctx.tool.name()))
+        .any(|r| rule_covers_tool(RuleKind::Allow, &r.tool_name, ctx.tool))
 }
 
 /// PERM-6: the tool is named by `disallowedTools`, or one of its scoped
 /// entries (`Bash(rm:*)`) matches the call as a deny rule would.
 fn disallowed(ctx: &CheckContext<'_>) -> Option<Decision> {
-    if ctx.settings.is_disallowed(ctx.tool.name()) {
+    if ctx.settings.is_disallowed(ctx.tool) {
         return Some(Decision::deny(
             RuleId::Disallowed,
             format!("Tool {} is explicitly disallowed", ctx.tool.name()),

@@ -36,6 +36,20 @@ pub struct ToolDeclaration {
     pub honours_read_rules: bool,
     /// Several calls of it in one reply may run at the same time.
     pub parallel: bool,
+    /// Rules written for other tools that cover it too (RULE-2).
+    pub covered_by: &'static [CoveredBy],
+}
+
+/// A rule written for another tool that covers this one too (RULE-2): a
+/// rule for Edit covers Write; a deny or ask rule for Write covers Edit,
+/// and one for Read covers Grep and Glob, so that a spelling cannot dodge
+/// it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct CoveredBy {
+    /// The tool the rule names.
+    pub tool: &'static str,
+    /// Allow rules cover it too, not only deny and ask rules.
+    pub allow_too: bool,
 }
 
 /// What the content of a rule is compared with.
@@ -157,6 +171,7 @@ impl ToolDeclaration {
             tracks_todos: false,
             honours_read_rules: false,
             parallel: false,
+            covered_by: &[],
         }
     }
 
@@ -199,6 +214,12 @@ impl ToolDeclaration {
     /// Several of its calls in one reply may run at the same time.
     pub const fn in_parallel(mut self) -> Self {
         self.parallel = true;
+        self
+    }
+
+    /// Also covered by rules written for these tools.
+    pub const fn with_covered_by(mut self, covered_by: &'static [CoveredBy]) -> Self {
+        self.covered_by = covered_by;
         self
     }
 

@@ -10,7 +10,7 @@
 //! ask rules compare with every form (and, ASCII case-insensitively, for
 //! case-insensitive file systems), so a spelling cannot dodge them.
 
-use super::declaration::RuleSubject;
+use super::declaration::{RuleSubject, ToolDeclaration};
 use super::rules::{Rule, RuleKind, SUBJECT_FIELDS, content_matches, rule_covers_tool};
 use serde_json::Value;
 use std::path::{Component, Path, PathBuf};
@@ -128,11 +128,20 @@ fn matches_any<'a>(
     })
 }
 
-/// Does a rule of `kind` match a call whose subject is this path?
-pub fn path_rule_matches(rule: &Rule, kind: RuleKind, tool_name: &str, path: &PathSubject) -> bool {
-    if !rule_covers_tool(kind, &rule.tool_name, tool_name) {
-        return false;
-    }
+/// Does a rule of `kind` match a call of `tool` whose subject is this
+/// path?
+pub fn path_rule_matches(
+    rule: &Rule,
+    kind: RuleKind,
+    tool: &ToolDeclaration,
+    path: &PathSubject,
+) -> bool {
+    rule_covers_tool(kind, &rule.tool_name, tool) && path_content_matches(rule, kind, path)
+}
+
+/// Does the content of a rule of `kind` (the tool it names aside) match
+/// this path?
+pub fn path_content_matches(rule: &Rule, kind: RuleKind, path: &PathSubject) -> bool {
     let Some(content) = &rule.rule_content else {
         return true;
     };

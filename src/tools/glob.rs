@@ -132,7 +132,8 @@ pub struct GlobTool;
 pub static DECLARATION: ToolDeclaration =
     ToolDeclaration::builtin(NAME, Capability::read_only_low("glob"))
         .with_subject(RuleSubject::Input)
-        .honouring_read_rules();
+        .honouring_read_rules()
+        .with_covered_by(super::read::COVERS_SEARCHES);
 
 impl Tool for GlobTool {
     fn description(&self) -> &'static str {

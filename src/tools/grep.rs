@@ -116,7 +116,8 @@ pub struct GrepTool;
 pub static DECLARATION: ToolDeclaration =
     ToolDeclaration::builtin(NAME, Capability::read_only_low("grep"))
         .with_subject(RuleSubject::Input)
-        .honouring_read_rules();
+        .honouring_read_rules()
+        .with_covered_by(super::read::COVERS_SEARCHES);
 
 impl Tool for GrepTool {
     fn description(&self) -> &'static str {

@@ -5,7 +5,7 @@ use super::input::{self, Fields};
 use super::special_files::{OpenFailure, open_regular};
 use super::{Tool, ToolContext, ToolOutput, blocking_cancellable, paths};
 use crate::permission::capability::Capability;
-use crate::permission::declaration::{AskReason, RuleSubject, ToolDeclaration};
+use crate::permission::declaration::{AskReason, CoveredBy, RuleSubject, ToolDeclaration};
 use futures_util::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -43,6 +43,13 @@ impl ReadInput {
 
 #[derive(Debug, Default)]
 pub struct ReadTool;
+
+/// A Read deny or ask rule is about file contents, which Grep reads and
+/// whose names Glob lists: it covers them too.
+pub const COVERS_SEARCHES: &[CoveredBy] = &[CoveredBy {
+    tool: NAME,
+    allow_too: false,
+}];
 
 /// What Read is to the permission engine, the approval and the TUI.
 pub static DECLARATION: ToolDeclaration =

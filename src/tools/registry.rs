@@ -143,7 +143,7 @@ impl ToolRegistry {
         let mut registry = Self::new();
         for builtin in BUILTIN {
             // As a deny rule covers tools: `Edit` also removes `Write`.
-            if !crate::permission::settings::list_removes(disallowed, &builtin.declaration.name) {
+            if !crate::permission::settings::list_removes(disallowed, builtin.declaration) {
                 registry.register((builtin.make)());
             }
         }
