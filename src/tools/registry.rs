@@ -18,7 +18,10 @@ use std::sync::Arc;
 /// One built-in tool: its declaration, and how to make the tool.
 pub struct Builtin {
     pub declaration: &'static ToolDeclaration,
-    pub make: fn() -> Arc<dyn Tool>,
+    /// `None`: the runtime makes it, with what only the runtime has (a
+    /// tool whose description lists what the session found, say); it is
+    /// still declared here, for code that knows it by name.
+    pub make: Option<fn() -> Arc<dyn Tool>>,
 }
 
 /// The built-in tools, in the order they are offered to the model. Adding
@@ -27,59 +30,59 @@ pub struct Builtin {
 pub static BUILTIN: &[Builtin] = &[
     Builtin {
         declaration: &read::DECLARATION,
-        make: || Arc::new(ReadTool),
+        make: Some(|| Arc::new(ReadTool)),
     },
     Builtin {
         declaration: &glob::DECLARATION,
-        make: || Arc::new(GlobTool),
+        make: Some(|| Arc::new(GlobTool)),
     },
     Builtin {
         declaration: &grep::DECLARATION,
-        make: || Arc::new(GrepTool),
+        make: Some(|| Arc::new(GrepTool)),
     },
     Builtin {
         declaration: &write::DECLARATION,
-        make: || Arc::new(WriteTool),
+        make: Some(|| Arc::new(WriteTool)),
     },
     Builtin {
         declaration: &edit::DECLARATION,
-        make: || Arc::new(EditTool),
+        make: Some(|| Arc::new(EditTool)),
     },
     Builtin {
         declaration: &bash::DECLARATION,
-        make: || Arc::new(BashTool),
+        make: Some(|| Arc::new(BashTool)),
     },
     Builtin {
         declaration: &web_fetch::DECLARATION,
-        make: || Arc::new(WebFetchTool::new()),
+        make: Some(|| Arc::new(WebFetchTool::new())),
     },
     Builtin {
         declaration: &todo_read::DECLARATION,
-        make: || Arc::new(TodoReadTool),
+        make: Some(|| Arc::new(TodoReadTool)),
     },
     Builtin {
         declaration: &todo_write::DECLARATION,
-        make: || Arc::new(TodoWriteTool),
+        make: Some(|| Arc::new(TodoWriteTool)),
     },
     Builtin {
         declaration: &list_models::DECLARATION,
-        make: || Arc::new(ListModelsTool::new()),
+        make: Some(|| Arc::new(ListModelsTool::new())),
     },
     Builtin {
         declaration: &read_session_context::DECLARATION,
-        make: || Arc::new(ReadSessionContextTool::new()),
+        make: Some(|| Arc::new(ReadSessionContextTool::new())),
     },
     Builtin {
         declaration: &ask_user_question::DECLARATION,
-        make: || Arc::new(AskUserQuestionTool),
+        make: Some(|| Arc::new(AskUserQuestionTool)),
     },
     Builtin {
         declaration: &plan_mode::ENTER_DECLARATION,
-        make: || Arc::new(EnterPlanModeTool),
+        make: Some(|| Arc::new(EnterPlanModeTool)),
     },
     Builtin {
         declaration: &plan_mode::EXIT_DECLARATION,
-        make: || Arc::new(ExitPlanModeTool),
+        make: Some(|| Arc::new(ExitPlanModeTool)),
     },
 ];
 
@@ -143,8 +146,10 @@ impl ToolRegistry {
         let mut registry = Self::new();
         for builtin in BUILTIN {
             // As a deny rule covers tools: `Edit` also removes `Write`.
-            if !crate::permission::settings::list_removes(disallowed, builtin.declaration) {
-                registry.register((builtin.make)());
+            let removed =
+                crate::permission::settings::list_removes(disallowed, builtin.declaration);
+            if let Some(make) = builtin.make.filter(|_| !removed) {
+                registry.register(make());
             }
         }
         registry
@@ -235,7 +240,12 @@ mod tests {
     fn cap2_the_declaration_list_and_the_registry_agree() {
         let registry = ToolRegistry::builtin(&[]);
         let declared: Vec<&str> = builtin_declarations().map(|d| d.name.as_ref()).collect();
-        assert_eq!(registry.names(), declared);
+        let made: Vec<&str> = BUILTIN
+            .iter()
+            .filter(|b| b.make.is_some())
+            .map(|b| b.declaration.name.as_ref())
+            .collect();
+        assert_eq!(registry.names(), made);
         for tool in registry.all() {
             let listed = builtin_declaration(tool.name()).expect("listed");
             assert_eq!(tool.declaration(), listed, "{}", tool.name());
