@@ -7,7 +7,7 @@ use zcode::permission::check::{
     Behavior, CheckContext, Decision, HookPermission, RuleId, TargetLocation, apply_overlays,
     check_permission,
 };
-use zcode::permission::declaration::ToolDeclaration;
+use zcode::permission::declaration::{RuleSubject, ToolDeclaration};
 use zcode::permission::mode::{ExecutionState, Mode};
 use zcode::permission::rules::{Rule, RuleSet};
 use zcode::permission::settings::PermissionSettings;
@@ -563,7 +563,9 @@ fn decide_declared(
 /// the tool holds, a rule with content matches nothing.
 #[test]
 fn perm8_an_agent_shaped_declaration_needs_nothing_but_itself() {
-    let agent = ToolDeclaration::builtin("Agent", Capability::read_only_low("agent")).in_parallel();
+    let agent = ToolDeclaration::builtin("Agent", Capability::read_only_low("agent"))
+        .with_subject(RuleSubject::Nothing)
+        .in_parallel();
     let input =
         json!({"description": "find the parser", "prompt": "look", "subagent_type": "explore"});
     let none = RuleSet::default();

@@ -152,8 +152,8 @@ pub const UNKNOWN_TOOL_CAPABILITY: Capability = Capability {
 };
 
 impl ToolDeclaration {
-    /// A built-in tool's declaration with the plain defaults: rules match
-    /// nothing, the approval is worded by its effect, a tool approval,
+    /// A built-in tool's declaration with the plain defaults: rules
+    /// compare RULE-3's subject, the approval is worded by its effect, a tool approval,
     /// judged by its capability in plan mode, one call at a time. The
     /// `with_…` methods below change one default each (a `static` cannot
     /// use `..base` on a type that owns its name).
@@ -161,7 +161,7 @@ impl ToolDeclaration {
         Self {
             name: Cow::Borrowed(name),
             capability,
-            subject: RuleSubject::Nothing,
+            subject: RuleSubject::Input,
             wording: Wording {
                 wants_to: "use a tool",
                 reason: AskReason::Effect,
@@ -224,12 +224,10 @@ impl ToolDeclaration {
     }
 
     /// A tool zcode knows nothing about (a name typed to `zcode permission
-    /// check`): it could do anything, and its rules compare RULE-3's
-    /// subject.
+    /// check`): it could do anything.
     pub fn unknown(name: &str) -> Self {
         Self {
             name: Cow::Owned(name.to_string()),
-            subject: RuleSubject::Input,
             wording: Wording {
                 wants_to: "use a tool",
                 reason: AskReason::Always(UNKNOWN_TOOL_REASON),

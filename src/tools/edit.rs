@@ -5,7 +5,7 @@ use super::special_files::{OpenFailure, read_regular};
 use super::write::atomic_write;
 use super::{Tool, ToolContext, ToolOutput, blocking, diff, paths};
 use crate::permission::capability::{Capability, EDIT_PERMISSION, RiskLevel, SideEffectScope};
-use crate::permission::declaration::{AskReason, CoveredBy, RuleSubject, ToolDeclaration};
+use crate::permission::declaration::{AskReason, CoveredBy, ToolDeclaration};
 use futures_util::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -59,7 +59,6 @@ pub struct EditTool;
 
 /// What Edit is to the permission engine, the approval and the TUI.
 pub static DECLARATION: ToolDeclaration = ToolDeclaration::builtin(NAME, FILE_CHANGE)
-    .with_subject(RuleSubject::Input)
     .with_wording("change a file", AskReason::File("edits a file"))
     // A Write deny or ask rule covers Edit too: an edit rewrites the file
     // just as well. Allow rules keep RULE-2's one direction.

@@ -7,7 +7,7 @@
 use super::input::{self, Fields};
 use super::{Tool, ToolContext, ToolOutput, blocking_cancellable, paths, walk};
 use crate::permission::capability::Capability;
-use crate::permission::declaration::{RuleSubject, ToolDeclaration};
+use crate::permission::declaration::ToolDeclaration;
 use futures_util::future::BoxFuture;
 use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 use serde::{Deserialize, Serialize};
@@ -131,7 +131,6 @@ pub struct GlobTool;
 /// What Glob is to the permission engine, the approval and the TUI.
 pub static DECLARATION: ToolDeclaration =
     ToolDeclaration::builtin(NAME, Capability::read_only_low("glob"))
-        .with_subject(RuleSubject::Input)
         .honouring_read_rules()
         .with_covered_by(super::read::COVERS_SEARCHES);
 

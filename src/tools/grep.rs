@@ -8,7 +8,7 @@ use super::input::{self, Fields};
 use super::special_files::{open_regular, special_kind};
 use super::{Tool, ToolContext, ToolOutput, blocking_cancellable, paths, walk};
 use crate::permission::capability::Capability;
-use crate::permission::declaration::{RuleSubject, ToolDeclaration};
+use crate::permission::declaration::ToolDeclaration;
 use crate::permission::read_rules::ReadRuleFilter;
 use futures_util::future::BoxFuture;
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
@@ -115,7 +115,6 @@ pub struct GrepTool;
 /// What Grep is to the permission engine, the approval and the TUI.
 pub static DECLARATION: ToolDeclaration =
     ToolDeclaration::builtin(NAME, Capability::read_only_low("grep"))
-        .with_subject(RuleSubject::Input)
         .honouring_read_rules()
         .with_covered_by(super::read::COVERS_SEARCHES);
 

@@ -5,7 +5,7 @@ use super::input::{self, Fields};
 use super::special_files::{OpenFailure, open_regular};
 use super::{Tool, ToolContext, ToolOutput, blocking_cancellable, paths};
 use crate::permission::capability::Capability;
-use crate::permission::declaration::{AskReason, CoveredBy, RuleSubject, ToolDeclaration};
+use crate::permission::declaration::{AskReason, CoveredBy, ToolDeclaration};
 use futures_util::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -54,7 +54,6 @@ pub const COVERS_SEARCHES: &[CoveredBy] = &[CoveredBy {
 /// What Read is to the permission engine, the approval and the TUI.
 pub static DECLARATION: ToolDeclaration =
     ToolDeclaration::builtin(NAME, Capability::read_only_low("read"))
-        .with_subject(RuleSubject::Input)
         .with_wording("read a file", AskReason::Effect);
 
 impl Tool for ReadTool {

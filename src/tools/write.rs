@@ -4,7 +4,7 @@
 use super::input::{self, Fields};
 use super::special_files::{OpenFailure, read_regular, special_kind};
 use super::{Tool, ToolContext, ToolOutput, blocking, diff, paths};
-use crate::permission::declaration::{AskReason, CoveredBy, RuleSubject, ToolDeclaration};
+use crate::permission::declaration::{AskReason, CoveredBy, ToolDeclaration};
 
 use futures_util::future::BoxFuture;
 use serde::{Deserialize, Serialize};
@@ -34,7 +34,6 @@ pub struct WriteTool;
 
 /// What Write is to the permission engine, the approval and the TUI.
 pub static DECLARATION: ToolDeclaration = ToolDeclaration::builtin(NAME, super::edit::FILE_CHANGE)
-    .with_subject(RuleSubject::Input)
     .with_wording("change a file", AskReason::File("writes to a file"))
     // RULE-2: a rule for Edit covers Write.
     .with_covered_by(&[CoveredBy {
