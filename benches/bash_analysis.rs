@@ -5,6 +5,7 @@ use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_m
 use std::hint::black_box;
 use zcode::permission::bash::{analyze, matching_rule, suggest_rules};
 use zcode::permission::rules::{Rule, RuleKind};
+use zcode::tools::registry::builtin_declaration;
 
 const TYPICAL: &str = "git status && cargo test --release | tail -n 20";
 
@@ -37,6 +38,7 @@ fn bench_analysis(c: &mut Criterion) {
         b.iter(|| analyze(black_box(TYPICAL)))
     });
 
+    let bash = builtin_declaration("Bash").expect("Bash is built in");
     let rules = vec![
         Rule::with_content("Bash", "rm:*"),
         Rule::with_content("Bash", "git push:*"),
@@ -45,8 +47,8 @@ fn bench_analysis(c: &mut Criterion) {
     c.bench_function("decision/typical analyze+deny+allow+suggest", |b| {
         b.iter(|| {
             let a = analyze(black_box(TYPICAL));
-            let deny = matching_rule(RuleKind::Deny, &rules, &a).is_some();
-            let allow = matching_rule(RuleKind::Allow, &rules, &a).is_some();
+            let deny = matching_rule(RuleKind::Deny, &rules, bash, &a).is_some();
+            let allow = matching_rule(RuleKind::Allow, &rules, bash, &a).is_some();
             (deny, allow, suggest_rules(&a))
         })
     });
@@ -75,9 +77,9 @@ fn bench_analysis(c: &mut Criterion) {
             group.bench_with_input(BenchmarkId::new(name, format!("{kb}KB")), &cmd, |b, cmd| {
                 b.iter(|| {
                     let a = analyze(black_box(cmd));
-                    let deny = matching_rule(RuleKind::Deny, &rules, &a).is_some();
-                    let ask = matching_rule(RuleKind::Ask, &rules, &a).is_some();
-                    let allow = matching_rule(RuleKind::Allow, &rules, &a).is_some();
+                    let deny = matching_rule(RuleKind::Deny, &rules, bash, &a).is_some();
+                    let ask = matching_rule(RuleKind::Ask, &rules, bash, &a).is_some();
+                    let allow = matching_rule(RuleKind::Allow, &rules, bash, &a).is_some();
                     (deny, ask, allow)
                 })
             });

@@ -4,12 +4,12 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::json;
 use std::hint::black_box;
 use zcode::permission::bash::analyze;
-use zcode::permission::capability::builtin_capability;
 use zcode::permission::check::{CheckContext, TargetLocation, check_permission};
 use zcode::permission::mode::{ExecutionState, Mode};
 use zcode::permission::path_rules::PathSubject;
 use zcode::permission::rules::{Rule, RuleSet};
 use zcode::permission::settings::PermissionSettings;
+use zcode::tools::registry::builtin_declaration;
 
 fn project_rules() -> RuleSet {
     RuleSet {
@@ -35,7 +35,7 @@ fn bench_decisions(c: &mut Criterion) {
     let rules = project_rules();
     let state = ExecutionState::new(Mode::Build, false);
 
-    let write_cap = builtin_capability("Write").expect("Write is built in");
+    let write_cap = builtin_declaration("Write").expect("Write is built in");
     let write_input = json!({"file_path": "src/main.rs", "content": "fn main() {}"});
     // What the service resolves before the check (RULE-3 path subject).
     let workspace = std::path::Path::new("/home/u/ws");
@@ -43,8 +43,7 @@ fn bench_decisions(c: &mut Criterion) {
     c.bench_function("decision/non-bash (Write, build, 6 rules)", |b| {
         b.iter(|| {
             check_permission(black_box(&CheckContext {
-                tool_name: "Write",
-                capability: &write_cap,
+                tool: write_cap,
                 input: &write_input,
                 state,
                 settings: &settings,
@@ -61,15 +60,14 @@ fn bench_decisions(c: &mut Criterion) {
         })
     });
 
-    let bash_cap = builtin_capability("Bash").expect("Bash is built in");
+    let bash_cap = builtin_declaration("Bash").expect("Bash is built in");
     let command = "git status && cargo test --release | tail -n 20";
     let bash_input = json!({ "command": command });
     c.bench_function("decision/bash (analysis + check, 3 subcommands)", |b| {
         b.iter(|| {
             let analysis = analyze(black_box(command));
             check_permission(&CheckContext {
-                tool_name: "Bash",
-                capability: &bash_cap,
+                tool: bash_cap,
                 input: &bash_input,
                 state,
                 settings: &settings,
@@ -83,7 +81,7 @@ fn bench_decisions(c: &mut Criterion) {
     });
 
     // The URL is parsed for each rule kind and the pre-approved domains.
-    let fetch_cap = builtin_capability("WebFetch").expect("WebFetch is built in");
+    let fetch_cap = builtin_declaration("WebFetch").expect("WebFetch is built in");
     let fetch_rules = RuleSet {
         allow: vec![Rule::with_content("WebFetch", "domain:*.github.com")],
         deny: vec![Rule::with_content("WebFetch", "domain:evil.net")],
@@ -93,8 +91,7 @@ fn bench_decisions(c: &mut Criterion) {
     c.bench_function("decision/webfetch (build, 3 domain rules)", |b| {
         b.iter(|| {
             check_permission(black_box(&CheckContext {
-                tool_name: "WebFetch",
-                capability: &fetch_cap,
+                tool: fetch_cap,
                 input: &fetch_input,
                 state,
                 settings: &settings,
@@ -124,6 +121,7 @@ fn bench_service(c: &mut Criterion) {
     );
     let rules = project_rules();
     let state = ExecutionState::new(Mode::Build, false);
+    let bash = builtin_declaration("Bash").expect("Bash is built in");
     for (name, command) in [
         (
             "service/bash read-only (3 subcommands, Read deny rule)",
@@ -140,7 +138,7 @@ fn bench_service(c: &mut Criterion) {
     ] {
         let input = json!({ "command": command });
         c.bench_function(name, |b| {
-            b.iter(|| service.evaluate("Bash", None, black_box(&input), state, &rules, None))
+            b.iter(|| service.evaluate(bash, black_box(&input), state, &rules, None))
         });
     }
 
@@ -162,7 +160,7 @@ fn bench_service(c: &mut Criterion) {
         let input = json!({ "command": command });
         group.throughput(criterion::Throughput::Bytes(command.len() as u64));
         group.bench_function(format!("rule-allowed chain {kb}KB"), |b| {
-            b.iter(|| service.evaluate("Bash", None, black_box(&input), state, &rules, None))
+            b.iter(|| service.evaluate(bash, black_box(&input), state, &rules, None))
         });
     }
     group.finish();

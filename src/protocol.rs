@@ -99,20 +99,8 @@ pub enum AlwaysOption {
     None,
 }
 
-/// What a UI shows for a request.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RequestKind {
-    /// A tool approval (APPR-6 options).
-    #[default]
-    Tool,
-    /// AskUserQuestion: the questions are in `input`; answer with
-    /// `PermissionReply::Answers` (ASK-3) or `Deny`.
-    Question,
-    /// ExitPlanMode: the plan is in `input.plan`; answer `AllowOnce`
-    /// (approve), `PlanFeedback` or `Deny` (PLAN-7..9).
-    Plan,
-}
+/// What a UI shows for a request (declared by each tool).
+pub use crate::permission::declaration::RequestKind;
 
 /// One entry of a plan's `allowedPrompts` (PLAN-6): a kind of command the
 /// plan will need.

@@ -2,12 +2,12 @@
 //! its exact error text, the answered input and the three result texts.
 
 use serde_json::{Value, json};
-use zcode::permission::capability::builtin_capability;
 use zcode::protocol::RequestKind;
 use zcode::tools::ask_user_question::{
     ALL_ANSWERED_PREFIX, Annotation, AskUserQuestionInput, AskUserQuestionTool, MISSING_ANSWERS,
     answered_input, join_labels, validate_answered,
 };
+use zcode::tools::registry::builtin_capability;
 use zcode::tools::{Tool, ToolContext};
 
 const PREFIX: &str = "Invalid input for AskUserQuestion: ";

@@ -14,7 +14,7 @@ mod support;
 
 use support::bash_rules::decide;
 use zcode::permission::bash::{analyze, suggest_rules};
-use zcode::permission::check::{Behavior, rule_id};
+use zcode::permission::check::{Behavior, RuleId};
 use zcode::permission::rules::{Rule, RuleSet};
 
 /// Rules written as `allow X`, `ask X`, `deny X`, separated by `;`.
@@ -51,10 +51,10 @@ fn check_table(table: &[(&str, &str, Want)]) {
     for (spec, command, want) in table {
         let d = decide(&rules(spec), command);
         let ok = match want {
-            Want::Deny => (d.behavior, d.rule_id) == (Behavior::Deny, rule_id::PROJECT_DENY),
-            Want::AskRule => (d.behavior, d.rule_id) == (Behavior::Ask, rule_id::PROJECT_ASK),
+            Want::Deny => (d.behavior, d.rule_id) == (Behavior::Deny, RuleId::ProjectDeny),
+            Want::AskRule => (d.behavior, d.rule_id) == (Behavior::Ask, RuleId::ProjectAsk),
             Want::Asked => d.behavior == Behavior::Ask,
-            Want::Allow => (d.behavior, d.rule_id) == (Behavior::Allow, rule_id::PROJECT_ALLOW),
+            Want::Allow => (d.behavior, d.rule_id) == (Behavior::Allow, RuleId::ProjectAllow),
         };
         if !ok {
             failures.push(format!(

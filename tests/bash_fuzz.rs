@@ -4,6 +4,7 @@
 use proptest::prelude::*;
 use zcode::permission::bash::{BashAnalysis, analyze, matching_rule, suggest_rules};
 use zcode::permission::rules::{Rule, RuleKind};
+use zcode::tools::registry::builtin_declaration;
 
 /// Shell syntax fragments, including the ones that trip parsers up.
 const FRAGMENTS: &[&str] = &[
@@ -182,8 +183,9 @@ fn check_invariants(a: &BashAnalysis) {
         Rule::with_content("Bash", "rm:*"),
         Rule::with_content("Bash", "*x*"),
     ];
+    let bash = builtin_declaration("Bash").expect("Bash is built in");
     for kind in RuleKind::ALL {
-        let _ = matching_rule(kind, &rules, a);
+        let _ = matching_rule(kind, &rules, bash, a);
     }
 }
 

@@ -8,6 +8,7 @@ use zcode::config::{
     Catalog, Config, ConfigError, HookEvent, ProviderKind, env_providers, project_id,
 };
 use zcode::permission::mode::{ExecutionState, Mode};
+use zcode::tools::registry::declaration_for;
 
 const EXAMPLE: &str = include_str!("../assets/config.example.json");
 
@@ -247,7 +248,7 @@ fn conf1_model1_example_config_contents() {
     );
     let s = cfg.permission_settings();
     assert!(s.is_allowed("Read") && s.is_allowed("Glob"));
-    assert!(s.is_disallowed("WebSearch"));
+    assert!(s.is_disallowed(&declaration_for("WebSearch")));
     assert!(!s.auto_approve_high_risk);
     assert!(s.web_fetch_domain_allowed("api.github.com"));
     assert_eq!(s.read_only_commands, ["make -n:*"]);
@@ -375,7 +376,7 @@ fn conf1_permission_settings_normalise_domains() {
     let s = parse(text).unwrap().permission_settings();
     assert_eq!(s.web_fetch_allowed_domains, ["docs.rs", "*.github.com"]);
     assert_eq!(s.allowed_tools.len(), 2);
-    assert!(s.is_disallowed("Bash"));
+    assert!(s.is_disallowed(&declaration_for("Bash")));
     assert!(s.auto_approve_high_risk);
     assert!(s.web_fetch_domain_allowed("docs.rs"));
 }
@@ -389,7 +390,7 @@ fn conf1_tool_list_entries_with_content_are_scoped_rules() {
     let s = parse(text).unwrap().permission_settings();
     assert!(!s.is_allowed("Bash"));
     assert!(s.is_allowed("Read"));
-    assert!(!s.is_disallowed("Bash"));
+    assert!(!s.is_disallowed(&declaration_for("Bash")));
     assert_eq!(s.allow_rules.len(), 1);
     assert_eq!(s.deny_rules.len(), 1);
     let msg = parse_err(r#"{"permission": {"allowedTools": ["Bash(git diff"]}}"#);

@@ -7,7 +7,7 @@ mod support;
 
 use support::bash_rules::{decide, decide_with};
 use zcode::permission::bash::{AnalyzeOptions, analyze, analyze_with};
-use zcode::permission::check::{Behavior, rule_id};
+use zcode::permission::check::{Behavior, RuleId};
 use zcode::permission::rules::{Rule, RuleSet};
 
 fn bash(content: &str) -> Rule {
@@ -27,7 +27,7 @@ fn assert_denied(project: &RuleSet, commands: &[&str]) {
         let d = decide(project, command);
         assert_eq!(
             (d.behavior, d.rule_id),
-            (Behavior::Deny, rule_id::PROJECT_DENY),
+            (Behavior::Deny, RuleId::ProjectDeny),
             "{command}: {d:?}"
         );
     }
@@ -38,7 +38,7 @@ fn assert_asked(project: &RuleSet, commands: &[&str]) {
         let d = decide(project, command);
         assert_eq!(
             (d.behavior, d.rule_id),
-            (Behavior::Ask, rule_id::PROJECT_ASK),
+            (Behavior::Ask, RuleId::ProjectAsk),
             "{command}: {d:?}"
         );
     }
@@ -47,11 +47,11 @@ fn assert_asked(project: &RuleSet, commands: &[&str]) {
 fn assert_not_denied(project: &RuleSet, commands: &[&str]) {
     for command in commands {
         let d = decide(project, command);
-        assert_ne!(d.rule_id, rule_id::PROJECT_DENY, "{command}: {d:?}");
+        assert_ne!(d.rule_id, RuleId::ProjectDeny, "{command}: {d:?}");
     }
 }
 
-fn assert_behavior(project: &RuleSet, commands: &[&str], behavior: Behavior, id: &str) {
+fn assert_behavior(project: &RuleSet, commands: &[&str], behavior: Behavior, id: RuleId) {
     for command in commands {
         let d = decide(project, command);
         assert_eq!((d.behavior, d.rule_id), (behavior, id), "{command}: {d:?}");
@@ -337,13 +337,13 @@ fn bash5_ask_rules_follow_programs_too() {
         &project,
         &["find . -name x"],
         Behavior::Allow,
-        rule_id::READ_ONLY,
+        RuleId::ReadOnly,
     );
     assert_behavior(
         &project,
         &["find . -exec touch {} \\;", "env A=1 ls"],
         Behavior::Allow,
-        rule_id::PROJECT_ALLOW,
+        RuleId::ProjectAllow,
     );
 }
 
@@ -413,7 +413,7 @@ fn bash5_git_globals_ask_rules_see_the_subcommand() {
         &project,
         &["git -C . commit -m x", "git --no-pager fetch"],
         Behavior::Allow,
-        rule_id::PROJECT_ALLOW,
+        RuleId::ProjectAllow,
     );
 }
 
@@ -441,7 +441,7 @@ fn bash5_git_globals_that_change_what_runs_need_a_verbatim_allow() {
         &verbatim,
         &["git -c core.pager=cat log"],
         Behavior::Allow,
-        rule_id::PROJECT_ALLOW,
+        RuleId::ProjectAllow,
     );
     assert_behavior(
         &project,
@@ -452,7 +452,7 @@ fn bash5_git_globals_that_change_what_runs_need_a_verbatim_allow() {
             "git -C /work/project status",
         ],
         Behavior::Allow,
-        rule_id::PROJECT_ALLOW,
+        RuleId::ProjectAllow,
     );
 }
 
@@ -514,7 +514,7 @@ fn bash5_npm_globals_ask_rules_see_the_subcommand() {
             "npm --prefix x install",
         ],
         Behavior::Allow,
-        rule_id::PROJECT_ALLOW,
+        RuleId::ProjectAllow,
     );
     // A script shell or user config changes what runs: only verbatim.
     for command in [
@@ -789,7 +789,7 @@ fn bash5_git_subcommand_options_that_run_programs_need_a_verbatim_allow() {
             "git rebase -i main",
         ],
         Behavior::Allow,
-        rule_id::PROJECT_ALLOW,
+        RuleId::ProjectAllow,
     );
 }
 

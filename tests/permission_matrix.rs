@@ -8,6 +8,7 @@ use zcode::permission::mode::{ExecutionState, Mode};
 use zcode::permission::rules::RuleSet;
 use zcode::permission::service::PermissionService;
 use zcode::permission::settings::PermissionSettings;
+use zcode::tools::registry::declaration_for;
 
 struct Row {
     name: &'static str,
@@ -133,9 +134,15 @@ fn rows(ws: &std::path::Path) -> Vec<Row> {
 }
 
 fn decide(svc: &PermissionService, tool: &str, input: &Value, state: ExecutionState) -> Behavior {
-    svc.evaluate(tool, None, input, state, &RuleSet::default(), None)
-        .decision
-        .behavior
+    svc.evaluate(
+        &declaration_for(tool),
+        input,
+        state,
+        &RuleSet::default(),
+        None,
+    )
+    .decision
+    .behavior
 }
 
 #[test]

@@ -2,16 +2,16 @@
 //! reasons, and the overlays.
 
 use serde_json::{Value, json};
-use zcode::permission::capability::{
-    Capability, McpHints, RiskLevel, SideEffectScope, builtin_capability,
-};
+use zcode::permission::capability::{Capability, McpHints, RiskLevel, SideEffectScope};
 use zcode::permission::check::{
-    Behavior, CheckContext, Decision, HookPermission, TargetLocation, apply_overlays,
-    check_permission, rule_id,
+    Behavior, CheckContext, Decision, HookPermission, RuleId, TargetLocation, apply_overlays,
+    check_permission,
 };
+use zcode::permission::declaration::{RuleSubject, ToolDeclaration};
 use zcode::permission::mode::{ExecutionState, Mode};
 use zcode::permission::rules::{Rule, RuleSet};
 use zcode::permission::settings::PermissionSettings;
+use zcode::tools::registry::{builtin_capability, declaration_for};
 
 const BUILD: ExecutionState = ExecutionState::new(Mode::Build, false);
 const EDIT: ExecutionState = ExecutionState::new(Mode::Edit, false);
@@ -47,9 +47,13 @@ impl Case {
         let analysis = (self.tool == "Bash").then(|| {
             zcode::permission::bash::analyze(self.input["command"].as_str().unwrap_or(""))
         });
+        // The tool's own declaration, with the capability the case sets.
+        let tool = ToolDeclaration {
+            capability: self.cap,
+            ..declaration_for(self.tool)
+        };
         check_permission(&CheckContext {
-            tool_name: self.tool,
-            capability: &self.cap,
+            tool: &tool,
             input: &self.input,
             state: self.state,
             settings: &self.settings,
@@ -96,12 +100,12 @@ fn perm1_plan_tools() {
         let d = Case::new("EnterPlanMode", json!({}), state).decide();
         assert_eq!(
             (d.behavior, d.rule_id),
-            (Behavior::Allow, rule_id::PLAN_ENTER)
+            (Behavior::Allow, RuleId::PlanEnter)
         );
     }
     let d = Case::new("ExitPlanMode", json!({}), YOLO).decide();
     assert_eq!(
-        (d.behavior, d.rule_id),
+        (d.behavior, d.rule_id.as_str()),
         (Behavior::Deny, "mode.plan.exitOnly")
     );
     assert_eq!(
@@ -115,13 +119,13 @@ fn perm2_user_interaction_asks_even_in_yolo_and_denies_when_disallowed() {
     let d = Case::new("AskUserQuestion", json!({}), YOLO).decide();
     assert_eq!(
         (d.behavior, d.rule_id),
-        (Behavior::Ask, rule_id::USER_INTERACTION)
+        (Behavior::Ask, RuleId::UserInteraction)
     );
     let mut c = Case::new("AskUserQuestion", json!({}), YOLO);
     c.settings = disallow("AskUserQuestion");
     let d = c.decide();
     assert_eq!(
-        (d.behavior, d.rule_id),
+        (d.behavior, d.rule_id.as_str()),
         (Behavior::Deny, "rule.disallowedTools")
     );
     assert_eq!(d.reason, "Tool AskUserQuestion is explicitly disallowed");
@@ -130,7 +134,7 @@ fn perm2_user_interaction_asks_even_in_yolo_and_denies_when_disallowed() {
 #[test]
 fn perm3_always_ask_gate() {
     let base = || Case::new("CreateWorkflow", json!({"path": "w"}), YOLO);
-    assert_eq!(base().decide().rule_id, rule_id::ALWAYS_ASK);
+    assert_eq!(base().decide().rule_id, RuleId::AlwaysAsk);
     let mut c = base();
     c.state = AUTO;
     assert_eq!(c.decide().rule_id, "mode.auto.unimplemented");
@@ -139,20 +143,23 @@ fn perm3_always_ask_gate() {
     assert_eq!(c.decide().behavior, Behavior::Deny);
     let mut c = base();
     c.project = rules(&[], &[], &[Rule::tool("CreateWorkflow")]);
-    assert_eq!(c.decide().rule_id, rule_id::PROJECT_DENY);
+    assert_eq!(c.decide().rule_id, RuleId::ProjectDeny);
     // A project allow rule does not open the gate; a session rule does.
     let mut c = base();
     c.project = rules(&[Rule::tool("CreateWorkflow")], &[], &[]);
     assert_eq!(c.decide().behavior, Behavior::Ask);
     let mut c = base();
     c.session = vec![Rule::tool("CreateWorkflow")];
-    assert_eq!(c.decide().rule_id, rule_id::SESSION_ALLOW);
+    assert_eq!(c.decide().rule_id, RuleId::SessionAllow);
 }
 
 #[test]
 fn perm4_yolo_allows_what_no_deny_names_and_skips_ask_rules() {
     let d = Case::new("Write", json!({"file_path": "/x"}), YOLO).decide();
-    assert_eq!((d.behavior, d.rule_id), (Behavior::Allow, "mode.yolo"));
+    assert_eq!(
+        (d.behavior, d.rule_id.as_str()),
+        (Behavior::Allow, "mode.yolo")
+    );
     assert_eq!(d.reason, "Yolo mode bypasses permission prompts");
     // Ask rules are questions, and yolo asks none.
     let mut c = Case::new("Bash", json!({"command": "git push"}), YOLO);
@@ -167,7 +174,7 @@ fn perm4_deny_rule_holds_in_yolo_rm_rf() {
     let d = c.decide();
     assert_eq!(
         (d.behavior, d.rule_id),
-        (Behavior::Deny, rule_id::PROJECT_DENY)
+        (Behavior::Deny, RuleId::ProjectDeny)
     );
     // Hidden in a chain it is still denied.
     c.input = json!({"command": "ls && rm -rf x"});
@@ -182,7 +189,7 @@ fn perm4_write_deny_on_git_dir_holds_in_yolo() {
         let d = c.decide();
         assert_eq!(
             (d.behavior, d.rule_id),
-            (Behavior::Deny, rule_id::PROJECT_DENY),
+            (Behavior::Deny, RuleId::ProjectDeny),
             "{tool}"
         );
     }
@@ -194,7 +201,7 @@ fn perm4_disallowed_tools_hold_in_yolo() {
     c.settings = disallow("Bash");
     let d = c.decide();
     assert_eq!(
-        (d.behavior, d.rule_id),
+        (d.behavior, d.rule_id.as_str()),
         (Behavior::Deny, "rule.disallowedTools")
     );
     // With the project rules too: the first deny decides.
@@ -208,7 +215,7 @@ fn perm4_disallowed_tools_hold_in_yolo() {
 fn perm5_auto_denies_ordinary_tools() {
     let d = Case::new("Read", json!({"file_path": "a"}), AUTO).decide();
     assert_eq!(
-        (d.behavior, d.rule_id),
+        (d.behavior, d.rule_id.as_str()),
         (Behavior::Deny, "mode.auto.unimplemented")
     );
     assert_eq!(d.reason, "Auto mode is reserved but not implemented yet");
@@ -221,7 +228,7 @@ fn perm6_disallowed_tools_deny_in_every_mode() {
         c.settings = disallow("Read");
         let d = c.decide();
         assert_eq!(
-            (d.behavior, d.rule_id),
+            (d.behavior, d.rule_id.as_str()),
             (Behavior::Deny, "rule.disallowedTools")
         );
         assert_eq!(d.reason, "Tool Read is explicitly disallowed");
@@ -236,13 +243,10 @@ fn perm7_project_deny_then_ask() {
         &[Rule::with_content("Read", "secrets/*")],
         &[Rule::with_content("Read", "*.env")],
     );
-    assert_eq!(c.decide().rule_id, rule_id::PROJECT_DENY);
+    assert_eq!(c.decide().rule_id, RuleId::ProjectDeny);
     c.project.deny.clear();
     let d = c.decide();
-    assert_eq!(
-        (d.behavior, d.rule_id),
-        (Behavior::Ask, rule_id::PROJECT_ASK)
-    );
+    assert_eq!((d.behavior, d.rule_id), (Behavior::Ask, RuleId::ProjectAsk));
     // Edit rules cover Write (RULE-2).
     let mut c = Case::new("Write", json!({"file_path": "secrets/k"}), EDIT);
     c.target.inside_workspace = true;
@@ -255,9 +259,9 @@ fn perm7_bash_project_rules_use_the_bash_policy() {
     // BASH-5 verbatim rule, via the check.
     let mut c = Case::new("Bash", json!({"command": "make deploy"}), BUILD);
     c.project = rules(&[], &[], &[Rule::with_content("Bash", "make deploy")]);
-    assert_eq!(c.decide().rule_id, rule_id::PROJECT_DENY);
+    assert_eq!(c.decide().rule_id, RuleId::ProjectDeny);
     c.project = rules(&[Rule::with_content("Bash", "make deploy")], &[], &[]);
-    assert_eq!(c.decide().rule_id, rule_id::PROJECT_ALLOW);
+    assert_eq!(c.decide().rule_id, RuleId::ProjectAllow);
 }
 
 #[test]
@@ -267,7 +271,7 @@ fn perm8_plan_restricts_and_allow_rules_cannot_lift_it() {
     c.settings.allowed_tools = ["Write".to_string()].into();
     let d = c.decide();
     assert_eq!(
-        (d.behavior, d.rule_id),
+        (d.behavior, d.rule_id.as_str()),
         (Behavior::Deny, "mode.plan.restricted")
     );
     assert_eq!(
@@ -329,27 +333,27 @@ fn perm8_plan_restricts_and_allow_rules_cannot_lift_it() {
 fn perm9_project_allow_domains_and_allowed_tools() {
     let mut c = Case::new("Write", json!({"file_path": "/tmp/out.txt"}), BUILD);
     c.project = rules(&[Rule::with_content("Edit", "/tmp/*")], &[], &[]);
-    assert_eq!(c.decide().rule_id, rule_id::PROJECT_ALLOW);
+    assert_eq!(c.decide().rule_id, RuleId::ProjectAllow);
     let mut c = Case::new("WebFetch", json!({"url": "https://docs.rs/x"}), BUILD);
     c.project = rules(
         &[Rule::with_content("WebFetch", "domain:docs.rs")],
         &[],
         &[],
     );
-    assert_eq!(c.decide().rule_id, rule_id::PROJECT_ALLOW);
+    assert_eq!(c.decide().rule_id, RuleId::ProjectAllow);
     let mut c = Case::new("WebFetch", json!({"url": "https://docs.rs/x"}), BUILD);
     c.settings.web_fetch_allowed_domains = vec!["docs.rs".into()];
-    assert_eq!(c.decide().rule_id, rule_id::WEB_FETCH_DOMAIN);
+    assert_eq!(c.decide().rule_id, RuleId::WebFetchDomain);
     let mut c = Case::new("Bash", json!({"command": "cargo build"}), BUILD);
     c.settings.allowed_tools = ["Bash".to_string()].into();
-    assert_eq!(c.decide().rule_id, rule_id::ALLOWED_TOOLS);
+    assert_eq!(c.decide().rule_id, RuleId::AllowedTools);
 }
 
 #[test]
 fn perm10_edit_mode_only_inside_workspace() {
     let mut c = Case::new("Edit", json!({"file_path": "a"}), EDIT);
     c.target.inside_workspace = true;
-    assert_eq!(c.decide().rule_id, rule_id::EDIT_WORKSPACE);
+    assert_eq!(c.decide().rule_id, RuleId::EditWorkspace);
     c.target.inside_workspace = false;
     assert_eq!(c.decide().behavior, Behavior::Ask);
     // Build mode ignores the workspace.
@@ -375,41 +379,41 @@ fn perm11_build_rules_in_order() {
         risk_level: RiskLevel::Critical,
         ..ALWAYS_ASK_TOOL
     };
-    assert_eq!(mk(ro).rule_id, rule_id::READ_ONLY);
+    assert_eq!(mk(ro).rule_id, RuleId::ReadOnly);
     let crit = Capability {
         read_only: false,
         risk_level: RiskLevel::Critical,
         ..ro
     };
-    assert_eq!(mk(crit).rule_id, rule_id::RISK_CRITICAL);
+    assert_eq!(mk(crit).rule_id, RuleId::RiskCritical);
     let high = Capability {
         risk_level: RiskLevel::High,
         ..crit
     };
-    assert_eq!(mk(high).rule_id, rule_id::RISK_HIGH);
+    assert_eq!(mk(high).rule_id, RuleId::RiskHigh);
     let session = Capability {
         risk_level: RiskLevel::Low,
         side_effect_scope: SideEffectScope::Session,
         needs_approval: true,
         ..crit
     };
-    assert_eq!(mk(session).rule_id, rule_id::SESSION_SCOPE);
+    assert_eq!(mk(session).rule_id, RuleId::SessionScope);
     let scoped = Capability {
         side_effect_scope: SideEffectScope::Workspace,
         needs_approval: false,
         ..session
     };
-    assert_eq!(mk(scoped).rule_id, rule_id::NEEDS_APPROVAL);
+    assert_eq!(mk(scoped).rule_id, RuleId::NeedsApproval);
     let plain = Capability {
         side_effect_scope: SideEffectScope::None,
         ..scoped
     };
-    assert_eq!(mk(plain).rule_id, rule_id::BUILD_DEFAULT);
+    assert_eq!(mk(plain).rule_id, RuleId::BuildDefault);
     // autoApproveHighRisk skips the high-risk ask, but a system-scoped tool
     // still needs approval.
     let mut c = Case::new("Bash", json!({"command": "cargo build"}), BUILD);
     c.settings.auto_approve_high_risk = true;
-    assert_eq!(c.decide().rule_id, rule_id::NEEDS_APPROVAL);
+    assert_eq!(c.decide().rule_id, RuleId::NeedsApproval);
 }
 
 fn write_cap() -> Capability {
@@ -419,49 +423,31 @@ fn write_cap() -> Capability {
 #[test]
 fn perm13_hook_overlay() {
     let cap = write_cap();
-    let ask = Decision::ask(rule_id::NEEDS_APPROVAL, "x");
-    let allow = Decision::allow(rule_id::YOLO, "x");
-    let deny = Decision::deny(rule_id::PLAN_RESTRICTED, "x");
+    let ask = Decision::ask(RuleId::NeedsApproval, "x");
+    let allow = Decision::allow(RuleId::Yolo, "x");
+    let deny = Decision::deny(RuleId::PlanRestricted, "x");
     let t = TargetLocation::default();
-    let d = apply_overlays(ask.clone(), &cap, "Write", Some(&HookPermission::Allow), t);
+    let d = apply_overlays(ask.clone(), &cap, Some(&HookPermission::Allow), t);
     assert_eq!(
         (d.behavior, d.rule_id),
-        (Behavior::Allow, rule_id::HOOK_ALLOW)
+        (Behavior::Allow, RuleId::HookAllow)
     );
-    let d = apply_overlays(allow.clone(), &cap, "Write", Some(&HookPermission::Ask), t);
-    assert_eq!((d.behavior, d.rule_id), (Behavior::Ask, rule_id::HOOK_ASK));
-    let d = apply_overlays(
-        allow,
-        &cap,
-        "Write",
-        Some(&HookPermission::Deny("no".into())),
-        t,
-    );
+    let d = apply_overlays(allow.clone(), &cap, Some(&HookPermission::Ask), t);
+    assert_eq!((d.behavior, d.rule_id), (Behavior::Ask, RuleId::HookAsk));
+    let d = apply_overlays(allow, &cap, Some(&HookPermission::Deny("no".into())), t);
     assert_eq!((d.behavior, d.reason.as_ref()), (Behavior::Deny, "no"));
-    let d = apply_overlays(deny.clone(), &cap, "Write", Some(&HookPermission::Allow), t);
+    let d = apply_overlays(deny.clone(), &cap, Some(&HookPermission::Allow), t);
     assert_eq!(d, deny);
     // A hook allow never removes the ask of alwaysAsk / user-interaction tools.
     let ask_user = builtin_capability("AskUserQuestion").unwrap();
-    let q = Decision::ask(rule_id::USER_INTERACTION, "x");
+    let q = Decision::ask(RuleId::UserInteraction, "x");
     assert_eq!(
-        apply_overlays(
-            q.clone(),
-            &ask_user,
-            "AskUserQuestion",
-            Some(&HookPermission::Allow),
-            t
-        ),
+        apply_overlays(q.clone(), &ask_user, Some(&HookPermission::Allow), t),
         q
     );
-    let a = Decision::ask(rule_id::ALWAYS_ASK, "x");
+    let a = Decision::ask(RuleId::AlwaysAsk, "x");
     assert_eq!(
-        apply_overlays(
-            a.clone(),
-            &ALWAYS_ASK_TOOL,
-            "CreateWorkflow",
-            Some(&HookPermission::Allow),
-            t
-        ),
+        apply_overlays(a.clone(), &ALWAYS_ASK_TOOL, Some(&HookPermission::Allow), t),
         a
     );
 }
@@ -475,55 +461,40 @@ fn perm13_memory_overlay() {
         protected: None,
     };
     // Overrides the plan deny and an ordinary ask.
-    let d = apply_overlays(
-        Decision::deny(rule_id::PLAN_RESTRICTED, "x"),
-        &cap,
-        "Write",
-        None,
-        mem,
-    );
+    let d = apply_overlays(Decision::deny(RuleId::PlanRestricted, "x"), &cap, None, mem);
     assert_eq!(
         (d.behavior, d.rule_id),
-        (Behavior::Allow, rule_id::MEMORY_FILE)
+        (Behavior::Allow, RuleId::MemoryFile)
     );
-    let d = apply_overlays(
-        Decision::ask(rule_id::NEEDS_APPROVAL, "x"),
-        &cap,
-        "Edit",
-        None,
-        mem,
-    );
+    let d = apply_overlays(Decision::ask(RuleId::NeedsApproval, "x"), &cap, None, mem);
     assert_eq!(d.behavior, Behavior::Allow);
     // Other denies, project ask rules and hook asks survive.
     for keep in [
-        Decision::deny(rule_id::PROJECT_DENY, "x"),
-        Decision::deny(rule_id::DISALLOWED, "x"),
-        Decision::ask(rule_id::PROJECT_ASK, "x"),
+        Decision::deny(RuleId::ProjectDeny, "x"),
+        Decision::deny(RuleId::Disallowed, "x"),
+        Decision::ask(RuleId::ProjectAsk, "x"),
     ] {
-        assert_eq!(apply_overlays(keep.clone(), &cap, "Write", None, mem), keep);
+        assert_eq!(apply_overlays(keep.clone(), &cap, None, mem), keep);
     }
     let d = apply_overlays(
-        Decision::allow(rule_id::YOLO, "x"),
+        Decision::allow(RuleId::Yolo, "x"),
         &cap,
-        "Write",
         Some(&HookPermission::Ask),
         mem,
     );
-    assert_eq!(d.rule_id, rule_id::HOOK_ASK);
+    assert_eq!(d.rule_id, RuleId::HookAsk);
     // Not a memory file, or not an edit tool: untouched.
     let d = apply_overlays(
-        Decision::deny(rule_id::PLAN_RESTRICTED, "x"),
+        Decision::deny(RuleId::PlanRestricted, "x"),
         &cap,
-        "Write",
         None,
         TargetLocation::default(),
     );
     assert_eq!(d.behavior, Behavior::Deny);
     let bash = builtin_capability("Bash").unwrap();
     let d = apply_overlays(
-        Decision::deny(rule_id::PLAN_RESTRICTED, "x"),
+        Decision::deny(RuleId::PlanRestricted, "x"),
         &bash,
-        "Bash",
         None,
         mem,
     );
@@ -540,31 +511,82 @@ fn perm13_memory_overlay_keeps_a_hook_ask_or_deny() {
     };
     // Build mode already asks; the hook's ask must survive the overlay.
     let d = apply_overlays(
-        Decision::ask(rule_id::NEEDS_APPROVAL, "x"),
+        Decision::ask(RuleId::NeedsApproval, "x"),
         &cap,
-        "Write",
         Some(&HookPermission::Ask),
         mem,
     );
-    assert_eq!((d.behavior, d.rule_id), (Behavior::Ask, rule_id::HOOK_ASK));
+    assert_eq!((d.behavior, d.rule_id), (Behavior::Ask, RuleId::HookAsk));
     // Plan mode: the overlay lifts the plan deny, but not the hook's word.
-    let plan = Decision::deny(rule_id::PLAN_RESTRICTED, "x");
+    let plan = Decision::deny(RuleId::PlanRestricted, "x");
     let d = apply_overlays(
         plan.clone(),
         &cap,
-        "Write",
         Some(&HookPermission::Deny("no".into())),
         mem,
     );
+    assert_eq!((d.behavior, d.rule_id), (Behavior::Deny, RuleId::HookDeny));
+    let d = apply_overlays(plan.clone(), &cap, Some(&HookPermission::Ask), mem);
+    assert_eq!((d.behavior, d.rule_id), (Behavior::Ask, RuleId::HookAsk));
+    let d = apply_overlays(plan, &cap, Some(&HookPermission::Allow), mem);
     assert_eq!(
         (d.behavior, d.rule_id),
-        (Behavior::Deny, rule_id::HOOK_DENY)
+        (Behavior::Allow, RuleId::MemoryFile)
     );
-    let d = apply_overlays(plan.clone(), &cap, "Write", Some(&HookPermission::Ask), mem);
-    assert_eq!((d.behavior, d.rule_id), (Behavior::Ask, rule_id::HOOK_ASK));
-    let d = apply_overlays(plan, &cap, "Write", Some(&HookPermission::Allow), mem);
+}
+
+/// The decision for a call of `tool` with `input`, judged by nothing but
+/// its declaration.
+fn decide_declared(
+    tool: &ToolDeclaration,
+    input: &Value,
+    state: ExecutionState,
+    project: &RuleSet,
+) -> Decision {
+    check_permission(&CheckContext {
+        tool,
+        input,
+        state,
+        settings: &PermissionSettings::default(),
+        project_rules: project,
+        session_rules: &[],
+        target: TargetLocation::default(),
+        path: None,
+        bash: None,
+    })
+}
+
+/// A tool declared as the Agent tool will be (PERM-8: read-only, no side
+/// effects, low risk; its calls may run side by side; its rules match no
+/// content) is judged by its declaration alone, with no name known to the
+/// engine: allowed in every mode but auto, plan included; a deny rule on
+/// the tool holds, a rule with content matches nothing.
+#[test]
+fn perm8_an_agent_shaped_declaration_needs_nothing_but_itself() {
+    let agent = ToolDeclaration::builtin("Agent", Capability::read_only_low("agent"))
+        .with_subject(RuleSubject::Nothing)
+        .in_parallel();
+    let input =
+        json!({"description": "find the parser", "prompt": "look", "subagent_type": "explore"});
+    let none = RuleSet::default();
+    for (state, id) in [
+        (BUILD, RuleId::ReadOnly),
+        (EDIT, RuleId::ReadOnly),
+        (YOLO, RuleId::Yolo),
+        (PLAN, RuleId::PlanReadOnly),
+    ] {
+        let d = decide_declared(&agent, &input, state, &none);
+        assert_eq!((d.behavior, d.rule_id), (Behavior::Allow, id), "{state:?}");
+    }
+    let d = decide_declared(&agent, &input, AUTO, &none);
+    assert_eq!(d.behavior, Behavior::Deny);
+    let deny_all = rules(&[], &[], &[Rule::tool("Agent")]);
+    let d = decide_declared(&agent, &input, BUILD, &deny_all);
     assert_eq!(
         (d.behavior, d.rule_id),
-        (Behavior::Allow, rule_id::MEMORY_FILE)
+        (Behavior::Deny, RuleId::ProjectDeny)
     );
+    let deny_some = rules(&[], &[], &[Rule::with_content("Agent", "explore")]);
+    let d = decide_declared(&agent, &input, BUILD, &deny_some);
+    assert_eq!(d.behavior, Behavior::Allow);
 }

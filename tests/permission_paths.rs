@@ -3,11 +3,12 @@
 
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
-use zcode::permission::check::{Behavior, HookPermission, rule_id};
+use zcode::permission::check::{Behavior, HookPermission, RuleId};
 use zcode::permission::mode::{ExecutionState, Mode};
 use zcode::permission::rules::{Rule, RuleKind, RuleSet};
 use zcode::permission::service::{Evaluation, PermissionService};
 use zcode::permission::settings::PermissionSettings;
+use zcode::tools::registry::declaration_for;
 
 const BUILD: ExecutionState = ExecutionState::new(Mode::Build, false);
 const EDIT: ExecutionState = ExecutionState::new(Mode::Edit, false);
@@ -64,7 +65,7 @@ fn eval(
     state: ExecutionState,
     rules: &RuleSet,
 ) -> Evaluation {
-    svc.evaluate(tool, None, input, state, rules, None)
+    svc.evaluate(&declaration_for(tool), input, state, rules, None)
 }
 
 fn write(path: impl AsRef<str>) -> Value {
@@ -87,7 +88,7 @@ fn assert_protected(svc: &PermissionService, input: &Value, rules: &RuleSet) {
         let e = eval(svc, tool, input, EDIT, rules);
         assert_eq!(
             (e.decision.behavior, e.decision.rule_id),
-            (Behavior::Ask, rule_id::EDIT_PROTECTED_PATH),
+            (Behavior::Ask, RuleId::EditProtectedPath),
             "{tool} {input}"
         );
         assert!(
@@ -214,7 +215,7 @@ fn perm10_protected_zcode_config_but_not_memory_files() {
     let home = f.root.join("home/.zcode");
     for p in [home.join("config.json"), home.join("cli/db/db.sqlite")] {
         let e = eval(&svc, "Write", &write(p.to_str().unwrap()), BUILD, &none);
-        assert_eq!(e.decision.rule_id, rule_id::EDIT_PROTECTED_PATH, "{p:?}");
+        assert_eq!(e.decision.rule_id, RuleId::EditProtectedPath, "{p:?}");
     }
     let memory = home.join("projects/p/memory/notes.md");
     let e = eval(
@@ -224,7 +225,7 @@ fn perm10_protected_zcode_config_but_not_memory_files() {
         BUILD,
         &none,
     );
-    assert_eq!(e.decision.rule_id, rule_id::MEMORY_FILE);
+    assert_eq!(e.decision.rule_id, RuleId::MemoryFile);
 }
 
 #[test]
@@ -243,7 +244,7 @@ fn perm10_protected_ordinary_files_still_allowed() {
         let e = eval(&svc, "Write", &write(p), EDIT, &none);
         assert_eq!(
             (e.decision.behavior, e.decision.rule_id),
-            (Behavior::Allow, rule_id::EDIT_WORKSPACE),
+            (Behavior::Allow, RuleId::EditWorkspace),
             "{p}"
         );
     }
@@ -270,17 +271,16 @@ fn perm10_protected_no_allow_lifts_it() {
     assert_protected(&svc, &edit(".git/hooks/pre-commit"), &allow);
     // Build mode asks as well, with the same reason.
     let e = eval(&f.service(), "Edit", &edit(".git/config"), BUILD, &allow);
-    assert_eq!(e.decision.rule_id, rule_id::EDIT_PROTECTED_PATH);
+    assert_eq!(e.decision.rule_id, RuleId::EditProtectedPath);
     // A PreToolUse hook's allow does not lift it either.
     let e = f.service().evaluate(
-        "Write",
-        None,
+        &declaration_for("Write"),
         &write(".git/config"),
         EDIT,
         &RuleSet::default(),
         Some(&HookPermission::Allow),
     );
-    assert_eq!(e.decision.rule_id, rule_id::EDIT_PROTECTED_PATH);
+    assert_eq!(e.decision.rule_id, RuleId::EditProtectedPath);
 }
 
 #[test]
@@ -306,7 +306,7 @@ fn perm10_protected_deny_plan_and_yolo_keep_their_meaning() {
         YOLO,
         &RuleSet::default(),
     );
-    assert_eq!(e.decision.rule_id, rule_id::YOLO);
+    assert_eq!(e.decision.rule_id, RuleId::Yolo);
 }
 
 #[test]
@@ -326,7 +326,7 @@ fn perm10_protected_memory_overlay_does_not_lift_it() {
         );
         assert_eq!(
             (e.decision.behavior, e.decision.rule_id),
-            (Behavior::Ask, rule_id::EDIT_PROTECTED_PATH),
+            (Behavior::Ask, RuleId::EditProtectedPath),
             "{state:?}"
         );
     }

@@ -7,11 +7,13 @@ mod support;
 use serde_json::{Value, json};
 use support::web_sites::webfetch_rules;
 use zcode::permission::check::Behavior::{self, Allow, Ask, Deny};
-use zcode::permission::check::{Decision, rule_id};
+use zcode::permission::check::{Decision, RuleId};
+use zcode::permission::declaration::RuleSubject;
 use zcode::permission::mode::{ExecutionState, Mode};
 use zcode::permission::rules::{Rule, RuleSet, rule_subject};
 use zcode::permission::service::PermissionService;
 use zcode::permission::settings::PermissionSettings;
+use zcode::tools::registry::declaration_for;
 use zcode::tools::{Tool, WebFetchTool};
 
 const BUILD: ExecutionState = ExecutionState::new(Mode::Build, false);
@@ -40,8 +42,14 @@ fn fetch(url: &str) -> Value {
 }
 
 fn decide(svc: &PermissionService, url: &str, state: ExecutionState, rules: &RuleSet) -> Decision {
-    svc.evaluate("WebFetch", None, &fetch(url), state, rules, None)
-        .decision
+    svc.evaluate(
+        &declaration_for("WebFetch"),
+        &fetch(url),
+        state,
+        rules,
+        None,
+    )
+    .decision
 }
 
 fn behavior(
@@ -66,7 +74,7 @@ fn perm8_webfetch_plan_asks_without_a_rule() {
             &RuleSet::default(),
         );
         assert_eq!(d.behavior, Ask, "{state:?}: {d:?}");
-        assert_eq!(d.rule_id, rule_id::NEEDS_APPROVAL, "{state:?}");
+        assert_eq!(d.rule_id, RuleId::NeedsApproval, "{state:?}");
     }
 }
 
@@ -77,7 +85,7 @@ fn perm8_webfetch_plan_preapproved_domain_is_allowed() {
         let d = decide(&svc, "https://docs.rs/serde", state, &RuleSet::default());
         assert_eq!(
             (d.behavior, d.rule_id),
-            (Allow, rule_id::WEB_FETCH_DOMAIN),
+            (Allow, RuleId::WebFetchDomain),
             "{state:?}"
         );
         assert_eq!(
@@ -101,7 +109,7 @@ fn perm8_webfetch_plan_project_allow_rule_allows_its_domain_only() {
         let d = decide(&svc, "https://example.com/a", state, &rules);
         assert_eq!(
             (d.behavior, d.rule_id),
-            (Allow, rule_id::PROJECT_ALLOW),
+            (Allow, RuleId::ProjectAllow),
             "{state:?}"
         );
         assert_eq!(
@@ -124,13 +132,13 @@ fn perm8_webfetch_plan_deny_and_ask_rules_come_first() {
         let d = decide(&svc, "https://example.com/", state, &rules);
         assert_eq!(
             (d.behavior, d.rule_id),
-            (Deny, rule_id::PROJECT_DENY),
+            (Deny, RuleId::ProjectDeny),
             "{state:?}"
         );
         let d = decide(&svc, "https://docs.rs/", state, &rules);
         assert_eq!(
             (d.behavior, d.rule_id),
-            (Ask, rule_id::PROJECT_ASK),
+            (Ask, RuleId::ProjectAsk),
             "{state:?}"
         );
     }
@@ -164,7 +172,13 @@ fn perm8_webfetch_plan_other_read_only_tools_stay_allowed() {
             ("Grep", json!({"pattern": "x"})),
         ] {
             let d = svc
-                .evaluate(tool, None, &input, state, &RuleSet::default(), None)
+                .evaluate(
+                    &declaration_for(tool),
+                    &input,
+                    state,
+                    &RuleSet::default(),
+                    None,
+                )
                 .decision;
             assert_eq!(d.behavior, Allow, "{tool} {state:?}");
         }
@@ -183,7 +197,7 @@ fn fetched_host(url: &str) -> Option<String> {
 }
 
 fn subject(url: &str) -> Option<String> {
-    rule_subject("WebFetch", &fetch(url))
+    rule_subject(RuleSubject::Url, &fetch(url))
 }
 
 /// Every URL: the subject names the host that is fetched, or there is no
@@ -386,8 +400,7 @@ fn rule3_webfetch_domain_preapproved_domains_use_the_same_host() {
 fn sug1_webfetch_domain_suggestion_names_the_fetched_host() {
     let (_d, svc) = service(PermissionSettings::default());
     let eval = svc.evaluate(
-        "WebFetch",
-        None,
+        &declaration_for("WebFetch"),
         &fetch("http://evil.net\\@example.com/"),
         BUILD,
         &RuleSet::default(),
@@ -492,11 +505,11 @@ fn webfetch_ask_rule_for_a_subdomain_or_url_asks_even_where_allowed() {
     );
     assert_eq!(
         decide(&svc, "https://api.example.com/x", BUILD, &rules).rule_id,
-        rule_id::PROJECT_ASK
+        RuleId::ProjectAsk
     );
     assert_eq!(
         decide(&svc, "https://docs.example.com/private/a", BUILD, &rules).rule_id,
-        rule_id::PROJECT_ASK
+        RuleId::ProjectAsk
     );
     assert_eq!(
         behavior(&svc, "https://docs.example.com/public", BUILD, &rules),
@@ -544,7 +557,7 @@ fn allowed_tools_webfetch_domain_allows_that_host_only_and_never_in_plan() {
     let (_d, svc) = service(allowed_entries(&["WebFetch(domain:docs.rs)"]));
     let none = RuleSet::default();
     let d = decide(&svc, "https://docs.rs/x", BUILD, &none);
-    assert_eq!((d.behavior, d.rule_id), (Allow, rule_id::ALLOWED_TOOLS));
+    assert_eq!((d.behavior, d.rule_id), (Allow, RuleId::AllowedTools));
     for url in ["https://evil.example/", "https://docs.rs.evil.example/"] {
         assert_eq!(behavior(&svc, url, BUILD, &none), Ask, "{url}");
     }

@@ -3,7 +3,6 @@
 
 use serde_json::{Value, json};
 use std::path::Path;
-use zcode::permission::capability::builtin_capability;
 use zcode::protocol::RequestKind;
 use zcode::runtime::plan_file::{
     MAX_REFERENCE_BYTES, plan_file_path, plan_file_reference, read_plan_file_for_reference,
@@ -16,6 +15,7 @@ use zcode::tools::plan_mode::{
     AllowedPrompt, EnterPlanModeTool, ExitPlanInput, ExitPlanModeTool, PLAN_DENIED,
     PLAN_NOT_APPROVED, approved_result,
 };
+use zcode::tools::registry::builtin_capability;
 use zcode::tools::{SessionEffect, Tool, ToolContext};
 
 const EXIT_PREFIX: &str = "Invalid input for ExitPlanMode: ";

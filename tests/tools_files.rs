@@ -4,7 +4,7 @@
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use zcode::permission::capability::builtin_capability;
+use zcode::tools::registry::builtin_capability;
 use zcode::tools::{
     BashTool, EditTool, GlobTool, GrepTool, ReadTool, Tool, ToolContext, ToolOutput, ToolRegistry,
     WebFetchTool, WriteTool,

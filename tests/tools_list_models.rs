@@ -5,9 +5,9 @@ use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use zcode::permission::capability::builtin_capability;
 use zcode::store::Store;
 use zcode::tools::list_models::{OUTPUT_BUDGET, fit_budget};
+use zcode::tools::registry::builtin_capability;
 use zcode::tools::{ListModelsTool, SessionServices, Tool, ToolContext, ToolOutput};
 
 const CONFIG: &str = r#"{

@@ -16,13 +16,13 @@ use zcode::model::openai::OpenAiProvider;
 use zcode::model::scripted::{ScriptedProvider, ScriptedTurn};
 use zcode::model::select::SelectedModel;
 use zcode::model::{Message, ModelProvider, ModelRequest, ProviderError, ReplyStream};
-use zcode::permission::capability::builtin_capability;
 use zcode::permission::mode::ExecutionState;
 use zcode::runtime::transcript::{assistant_entry, tool_result_entry, user_entry};
 use zcode::store::{NewEntry, NewSession, Store};
 use zcode::tools::read_session_context::{
     BEGIN_MATERIAL, END_MATERIAL, HEADER, MAX_TOKENS_LIMIT, ReadSessionContextInput,
 };
+use zcode::tools::registry::builtin_capability;
 use zcode::tools::session_digest::omission_marker;
 use zcode::tools::{
     ReadSessionContextTool, SessionServices, Tool, ToolContext, ToolOutput, ToolRegistry,

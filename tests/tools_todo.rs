@@ -4,9 +4,9 @@
 use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
-use zcode::permission::capability::builtin_capability;
 use zcode::permission::mode::ExecutionState;
 use zcode::store::{NewSession, Store, TodoItem, TodoPriority, TodoStatus};
+use zcode::tools::registry::builtin_capability;
 use zcode::tools::{
     ListModelsTool, SessionEffect, SessionServices, TodoReadTool, TodoWriteTool, Tool, ToolContext,
     ToolOutput, ToolRegistry,

@@ -10,11 +10,11 @@ use serde_json::json;
 use std::sync::Arc;
 use support::web_sites::{two_sites, webfetch_rules};
 use zcode::approval::url_policy::CallUrlPolicy;
-use zcode::permission::capability::builtin_capability;
 use zcode::permission::mode::{ExecutionState, Mode};
 use zcode::permission::rules::RuleSet;
 use zcode::permission::service::PermissionService;
 use zcode::permission::settings::PermissionSettings;
+use zcode::tools::registry::declaration_for;
 use zcode::tools::{Tool, ToolContext, ToolOutput, WebFetchTool};
 
 const BUILD: ExecutionState = ExecutionState::new(Mode::Build, false);
@@ -26,10 +26,12 @@ const YOLO: ExecutionState = ExecutionState::new(Mode::Yolo, false);
 fn ctx_with(settings: PermissionSettings, rules: RuleSet, state: ExecutionState) -> ToolContext {
     let dir = std::env::temp_dir();
     let service = PermissionService::new(settings, &dir, None);
-    let capability = builtin_capability("WebFetch").unwrap();
     let mut ctx = ToolContext::new(dir, "web-redirect-test");
     ctx.url_permission = Some(Arc::new(CallUrlPolicy::new(
-        service, rules, state, "WebFetch", capability,
+        service,
+        rules,
+        state,
+        declaration_for("WebFetch"),
     )));
     ctx
 }

@@ -3,7 +3,7 @@
 //! channel (the TUI, tests).
 
 use super::race::ClaimHandle;
-use crate::protocol::{Event, PermissionReply, PermissionRequest};
+use crate::protocol::{Event, PermissionReply, PermissionRequest, RequestKind};
 use futures_util::future::BoxFuture;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -17,10 +17,13 @@ pub const NO_CLIENT_CONFIGURED: &str = "No permission client configured";
 /// The channel broker's reason when the front end is gone.
 pub const NO_CLIENT_ATTACHED: &str = "No permission client attached";
 
-/// APPR-5: the deny broker's reason for a call to `tool`.
-pub fn no_client_configured_reason(tool: &str) -> String {
-    if tool == "AskUserQuestion" {
-        format!("{NO_CLIENT_CONFIGURED} for AskUserQuestion")
+/// APPR-5: the deny broker's reason for a request: a tool declared to ask
+/// the user questions is named.
+pub fn no_client_configured_reason(request: &PermissionRequest) -> String {
+    let asks_questions = crate::tools::registry::builtin_declaration(&request.tool)
+        .is_some_and(|d| d.request_kind == RequestKind::Question);
+    if asks_questions {
+        format!("{NO_CLIENT_CONFIGURED} for {}", request.tool)
     } else {
         NO_CLIENT_CONFIGURED.to_string()
     }
@@ -291,7 +294,7 @@ impl ApprovalBroker {
     ) -> BoxFuture<'static, BrokerAnswer> {
         match self {
             ApprovalBroker::Deny => Box::pin(std::future::ready(BrokerAnswer::Denied {
-                reason: no_client_configured_reason(&request.tool),
+                reason: no_client_configured_reason(&request),
             })),
             ApprovalBroker::Channel(broker) => broker.request(request, claim, cancel),
         }

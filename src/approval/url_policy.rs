@@ -2,8 +2,8 @@
 //! been asked about them (WebFetch's redirect targets): the call's own
 //! decision inputs, kept from when it was approved, applied to another URL.
 
-use crate::permission::capability::Capability;
 use crate::permission::check::Decision;
+use crate::permission::declaration::ToolDeclaration;
 use crate::permission::mode::ExecutionState;
 use crate::permission::rules::RuleSet;
 use crate::permission::service::PermissionService;
@@ -17,8 +17,7 @@ pub struct CallUrlPolicy {
     service: PermissionService,
     rules: RuleSet,
     state: ExecutionState,
-    tool_name: String,
-    capability: Capability,
+    tool: ToolDeclaration,
 }
 
 impl CallUrlPolicy {
@@ -26,15 +25,13 @@ impl CallUrlPolicy {
         service: PermissionService,
         rules: RuleSet,
         state: ExecutionState,
-        tool_name: impl Into<String>,
-        capability: Capability,
+        tool: ToolDeclaration,
     ) -> Self {
         Self {
             service,
             rules,
             state,
-            tool_name: tool_name.into(),
-            capability,
+            tool,
         }
     }
 }
@@ -43,14 +40,7 @@ impl UrlPermission for CallUrlPolicy {
     fn decide(&self, url: &url::Url) -> Decision {
         let input = json!({ "url": url.as_str() });
         self.service
-            .evaluate(
-                &self.tool_name,
-                Some(&self.capability),
-                &input,
-                self.state,
-                &self.rules,
-                None,
-            )
+            .evaluate(&self.tool, &input, self.state, &self.rules, None)
             .decision
     }
 }

@@ -137,7 +137,8 @@ fn check(
     let memory_dir = project.memory_dir(&env.home);
     let service = PermissionService::new(settings, &project.workspace, Some(&memory_dir))
         .with_zcode_home(&env.home);
-    let eval = service.evaluate(tool, None, &input, state, &project_rules, None);
+    let declaration = crate::tools::registry::declaration_for(tool);
+    let eval = service.evaluate(&declaration, &input, state, &project_rules, None);
 
     let mut out = json!({
         "behavior": eval.decision.behavior,

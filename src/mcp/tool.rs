@@ -3,7 +3,8 @@
 //! the built-in tools.
 
 use super::result;
-use crate::permission::capability::{Capability, McpHints};
+use crate::permission::capability::McpHints;
+use crate::permission::declaration::ToolDeclaration;
 use crate::permission::mcp_names;
 use crate::tools::{Tool, ToolContext, ToolOutput};
 use futures_util::future::BoxFuture;
@@ -19,8 +20,8 @@ const MAX_DESCRIPTION_CHARS: usize = 2_000;
 pub const MAX_SCHEMA_BYTES: usize = 16 * 1024;
 
 pub struct McpTool {
-    /// `mcp__server__tool`.
-    name: String,
+    /// Named `mcp__server__tool`, with the capability of its hints.
+    declaration: ToolDeclaration,
     /// The name the server knows it by.
     remote_name: String,
     server: String,
@@ -61,17 +62,18 @@ impl McpTool {
         if schema.to_string().len() > MAX_SCHEMA_BYTES {
             return None;
         }
+        let hints = McpHints {
+            read_only: hint("readOnlyHint"),
+            destructive: hint("destructiveHint"),
+            open_world: hint("openWorldHint"),
+        };
         Some(Self {
-            name: mcp_names::tool_name(server, &remote_name),
+            declaration: ToolDeclaration::mcp(&mcp_names::tool_name(server, &remote_name), hints),
             remote_name,
             server: server.to_string(),
             description,
             schema,
-            hints: McpHints {
-                read_only: hint("readOnlyHint"),
-                destructive: hint("destructiveHint"),
-                open_world: hint("openWorldHint"),
-            },
+            hints,
             peer,
         })
     }
@@ -95,8 +97,8 @@ impl McpTool {
 }
 
 impl Tool for McpTool {
-    fn name(&self) -> &str {
-        &self.name
+    fn declaration(&self) -> &ToolDeclaration {
+        &self.declaration
     }
 
     fn description(&self) -> &str {
@@ -107,17 +109,16 @@ impl Tool for McpTool {
         self.schema.clone()
     }
 
-    fn capability(&self) -> Capability {
-        Capability::mcp(self.hints)
-    }
-
     /// The server validates its own arguments; here only the shape the
     /// protocol needs, an object.
     fn validate(&self, input: Value) -> Result<Value, String> {
         match input {
             Value::Object(_) => Ok(input),
             Value::Null => Ok(json!({})),
-            _ => Err(format!("The input of {} must be a JSON object.", self.name)),
+            _ => Err(format!(
+                "The input of {} must be a JSON object.",
+                self.name()
+            )),
         }
     }
 

@@ -4,7 +4,8 @@
 //! would do rather than which rule fired.
 
 use super::bash::BashAnalysis;
-use super::capability::{Capability, SideEffectScope, builtin_capability};
+use super::capability::{Capability, SideEffectScope};
+use super::declaration::{AskReason, ToolDeclaration};
 use super::rules::{Rule, url_host};
 use serde_json::Value;
 use std::borrow::Cow;
@@ -13,10 +14,9 @@ pub const HOOK_ASK: &str = "a PreToolUse hook asks you to confirm it";
 pub const ALWAYS_ASK: &str = "uses a tool that asks before every call";
 
 /// PERM-2: a tool that needs the user's answer.
-pub fn user_interaction(tool_name: &str) -> &'static str {
-    match tool_name {
-        "AskUserQuestion" => "asks you a question",
-        "ExitPlanMode" => "asks you to approve its plan",
+pub fn user_interaction(tool: &ToolDeclaration) -> &'static str {
+    match tool.wording.reason {
+        AskReason::Always(reason) => reason,
         _ => "needs your answer",
     }
 }
@@ -27,9 +27,9 @@ pub fn project_ask(rule: &Rule) -> String {
 }
 
 /// What the call does, for an ask of the build rules (PERM-11): the tool's
-/// effect, from its name, input and where its target lies.
+/// declared wording, with its input and where its target lies.
 pub fn build_ask(
-    tool_name: &str,
+    tool: &ToolDeclaration,
     capability: &Capability,
     input: &Value,
     inside_workspace: bool,
@@ -40,22 +40,20 @@ pub fn build_ask(
     } else {
         "outside the workspace"
     };
-    match tool_name {
-        "Bash" => match bash {
-            Some(analysis) if analysis.safe_parse => "runs a command that can change files".into(),
-            _ => "runs a command that can change files (zcode cannot check all of it in advance)"
-                .into(),
+    match tool.wording.reason {
+        AskReason::Command { checked, unchecked } => match bash {
+            Some(analysis) if analysis.safe_parse => checked.into(),
+            _ => unchecked.into(),
         },
-        "Write" => format!("writes to a file {place}").into(),
-        "Edit" => format!("edits a file {place}").into(),
-        "WebFetch" => match input.get("url").and_then(Value::as_str).and_then(url_host) {
-            Some(host) => format!("fetches a page from {host}").into(),
-            None => "fetches a page from the internet".into(),
-        },
-        _ if builtin_capability(tool_name).is_none() => {
-            "uses a tool zcode knows nothing about, so it could do anything".into()
+        AskReason::File(what) => format!("{what} {place}").into(),
+        AskReason::Fetch { from, anywhere } => {
+            match input.get("url").and_then(Value::as_str).and_then(url_host) {
+                Some(host) => format!("{from} {host}").into(),
+                None => anywhere.into(),
+            }
         }
-        _ => match capability.side_effect_scope {
+        AskReason::Always(reason) => reason.into(),
+        AskReason::Effect => match capability.side_effect_scope {
             SideEffectScope::System => "can change files or the system".into(),
             SideEffectScope::Workspace => format!("can change files {place}").into(),
             SideEffectScope::Network => "reaches the internet".into(),
@@ -68,21 +66,21 @@ pub fn build_ask(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::permission::check::{Behavior, rule_id};
+    use crate::permission::check::{Behavior, RuleId};
     use crate::permission::mode::{ExecutionState, Mode};
     use crate::permission::rules::{RuleKind, RuleSet};
     use crate::permission::service::PermissionService;
     use crate::permission::settings::PermissionSettings;
+    use crate::tools::registry::declaration_for;
     use serde_json::json;
 
     /// The decision's reason for `tool` with `input` in build mode, with
     /// these project rules; the decision must be an ask.
-    fn ask_reason(tool: &str, input: Value, rules: &RuleSet) -> (String, &'static str) {
+    fn ask_reason(tool: &str, input: Value, rules: &RuleSet) -> (String, RuleId) {
         let ws = tempfile::tempdir().unwrap();
         let service = PermissionService::new(PermissionSettings::default(), ws.path(), None);
         let eval = service.evaluate(
-            tool,
-            None,
+            &declaration_for(tool),
             &input,
             ExecutionState::new(Mode::Build, false),
             rules,
@@ -152,14 +150,14 @@ mod tests {
         let (reason, _) = ask_reason("AskUserQuestion", json!({}), &no_rules());
         assert_eq!(reason, "asks you a question");
         assert_eq!(
-            user_interaction("ExitPlanMode"),
+            user_interaction(&declaration_for("ExitPlanMode")),
             "asks you to approve its plan"
         );
 
         let mut rules = RuleSet::default();
         rules.merge(RuleKind::Ask, [Rule::with_content("Bash", "git push:*")]);
         let (reason, id) = ask_reason("Bash", json!({"command": "git push"}), &rules);
-        assert_eq!(id, rule_id::PROJECT_ASK);
+        assert_eq!(id, RuleId::ProjectAsk);
         assert_eq!(
             reason,
             "matches the project rule Bash(git push:*), which asks first"
@@ -171,7 +169,7 @@ mod tests {
             json!({"file_path": ".git/config", "content": ""}),
             &no_rules(),
         );
-        assert_eq!(id, rule_id::EDIT_PROTECTED_PATH);
+        assert_eq!(id, RuleId::EditProtectedPath);
         assert!(
             reason.starts_with("writes inside a git directory"),
             "{reason}"
@@ -180,7 +178,14 @@ mod tests {
 
     #[test]
     fn ux_no_ask_reason_names_a_risk_level() {
-        for text in [HOOK_ASK, ALWAYS_ASK, user_interaction("Other")] {
+        for text in [
+            HOOK_ASK,
+            ALWAYS_ASK,
+            user_interaction(&ToolDeclaration::builtin(
+                "Other",
+                Capability::read_only_low("other"),
+            )),
+        ] {
             assert!(
                 !text.contains("risk") && !text.contains("needs approval"),
                 "{text}"

@@ -49,8 +49,15 @@ pub struct Capability {
     pub allow_always: Option<AllowAlways>,
 }
 
+/// The permission family of the tools that write files (Write, Edit):
+/// their target is resolved and judged (PERM-10, PERM-13), and edit mode
+/// allows them inside the workspace.
+pub const EDIT_PERMISSION: &str = "edit";
+
 impl Capability {
-    const fn base(permission_name: &'static str) -> Self {
+    /// A read-only, low-risk tool without side effects: the base every
+    /// declaration starts from.
+    pub const fn read_only_low(permission_name: &'static str) -> Self {
         Self {
             read_only: true,
             destructive: false,
@@ -70,9 +77,15 @@ impl Capability {
         self.allow_always.unwrap_or(AllowAlways::Project)
     }
 
-    /// CAP-3: the capability of a Bash command judged read-only.
-    pub const fn bash_read_only() -> Self {
-        Self::base("bash")
+    /// CAP-3: the capability of a command judged read-only, in this
+    /// capability's permission family.
+    pub const fn read_only_command(&self) -> Self {
+        Self::read_only_low(self.permission_name)
+    }
+
+    /// A tool of the edit family (PERM-10, PERM-13).
+    pub fn edits_files(&self) -> bool {
+        self.permission_name == EDIT_PERMISSION
     }
 }
 
@@ -117,152 +130,7 @@ impl Capability {
                 RiskLevel::Medium
             },
             needs_approval: true,
-            ..Capability::base(MCP_PERMISSION)
+            ..Capability::read_only_low(MCP_PERMISSION)
         }
-    }
-}
-
-/// The built-in tools, by the names models are trained on.
-pub const BUILTIN_TOOLS: &[&str] = &[
-    "Read",
-    "Glob",
-    "Grep",
-    "Write",
-    "Edit",
-    "Bash",
-    "WebFetch",
-    "TodoRead",
-    "TodoWrite",
-    "AskUserQuestion",
-    "EnterPlanMode",
-    "ExitPlanMode",
-    "ListModels",
-    "ReadSessionContext",
-    "Agent",
-    "Skill",
-];
-
-/// The static declaration of a built-in tool (CAP-2). Bash's effective
-/// capability is recomputed per command (BASH-6), see `effective_capability`.
-pub fn builtin_capability(tool_name: &str) -> Option<Capability> {
-    let read_only_low = Capability::base;
-    Some(match tool_name {
-        "Read" => read_only_low("read"),
-        "Glob" => read_only_low("glob"),
-        "Grep" => read_only_low("grep"),
-        "ListModels" => read_only_low("list_models"),
-        "ReadSessionContext" => read_only_low("read_session_context"),
-        // PERM-8: starting a sub-agent is read-only; what it runs is
-        // judged call by call.
-        "Agent" => Capability {
-            allowed_in_plan_mode: true,
-            ..Capability::base("agent")
-        },
-        "Skill" => read_only_low("skill"),
-        "Write" | "Edit" => Capability {
-            read_only: false,
-            side_effect_scope: SideEffectScope::Workspace,
-            risk_level: RiskLevel::Medium,
-            needs_approval: true,
-            ..Capability::base("edit")
-        },
-        "Bash" => Capability {
-            read_only: false,
-            side_effect_scope: SideEffectScope::System,
-            risk_level: RiskLevel::High,
-            needs_approval: true,
-            ..Capability::base("bash")
-        },
-        "WebFetch" => Capability {
-            side_effect_scope: SideEffectScope::Network,
-            risk_level: RiskLevel::Medium,
-            needs_approval: true,
-            ..Capability::base("webfetch")
-        },
-        "TodoRead" | "TodoWrite" => Capability {
-            side_effect_scope: SideEffectScope::Session,
-            ..Capability::base("todo")
-        },
-        "AskUserQuestion" => Capability {
-            requires_user_interaction: true,
-            ..Capability::base("ask_user_question")
-        },
-        "EnterPlanMode" => Capability {
-            read_only: false,
-            side_effect_scope: SideEffectScope::Session,
-            ..Capability::base("plan_mode")
-        },
-        "ExitPlanMode" => Capability {
-            read_only: false,
-            side_effect_scope: SideEffectScope::Session,
-            requires_user_interaction: true,
-            ..Capability::base("plan_mode")
-        },
-        _ => return None,
-    })
-}
-
-/// BASH-6: read-only Bash is evaluated with CAP-3, anything else with the
-/// static declaration.
-pub fn effective_capability(tool_name: &str, bash_read_only: Option<bool>) -> Option<Capability> {
-    if tool_name == "Bash" && bash_read_only == Some(true) {
-        return Some(Capability::bash_read_only());
-    }
-    builtin_capability(tool_name)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn cap2_every_builtin_has_a_declaration() {
-        for name in BUILTIN_TOOLS {
-            assert!(builtin_capability(name).is_some(), "{name}");
-        }
-        assert!(builtin_capability("Nope").is_none());
-    }
-
-    #[test]
-    fn cap2_table_rows() {
-        let w = builtin_capability("Write").unwrap();
-        assert_eq!(w.permission_name, "edit");
-        assert!(!w.read_only && w.needs_approval);
-        assert_eq!(
-            (w.side_effect_scope, w.risk_level),
-            (SideEffectScope::Workspace, RiskLevel::Medium)
-        );
-        let b = builtin_capability("Bash").unwrap();
-        assert_eq!(
-            (b.side_effect_scope, b.risk_level),
-            (SideEffectScope::System, RiskLevel::High)
-        );
-        let f = builtin_capability("WebFetch").unwrap();
-        assert!(f.read_only && f.needs_approval);
-        assert!(
-            builtin_capability("AskUserQuestion")
-                .unwrap()
-                .requires_user_interaction
-        );
-        assert!(
-            builtin_capability("ExitPlanMode")
-                .unwrap()
-                .requires_user_interaction
-        );
-        assert!(!builtin_capability("EnterPlanMode").unwrap().needs_approval);
-    }
-
-    #[test]
-    fn cap3_read_only_bash() {
-        let c = effective_capability("Bash", Some(true)).unwrap();
-        assert!(c.read_only && !c.destructive && !c.needs_approval);
-        assert_eq!(
-            (c.side_effect_scope, c.risk_level),
-            (SideEffectScope::None, RiskLevel::Low)
-        );
-        assert_eq!(
-            effective_capability("Bash", Some(false)),
-            builtin_capability("Bash")
-        );
     }
 }

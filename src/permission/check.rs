@@ -3,14 +3,14 @@
 
 use super::ask_reason;
 use super::bash::{self, BashAnalysis};
-use super::capability::{
-    Capability, MCP_PERMISSION, RiskLevel, SideEffectScope, effective_capability,
-};
+use super::capability::{Capability, MCP_PERMISSION, RiskLevel, SideEffectScope};
+use super::declaration::{PlanRole, RuleSubject, ToolDeclaration};
 use super::mode::{ExecutionState, Mode};
 use super::path_rules::{PathSubject, path_rule_matches};
 use super::protected::ProtectedPath;
+pub use super::rule_id::RuleId;
 use super::rules::{
-    Rule, RuleKind, RuleSet, rule_of_kind_matches, rule_subject, tool_name_matches, url_host,
+    Rule, RuleKind, RuleSet, rule_covers_tool, rule_of_kind_matches, rule_subject, url_host,
 };
 use super::settings::PermissionSettings;
 use super::web_rules;
@@ -41,63 +41,27 @@ impl Behavior {
 #[serde(rename_all = "camelCase")]
 pub struct Decision {
     pub behavior: Behavior,
-    pub rule_id: &'static str,
+    pub rule_id: RuleId,
     pub reason: Cow<'static, str>,
 }
 
 impl Decision {
-    fn new(
-        behavior: Behavior,
-        rule_id: &'static str,
-        reason: impl Into<Cow<'static, str>>,
-    ) -> Self {
+    fn new(behavior: Behavior, rule_id: RuleId, reason: impl Into<Cow<'static, str>>) -> Self {
         Self {
             behavior,
             rule_id,
             reason: reason.into(),
         }
     }
-    pub fn allow(rule_id: &'static str, reason: impl Into<Cow<'static, str>>) -> Self {
+    pub fn allow(rule_id: RuleId, reason: impl Into<Cow<'static, str>>) -> Self {
         Self::new(Behavior::Allow, rule_id, reason)
     }
-    pub fn ask(rule_id: &'static str, reason: impl Into<Cow<'static, str>>) -> Self {
+    pub fn ask(rule_id: RuleId, reason: impl Into<Cow<'static, str>>) -> Self {
         Self::new(Behavior::Ask, rule_id, reason)
     }
-    pub fn deny(rule_id: &'static str, reason: impl Into<Cow<'static, str>>) -> Self {
+    pub fn deny(rule_id: RuleId, reason: impl Into<Cow<'static, str>>) -> Self {
         Self::new(Behavior::Deny, rule_id, reason)
     }
-}
-
-/// Rule ids: stable names that say which step decided (shown by
-/// `zcode permission check` and recorded with denials).
-pub mod rule_id {
-    pub const PLAN_ENTER: &str = "tool.plan.enter";
-    pub const PLAN_EXIT_ONLY: &str = "mode.plan.exitOnly";
-    pub const USER_INTERACTION: &str = "tool.requiresUserInteraction";
-    pub const ALWAYS_ASK: &str = "tool.alwaysAsk";
-    pub const SESSION_ALLOW: &str = "rule.session.allow";
-    pub const YOLO: &str = "mode.yolo";
-    pub const AUTO: &str = "mode.auto.unimplemented";
-    pub const DISALLOWED: &str = "rule.disallowedTools";
-    pub const PROJECT_DENY: &str = "rule.project.deny";
-    pub const PROJECT_ASK: &str = "rule.project.ask";
-    pub const PLAN_READ_ONLY: &str = "mode.plan.readOnly";
-    pub const PLAN_RESTRICTED: &str = "mode.plan.restricted";
-    pub const PROJECT_ALLOW: &str = "rule.project.allow";
-    pub const WEB_FETCH_DOMAIN: &str = "rule.webFetch.domain";
-    pub const ALLOWED_TOOLS: &str = "rule.allowedTools";
-    pub const EDIT_WORKSPACE: &str = "mode.edit.workspace";
-    pub const EDIT_PROTECTED_PATH: &str = "edit.protectedPath";
-    pub const READ_ONLY: &str = "build.readOnly";
-    pub const RISK_CRITICAL: &str = "build.risk.critical";
-    pub const RISK_HIGH: &str = "build.risk.high";
-    pub const SESSION_SCOPE: &str = "build.scope.session";
-    pub const NEEDS_APPROVAL: &str = "build.needsApproval";
-    pub const BUILD_DEFAULT: &str = "build.default";
-    pub const HOOK_ALLOW: &str = "hook.preToolUse.allow";
-    pub const HOOK_ASK: &str = "hook.preToolUse.ask";
-    pub const HOOK_DENY: &str = "hook.preToolUse.deny";
-    pub const MEMORY_FILE: &str = "memory.file";
 }
 
 /// Exact reason texts that are part of the contract.
@@ -122,9 +86,9 @@ pub struct TargetLocation {
 /// Everything one decision depends on.
 #[derive(Debug, Clone, Copy)]
 pub struct CheckContext<'a> {
-    pub tool_name: &'a str,
-    /// The tool's static declaration; Bash's is adjusted here (BASH-6).
-    pub capability: &'a Capability,
+    /// The tool's declaration; a command's capability is adjusted here
+    /// (BASH-6).
+    pub tool: &'a ToolDeclaration,
     pub input: &'a Value,
     pub state: ExecutionState,
     pub settings: &'a PermissionSettings,
@@ -153,56 +117,57 @@ fn matching_rule<'a>(
     if rules.is_empty() {
         return None;
     }
-    if ctx.tool_name == "Bash" {
-        return match ctx.bash {
-            Some(analysis) => bash::matching_rule(kind, rules, analysis),
+    let tool = ctx.tool;
+    match (ctx.tool.subject, ctx.path) {
+        (RuleSubject::Command, _) => match ctx.bash {
+            Some(analysis) => bash::matching_rule(kind, rules, tool, analysis),
             // Without a command only content-less rules can apply.
             None => rules
                 .iter()
-                .find(|r| r.rule_content.is_none() && tool_name_matches(&r.tool_name, "Bash")),
-        };
-    }
-    if let Some(path) = ctx.path {
-        return rules
+                .find(|r| r.rule_content.is_none() && rule_covers_tool(kind, &r.tool_name, tool)),
+        },
+        (RuleSubject::Url, _) => {
+            let url = ctx.input.get("url").and_then(Value::as_str);
+            rules
+                .iter()
+                .find(|r| web_rules::web_fetch_rule_matches(r, kind, tool, url))
+        }
+        (RuleSubject::Input, Some(path)) => rules
             .iter()
-            .find(|r| path_rule_matches(r, kind, ctx.tool_name, path));
+            .find(|r| path_rule_matches(r, kind, tool, path)),
+        (RuleSubject::Input | RuleSubject::Nothing, _) => {
+            let subject = rule_subject(ctx.tool.subject, ctx.input);
+            rules
+                .iter()
+                .find(|r| rule_of_kind_matches(r, kind, tool, subject.as_deref()))
+        }
     }
-    if ctx.tool_name == "WebFetch" {
-        let url = ctx.input.get("url").and_then(Value::as_str);
-        return rules
-            .iter()
-            .find(|r| web_rules::web_fetch_rule_matches(r, kind, ctx.tool_name, url));
-    }
-    let subject = rule_subject(ctx.tool_name, ctx.input);
-    rules
-        .iter()
-        .find(|r| rule_of_kind_matches(r, kind, ctx.tool_name, subject.as_deref()))
 }
 
 /// PERM-10: the ask for a write to a protected file.
 fn protected_ask(protected: ProtectedPath) -> Decision {
-    Decision::ask(rule_id::EDIT_PROTECTED_PATH, protected.reason())
+    Decision::ask(RuleId::EditProtectedPath, protected.reason())
 }
 
 fn session_rule_matches(ctx: &CheckContext<'_>) -> bool {
     // GRANT-2: session rules grant the whole tool.
     ctx.session_rules
         .iter()
-        .any(|r| tool_name_matches(&r.tool_name, ctx.tool_name))
+        .any(|r| rule_covers_tool(RuleKind::Allow, &r.tool_name, ctx.tool))
 }
 
 /// PERM-6: the tool is named by `disallowedTools`, or one of its scoped
 /// entries (`Bash(rm:*)`) matches the call as a deny rule would.
 fn disallowed(ctx: &CheckContext<'_>) -> Option<Decision> {
-    if ctx.settings.is_disallowed(ctx.tool_name) {
+    if ctx.settings.is_disallowed(ctx.tool) {
         return Some(Decision::deny(
-            rule_id::DISALLOWED,
-            format!("Tool {} is explicitly disallowed", ctx.tool_name),
+            RuleId::Disallowed,
+            format!("Tool {} is explicitly disallowed", ctx.tool.name()),
         ));
     }
     matching_rule(ctx, RuleKind::Deny, &ctx.settings.deny_rules).map(|rule| {
         Decision::deny(
-            rule_id::DISALLOWED,
+            RuleId::Disallowed,
             format!("Denied by disallowedTools entry {rule}"),
         )
     })
@@ -216,7 +181,7 @@ fn user_deny(ctx: &CheckContext<'_>) -> Option<Decision> {
 
 fn project_deny(rule: &Rule) -> Decision {
     Decision::deny(
-        rule_id::PROJECT_DENY,
+        RuleId::ProjectDeny,
         format!("Denied by project rule {rule}"),
     )
 }
@@ -225,27 +190,20 @@ fn bash_read_only(ctx: &CheckContext<'_>) -> Option<bool> {
     ctx.bash.map(|b| b.read_only)
 }
 
-/// PERM-8: WebFetch is neither allowed nor denied by plan mode; it goes on
-/// to PERM-9..11 as in build (pre-approved domain or allow rule, else ask).
-fn follows_build_rules_in_plan(tool_name: &str) -> bool {
-    tool_name == "WebFetch"
-}
-
 /// PERM-1..11.
 pub fn check_permission(ctx: &CheckContext<'_>) -> Decision {
     let state = ctx.state;
-    let cap = if ctx.tool_name == "Bash" {
-        effective_capability("Bash", bash_read_only(ctx)).unwrap_or(*ctx.capability)
-    } else {
-        *ctx.capability
-    };
+    let cap = ctx.tool.effective_capability(bash_read_only(ctx));
 
     // PERM-1
-    if ctx.tool_name == "EnterPlanMode" {
-        return Decision::allow(rule_id::PLAN_ENTER, "EnterPlanMode never needs approval");
-    }
-    if ctx.tool_name == "ExitPlanMode" && !state.plan_enabled {
-        return Decision::deny(rule_id::PLAN_EXIT_ONLY, reason::EXIT_PLAN_ONLY);
+    match ctx.tool.plan {
+        PlanRole::Enter => {
+            return Decision::allow(RuleId::PlanEnter, "EnterPlanMode never needs approval");
+        }
+        PlanRole::Exit if !state.plan_enabled => {
+            return Decision::deny(RuleId::PlanExitOnly, reason::EXIT_PLAN_ONLY);
+        }
+        PlanRole::Exit | PlanRole::BuildRules | PlanRole::ByCapability => {}
     }
 
     // PERM-2
@@ -254,28 +212,28 @@ pub fn check_permission(ctx: &CheckContext<'_>) -> Decision {
             return deny;
         }
         return Decision::ask(
-            rule_id::USER_INTERACTION,
-            ask_reason::user_interaction(ctx.tool_name),
+            RuleId::UserInteraction,
+            ask_reason::user_interaction(ctx.tool),
         );
     }
 
     // PERM-3
     if cap.always_ask {
         if state.mode == Mode::Auto {
-            return Decision::deny(rule_id::AUTO, reason::AUTO);
+            return Decision::deny(RuleId::Auto, reason::AUTO);
         }
         if let Some(deny) = user_deny(ctx) {
             return deny;
         }
         if session_rule_matches(ctx) {
-            return Decision::allow(rule_id::SESSION_ALLOW, "Allowed for this session");
+            return Decision::allow(RuleId::SessionAllow, "Allowed for this session");
         }
-        return Decision::ask(rule_id::ALWAYS_ASK, ask_reason::ALWAYS_ASK);
+        return Decision::ask(RuleId::AlwaysAsk, ask_reason::ALWAYS_ASK);
     }
 
     // PERM-5
     if state.mode == Mode::Auto {
-        return Decision::deny(rule_id::AUTO, reason::AUTO);
+        return Decision::deny(RuleId::Auto, reason::AUTO);
     }
 
     // PERM-6, PERM-7 (deny): before yolo, so that a deny never stops
@@ -286,16 +244,18 @@ pub fn check_permission(ctx: &CheckContext<'_>) -> Decision {
 
     // PERM-4: yolo asks nothing, project ask rules included.
     if state.mode == Mode::Yolo && !state.plan_enabled {
-        return Decision::allow(rule_id::YOLO, reason::YOLO);
+        return Decision::allow(RuleId::Yolo, reason::YOLO);
     }
 
     // PERM-7 (ask)
     if let Some(rule) = project_rule(ctx, RuleKind::Ask) {
-        return Decision::ask(rule_id::PROJECT_ASK, ask_reason::project_ask(rule));
+        return Decision::ask(RuleId::ProjectAsk, ask_reason::project_ask(rule));
     }
 
-    // PERM-8
-    if state.plan_enabled && !follows_build_rules_in_plan(ctx.tool_name) {
+    // PERM-8: a tool that follows the build rules in plan (WebFetch) is
+    // neither allowed nor denied here; it goes on to PERM-9..11 as in build
+    // (pre-approved domain or allow rule, else ask).
+    if state.plan_enabled && ctx.tool.plan != PlanRole::BuildRules {
         // A tool that reaches the network can send data out however
         // read-only it is (the URL itself carries it).
         let offline = cap.side_effect_scope != SideEffectScope::Network;
@@ -309,12 +269,9 @@ pub fn check_permission(ctx: &CheckContext<'_>) -> Decision {
             && !cap.destructive
             && !cap.needs_approval;
         if read_only || mcp_ok || control {
-            return Decision::allow(
-                rule_id::PLAN_READ_ONLY,
-                "Read-only tool allowed in plan mode",
-            );
+            return Decision::allow(RuleId::PlanReadOnly, "Read-only tool allowed in plan mode");
         }
-        return Decision::deny(rule_id::PLAN_RESTRICTED, reason::PLAN_RESTRICTED);
+        return Decision::deny(RuleId::PlanRestricted, reason::PLAN_RESTRICTED);
     }
 
     // PERM-10 (protected files): no allow below applies to them, neither
@@ -326,11 +283,11 @@ pub fn check_permission(ctx: &CheckContext<'_>) -> Decision {
     // PERM-9
     if let Some(rule) = project_rule(ctx, RuleKind::Allow) {
         return Decision::allow(
-            rule_id::PROJECT_ALLOW,
+            RuleId::ProjectAllow,
             format!("Allowed by project rule {rule}"),
         );
     }
-    if ctx.tool_name == "WebFetch"
+    if ctx.tool.subject == RuleSubject::Url
         && let Some(host) = ctx
             .input
             .get("url")
@@ -339,31 +296,31 @@ pub fn check_permission(ctx: &CheckContext<'_>) -> Decision {
         && ctx.settings.web_fetch_domain_allowed(&host)
     {
         return Decision::allow(
-            rule_id::WEB_FETCH_DOMAIN,
+            RuleId::WebFetchDomain,
             format!("Domain {host} is pre-approved for WebFetch"),
         );
     }
     // `allowedTools` never lifts plan mode: in plan only a saved rule or a
     // pre-approved domain allows what reaches this step (WebFetch).
     if !state.plan_enabled {
-        if ctx.settings.is_allowed(ctx.tool_name) {
+        if ctx.settings.is_allowed(ctx.tool.name()) {
             return Decision::allow(
-                rule_id::ALLOWED_TOOLS,
-                format!("Tool {} is in allowedTools", ctx.tool_name),
+                RuleId::AllowedTools,
+                format!("Tool {} is in allowedTools", ctx.tool.name()),
             );
         }
         if let Some(rule) = matching_rule(ctx, RuleKind::Allow, &ctx.settings.allow_rules) {
             return Decision::allow(
-                rule_id::ALLOWED_TOOLS,
+                RuleId::AllowedTools,
                 format!("Allowed by allowedTools entry {rule}"),
             );
         }
     }
 
     // PERM-10
-    if state.mode == Mode::Edit && cap.permission_name == "edit" && ctx.target.inside_workspace {
+    if state.mode == Mode::Edit && cap.edits_files() && ctx.target.inside_workspace {
         return Decision::allow(
-            rule_id::EDIT_WORKSPACE,
+            RuleId::EditWorkspace,
             "Edit mode allows edits inside the workspace",
         );
     }
@@ -376,7 +333,7 @@ pub fn check_permission(ctx: &CheckContext<'_>) -> Decision {
 fn build_rules(cap: &Capability, ctx: &CheckContext<'_>) -> Decision {
     let what = || {
         ask_reason::build_ask(
-            ctx.tool_name,
+            ctx.tool,
             cap,
             ctx.input,
             ctx.target.inside_workspace,
@@ -384,21 +341,21 @@ fn build_rules(cap: &Capability, ctx: &CheckContext<'_>) -> Decision {
         )
     };
     if cap.read_only && !cap.destructive && !cap.needs_approval {
-        return Decision::allow(rule_id::READ_ONLY, "Read-only tool");
+        return Decision::allow(RuleId::ReadOnly, "Read-only tool");
     }
     if cap.risk_level == RiskLevel::Critical {
-        return Decision::ask(rule_id::RISK_CRITICAL, what());
+        return Decision::ask(RuleId::RiskCritical, what());
     }
     if cap.risk_level == RiskLevel::High && !ctx.settings.auto_approve_high_risk {
-        return Decision::ask(rule_id::RISK_HIGH, what());
+        return Decision::ask(RuleId::RiskHigh, what());
     }
     if cap.side_effect_scope == SideEffectScope::Session && cap.risk_level == RiskLevel::Low {
-        return Decision::allow(rule_id::SESSION_SCOPE, "Low-risk change to session state");
+        return Decision::allow(RuleId::SessionScope, "Low-risk change to session state");
     }
     if cap.needs_approval || cap.destructive || cap.side_effect_scope != SideEffectScope::None {
-        return Decision::ask(rule_id::NEEDS_APPROVAL, what());
+        return Decision::ask(RuleId::NeedsApproval, what());
     }
-    Decision::allow(rule_id::BUILD_DEFAULT, "No side effects")
+    Decision::allow(RuleId::BuildDefault, "No side effects")
 }
 
 /// A PreToolUse hook's permission answer (HOOK-3).
@@ -415,24 +372,23 @@ fn hook_deny(message: &str) -> Decision {
     } else {
         message.to_string()
     };
-    Decision::deny(rule_id::HOOK_DENY, reason)
+    Decision::deny(RuleId::HookDeny, reason)
 }
 
 fn hook_ask() -> Decision {
-    Decision::ask(rule_id::HOOK_ASK, ask_reason::HOOK_ASK)
+    Decision::ask(RuleId::HookAsk, ask_reason::HOOK_ASK)
 }
 
 /// PERM-13: the hook overlay, then the memory-file overlay.
 pub fn apply_overlays(
     decision: Decision,
     capability: &Capability,
-    tool_name: &str,
     hook: Option<&HookPermission>,
     target: TargetLocation,
 ) -> Decision {
     let sticky_ask = capability.always_ask
         || capability.requires_user_interaction
-        || decision.rule_id == rule_id::EDIT_PROTECTED_PATH;
+        || decision.rule_id == RuleId::EditProtectedPath;
     let decision = match (hook, decision.behavior) {
         // A deny from check_permission stays deny whatever the hook says.
         (_, Behavior::Deny) | (None, _) => decision,
@@ -442,27 +398,26 @@ pub fn apply_overlays(
         (Some(HookPermission::Ask), Behavior::Ask)
             if !matches!(
                 decision.rule_id,
-                rule_id::ALWAYS_ASK
-                    | rule_id::PROJECT_ASK
-                    | rule_id::USER_INTERACTION
-                    | rule_id::EDIT_PROTECTED_PATH
+                RuleId::AlwaysAsk
+                    | RuleId::ProjectAsk
+                    | RuleId::UserInteraction
+                    | RuleId::EditProtectedPath
             ) =>
         {
             hook_ask()
         }
         (Some(HookPermission::Allow), Behavior::Ask) if !sticky_ask => {
-            Decision::allow(rule_id::HOOK_ALLOW, "Allowed by PreToolUse hook")
+            Decision::allow(RuleId::HookAllow, "Allowed by PreToolUse hook")
         }
         _ => decision,
     };
 
-    let is_edit_tool = matches!(tool_name, "Write" | "Edit");
-    if !is_edit_tool || !target.memory_file {
+    if !capability.edits_files() || !target.memory_file {
         return decision;
     }
     // A hook's deny or ask survives the memory overlay, even where the
     // plan deny (which the overlay lifts) had kept the hook from speaking.
-    if decision.rule_id == rule_id::PLAN_RESTRICTED {
+    if decision.rule_id == RuleId::PlanRestricted {
         match hook {
             Some(HookPermission::Deny(message)) => return hook_deny(message),
             Some(HookPermission::Ask) => return hook_ask(),
@@ -471,11 +426,11 @@ pub fn apply_overlays(
     }
     let survives = match decision.behavior {
         Behavior::Allow => true,
-        Behavior::Deny => decision.rule_id != rule_id::PLAN_RESTRICTED,
+        Behavior::Deny => decision.rule_id != RuleId::PlanRestricted,
         Behavior::Ask => {
             matches!(
                 decision.rule_id,
-                rule_id::ALWAYS_ASK | rule_id::PROJECT_ASK | rule_id::HOOK_ASK
+                RuleId::AlwaysAsk | RuleId::ProjectAsk | RuleId::HookAsk
             ) || sticky_ask
         }
     };
@@ -487,7 +442,7 @@ pub fn apply_overlays(
         protected_ask(protected)
     } else {
         Decision::allow(
-            rule_id::MEMORY_FILE,
+            RuleId::MemoryFile,
             "Project memory files may always be edited",
         )
     }

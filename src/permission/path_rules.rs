@@ -10,6 +10,7 @@
 //! ask rules compare with every form (and, ASCII case-insensitively, for
 //! case-insensitive file systems), so a spelling cannot dodge them.
 
+use super::declaration::{RuleSubject, ToolDeclaration};
 use super::rules::{Rule, RuleKind, SUBJECT_FIELDS, content_matches, rule_covers_tool};
 use serde_json::Value;
 use std::path::{Component, Path, PathBuf};
@@ -34,8 +35,8 @@ pub struct PathSubject {
 
 /// The raw path a path rule is compared with: the RULE-3 subject, when it
 /// comes from `file_path` or `path`.
-pub fn raw_path_subject<'a>(tool_name: &str, input: &'a Value) -> Option<&'a str> {
-    if tool_name == "WebFetch" || tool_name == "Bash" {
+pub fn raw_path_subject(subject: RuleSubject, input: &Value) -> Option<&str> {
+    if subject != RuleSubject::Input {
         return None;
     }
     let (field, value) = SUBJECT_FIELDS
@@ -127,11 +128,20 @@ fn matches_any<'a>(
     })
 }
 
-/// Does a rule of `kind` match a call whose subject is this path?
-pub fn path_rule_matches(rule: &Rule, kind: RuleKind, tool_name: &str, path: &PathSubject) -> bool {
-    if !rule_covers_tool(kind, &rule.tool_name, tool_name) {
-        return false;
-    }
+/// Does a rule of `kind` match a call of `tool` whose subject is this
+/// path?
+pub fn path_rule_matches(
+    rule: &Rule,
+    kind: RuleKind,
+    tool: &ToolDeclaration,
+    path: &PathSubject,
+) -> bool {
+    rule_covers_tool(kind, &rule.tool_name, tool) && path_content_matches(rule, kind, path)
+}
+
+/// Does the content of a rule of `kind` (the tool it names aside) match
+/// this path?
+pub fn path_content_matches(rule: &Rule, kind: RuleKind, path: &PathSubject) -> bool {
     let Some(content) = &rule.rule_content else {
         return true;
     };
@@ -200,23 +210,29 @@ mod tests {
     #[test]
     fn rule3_path_subject_field() {
         assert_eq!(
-            raw_path_subject("Read", &json!({"file_path": "a"})),
+            raw_path_subject(RuleSubject::Input, &json!({"file_path": "a"})),
             Some("a")
         );
         assert_eq!(
-            raw_path_subject("Grep", &json!({"pattern": "x", "path": "src"})),
+            raw_path_subject(RuleSubject::Input, &json!({"pattern": "x", "path": "src"})),
             Some("src")
         );
         // Glob without `path`: the subject is the glob, not a path.
         assert_eq!(
-            raw_path_subject("Glob", &json!({"pattern": "**/*.rs"})),
+            raw_path_subject(RuleSubject::Input, &json!({"pattern": "**/*.rs"})),
             None
         );
-        assert_eq!(raw_path_subject("Read", &json!({"file_path": ""})), None);
         assert_eq!(
-            raw_path_subject("WebFetch", &json!({"url": "https://x", "path": "a"})),
+            raw_path_subject(RuleSubject::Input, &json!({"file_path": ""})),
             None
         );
-        assert_eq!(raw_path_subject("Bash", &json!({"command": "ls"})), None);
+        assert_eq!(
+            raw_path_subject(RuleSubject::Url, &json!({"url": "https://x", "path": "a"})),
+            None
+        );
+        assert_eq!(
+            raw_path_subject(RuleSubject::Command, &json!({"command": "ls"})),
+            None
+        );
     }
 }

@@ -6,7 +6,9 @@
 //! The same resolved path decides whether the target is protected (PERM-10)
 //! and is what path rules are compared with (RULE-3).
 
+use super::capability::Capability;
 use super::check::TargetLocation;
+use super::declaration::ToolDeclaration;
 use super::path_rules::{PathSubject, raw_path_subject};
 use super::protected::protected_path;
 use serde_json::Value;
@@ -93,20 +95,13 @@ pub struct ResolvedCall {
     pub path_subject: Option<PathSubject>,
 }
 
-fn is_edit_family(tool_name: &str, permission_name: &str) -> bool {
-    permission_name == "edit" || matches!(tool_name, "Write" | "Edit")
-}
-
 /// Resolves the paths of one call (I/O: `canonicalize`, a few `stat`s).
-pub fn resolve_call(
-    tool_name: &str,
-    permission_name: &str,
-    input: &Value,
-    ctx: PathContext<'_>,
-) -> ResolvedCall {
+pub fn resolve_call(tool: &ToolDeclaration, input: &Value, ctx: PathContext<'_>) -> ResolvedCall {
     let workspace = ctx.workspace.path();
-    let subject_raw = raw_path_subject(tool_name, input);
-    let target_raw = is_edit_family(tool_name, permission_name)
+    let subject_raw = raw_path_subject(tool.subject, input);
+    let target_raw = tool
+        .capability
+        .edits_files()
         .then(|| target_path(input))
         .flatten();
     let subject_resolved = subject_raw.map(|raw| resolve_path(workspace, Path::new(raw)));
@@ -142,13 +137,12 @@ fn target_location(resolved: &Path, ctx: PathContext<'_>) -> TargetLocation {
 
 /// Where a Write/Edit call's target lies (PERM-10, PERM-13 memory files).
 pub fn locate_target(
-    tool_name: &str,
-    permission_name: &str,
+    capability: &Capability,
     input: &Value,
     workspace: &ResolvedDir,
     memory_dir: Option<&ResolvedDir>,
 ) -> TargetLocation {
-    if !is_edit_family(tool_name, permission_name) {
+    if !capability.edits_files() {
         return TargetLocation::default();
     }
     let Some(raw) = target_path(input) else {
@@ -168,6 +162,10 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// A tool of the edit family.
+    const EDITS: Capability =
+        Capability::read_only_low(crate::permission::capability::EDIT_PERMISSION);
+
     fn tmp() -> tempfile::TempDir {
         tempfile::tempdir().unwrap()
     }
@@ -176,16 +174,10 @@ mod tests {
     fn perm10_relative_and_new_paths_are_inside() {
         let dir = tmp();
         let ws = ResolvedDir::new(dir.path());
-        let loc = locate_target(
-            "Write",
-            "edit",
-            &json!({"file_path": "src/new/file.rs"}),
-            &ws,
-            None,
-        );
+        let loc = locate_target(&EDITS, &json!({"file_path": "src/new/file.rs"}), &ws, None);
         assert!(loc.inside_workspace);
         let abs = dir.path().join("a.txt");
-        let loc = locate_target("Write", "edit", &json!({"file_path": abs}), &ws, None);
+        let loc = locate_target(&EDITS, &json!({"file_path": abs}), &ws, None);
         assert!(loc.inside_workspace);
     }
 
@@ -195,10 +187,10 @@ mod tests {
         std::fs::create_dir(dir.path().join("ws")).unwrap();
         let ws = ResolvedDir::new(&dir.path().join("ws"));
         for p in ["../x", "new/../../x", "./../ws2/x", "a/b/../../../x"] {
-            let loc = locate_target("Edit", "edit", &json!({"file_path": p}), &ws, None);
+            let loc = locate_target(&EDITS, &json!({"file_path": p}), &ws, None);
             assert!(!loc.inside_workspace, "{p}");
         }
-        let loc = locate_target("Edit", "edit", &json!({"file_path": "a/../b"}), &ws, None);
+        let loc = locate_target(&EDITS, &json!({"file_path": "a/../b"}), &ws, None);
         assert!(loc.inside_workspace);
     }
 
@@ -213,19 +205,13 @@ mod tests {
         std::os::unix::fs::symlink(&outside, ws_path.join("link")).unwrap();
         let ws = ResolvedDir::new(&ws_path);
         for p in ["link/x", "link/new/dir/x", "link"] {
-            let loc = locate_target("Write", "edit", &json!({"file_path": p}), &ws, None);
+            let loc = locate_target(&EDITS, &json!({"file_path": p}), &ws, None);
             assert!(!loc.inside_workspace, "{p}");
         }
         // A workspace reached through a symlink is still itself.
         std::os::unix::fs::symlink(&ws_path, dir.path().join("wslink")).unwrap();
         let ws2 = ResolvedDir::new(&dir.path().join("wslink"));
-        let loc = locate_target(
-            "Write",
-            "edit",
-            &json!({"file_path": ws_path.join("f")}),
-            &ws2,
-            None,
-        );
+        let loc = locate_target(&EDITS, &json!({"file_path": ws_path.join("f")}), &ws2, None);
         assert!(loc.inside_workspace);
     }
 
@@ -235,13 +221,13 @@ mod tests {
         let ws = ResolvedDir::new(&dir.path().join("ws"));
         let mem = ResolvedDir::new(&dir.path().join("home/projects/p/memory"));
         let md = dir.path().join("home/projects/p/memory/notes.md");
-        let loc = locate_target("Write", "edit", &json!({"file_path": md}), &ws, Some(&mem));
+        let loc = locate_target(&EDITS, &json!({"file_path": md}), &ws, Some(&mem));
         assert!(loc.memory_file && !loc.inside_workspace);
         let txt = dir.path().join("home/projects/p/memory/notes.txt");
-        let loc = locate_target("Write", "edit", &json!({"file_path": txt}), &ws, Some(&mem));
+        let loc = locate_target(&EDITS, &json!({"file_path": txt}), &ws, Some(&mem));
         assert!(!loc.memory_file);
         let esc = dir.path().join("home/projects/p/memory/../evil.md");
-        let loc = locate_target("Write", "edit", &json!({"file_path": esc}), &ws, Some(&mem));
+        let loc = locate_target(&EDITS, &json!({"file_path": esc}), &ws, Some(&mem));
         assert!(!loc.memory_file);
     }
 }

@@ -9,9 +9,9 @@
 //! and directories that a recursive reader would walk.
 
 use super::bash::BashAnalysis;
-use super::path_rules::{PathSubject, path_rule_matches};
+use super::path_rules::{PathSubject, path_content_matches};
 use super::paths::resolve_path;
-use super::rules::{Rule, RuleKind, RuleSet, rule_covers_tool};
+use super::rules::{Rule, RuleKind, RuleSet, rule_names};
 use std::path::{Path, PathBuf};
 
 /// How many directory entries one decision may look at while expanding
@@ -19,13 +19,16 @@ use std::path::{Path, PathBuf};
 /// command is asked about (never allowed unseen).
 const MAX_ENTRIES: usize = 20_000;
 
+/// The rules these are: rules on the Read tool, by the name users write.
+const READ: &str = "Read";
+
 /// The deny or ask rules of `rules` that cover the Read tool and name a
 /// path (a rule without content covers every call of the tool already).
 pub fn read_rules(rules: &RuleSet, kind: RuleKind) -> Vec<Rule> {
     rules
         .rules(kind)
         .iter()
-        .filter(|r| r.rule_content.is_some() && rule_covers_tool(kind, &r.tool_name, "Read"))
+        .filter(|r| r.rule_content.is_some() && rule_names(kind, &r.tool_name, READ, &[]))
         .cloned()
         .collect()
 }
@@ -42,7 +45,7 @@ fn first_matching<'a>(
 ) -> Option<&'a Rule> {
     rules
         .iter()
-        .find(|r| path_rule_matches(r, kind, "Read", subject))
+        .find(|r| path_content_matches(r, kind, subject))
 }
 
 /// What a Read rule says about a shell command.
@@ -396,7 +399,7 @@ impl ReadRuleFilter {
         };
         self.rules
             .iter()
-            .any(|(rule, kind)| path_rule_matches(rule, *kind, "Read", &subject))
+            .any(|(rule, kind)| path_content_matches(rule, *kind, &subject))
     }
 }
 

@@ -1,5 +1,6 @@
 //! Permission rules as structured data and their matching (RULE-1..4).
 
+use super::declaration::{CoveredBy, RuleSubject, ToolDeclaration};
 use super::web_url;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -168,23 +169,26 @@ impl RuleSet {
     }
 }
 
-/// RULE-2: exact tool name; a rule for `Edit` also covers `Write`, and a
-/// rule for an MCP server (`mcp__s`) covers each of its tools.
-pub fn tool_name_matches(rule_tool: &str, tool_name: &str) -> bool {
-    rule_tool == tool_name
-        || (rule_tool == "Edit" && tool_name == "Write")
-        || super::mcp_names::covers(rule_tool, tool_name)
+/// RULE-2: does a rule of `kind` naming `rule_tool` cover `tool`? By its
+/// exact name; a rule for an MCP server (`mcp__s`) covers each of its
+/// tools; and a tool declares which other tools' rules cover it too
+/// (`ToolDeclaration::covered_by`: a rule for Edit covers Write).
+pub fn rule_covers_tool(kind: RuleKind, rule_tool: &str, tool: &ToolDeclaration) -> bool {
+    rule_names(kind, rule_tool, tool.name(), tool.covered_by)
 }
 
-/// RULE-2 for a rule of `kind`. Deny and ask rules are symmetric between
-/// the two edit tools: a `Write` deny also covers `Edit` (an edit rewrites
-/// the file just as well); allow rules keep RULE-2's one direction.
-pub fn rule_covers_tool(kind: RuleKind, rule_tool: &str, tool_name: &str) -> bool {
-    tool_name_matches(rule_tool, tool_name)
-        || (kind != RuleKind::Allow && rule_tool == "Write" && tool_name == "Edit")
-        // A Read deny or ask rule is about the contents, which Grep reads
-        // and whose names Glob lists.
-        || (kind != RuleKind::Allow && rule_tool == "Read" && matches!(tool_name, "Grep" | "Glob"))
+/// [`rule_covers_tool`] for a tool known by its name and what covers it.
+pub fn rule_names(
+    kind: RuleKind,
+    rule_tool: &str,
+    tool_name: &str,
+    covered_by: &[CoveredBy],
+) -> bool {
+    rule_tool == tool_name
+        || super::mcp_names::covers(rule_tool, tool_name)
+        || covered_by
+            .iter()
+            .any(|c| c.tool == rule_tool && (c.allow_too || kind != RuleKind::Allow))
 }
 
 /// The input fields a rule's content is compared with, in order (RULE-3).
@@ -197,11 +201,16 @@ pub const SUBJECT_FIELDS: [&str; 6] = [
     "patch_text",
 ];
 
-/// RULE-3: the subject of a non-Bash tool call. WebFetch: `domain:<host>`.
-pub fn rule_subject(tool_name: &str, input: &Value) -> Option<String> {
-    if tool_name == "WebFetch" {
-        let url = input.get("url")?.as_str()?;
-        return url_host(url).map(|h| format!("domain:{h}"));
+/// RULE-3: the subject of a call whose rules compare `subject`. A URL's:
+/// `domain:<host>`; a tool whose rules match nothing has none.
+pub fn rule_subject(subject: RuleSubject, input: &Value) -> Option<String> {
+    match subject {
+        RuleSubject::Url => {
+            let url = input.get("url")?.as_str()?;
+            return url_host(url).map(|h| format!("domain:{h}"));
+        }
+        RuleSubject::Nothing => return None,
+        RuleSubject::Command | RuleSubject::Input => {}
     }
     SUBJECT_FIELDS
         .iter()
@@ -260,18 +269,18 @@ fn wildcard_matches(pattern: &str, text: &str) -> bool {
 
 /// Does a non-Bash allow rule match this call (RULE-2..4)? For deny and
 /// ask rules see [`rule_of_kind_matches`].
-pub fn rule_matches(rule: &Rule, tool_name: &str, subject: Option<&str>) -> bool {
-    rule_of_kind_matches(rule, RuleKind::Allow, tool_name, subject)
+pub fn rule_matches(rule: &Rule, tool: &ToolDeclaration, subject: Option<&str>) -> bool {
+    rule_of_kind_matches(rule, RuleKind::Allow, tool, subject)
 }
 
 /// Does a non-Bash rule of `kind` match this call (RULE-2..4)?
 pub fn rule_of_kind_matches(
     rule: &Rule,
     kind: RuleKind,
-    tool_name: &str,
+    tool: &ToolDeclaration,
     subject: Option<&str>,
 ) -> bool {
-    if !rule_covers_tool(kind, &rule.tool_name, tool_name) {
+    if !rule_covers_tool(kind, &rule.tool_name, tool) {
         return false;
     }
     match (&rule.rule_content, subject) {
@@ -284,6 +293,7 @@ pub fn rule_of_kind_matches(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tools::registry::declaration_for;
     use serde_json::json;
 
     #[test]
@@ -343,36 +353,50 @@ mod tests {
         assert!(!content_matches("/tmp/xy", "/tmp/x"));
     }
 
+    fn covers(kind: RuleKind, rule_tool: &str, tool: &str) -> bool {
+        rule_covers_tool(kind, rule_tool, &declaration_for(tool))
+    }
+
     #[test]
     fn rule2_edit_covers_write() {
-        assert!(tool_name_matches("Edit", "Write"));
-        assert!(tool_name_matches("Edit", "Edit"));
-        assert!(!tool_name_matches("Write", "Edit"));
-        assert!(!tool_name_matches("edit", "Edit"));
+        let allow = RuleKind::Allow;
+        assert!(covers(allow, "Edit", "Write"));
+        assert!(covers(allow, "Edit", "Edit"));
+        assert!(!covers(allow, "Write", "Edit"));
+        assert!(!covers(allow, "edit", "Edit"));
     }
 
     #[test]
     fn rule2_write_deny_and_ask_cover_edit() {
         for kind in [RuleKind::Deny, RuleKind::Ask] {
-            assert!(rule_covers_tool(kind, "Write", "Edit"));
-            assert!(rule_covers_tool(kind, "Edit", "Write"));
+            assert!(covers(kind, "Write", "Edit"));
+            assert!(covers(kind, "Edit", "Write"));
+            assert!(covers(kind, "Read", "Grep") && covers(kind, "Read", "Glob"));
         }
-        assert!(!rule_covers_tool(RuleKind::Allow, "Write", "Edit"));
-        assert!(rule_covers_tool(RuleKind::Allow, "Edit", "Write"));
-        assert!(!rule_covers_tool(RuleKind::Deny, "Write", "Read"));
+        assert!(!covers(RuleKind::Allow, "Write", "Edit"));
+        assert!(covers(RuleKind::Allow, "Edit", "Write"));
+        assert!(!covers(RuleKind::Allow, "Read", "Grep"));
+        assert!(!covers(RuleKind::Deny, "Write", "Read"));
+        assert!(!covers(RuleKind::Deny, "Grep", "Read"));
     }
 
     #[test]
     fn rule3_subject_order_and_webfetch_domain() {
         let input = json!({"path": "p", "file_path": "f", "pattern": "x"});
-        assert_eq!(rule_subject("Read", &input).as_deref(), Some("f"));
+        assert_eq!(
+            rule_subject(RuleSubject::Input, &input).as_deref(),
+            Some("f")
+        );
         let input = json!({"url": "https://User@Docs.RS:443/x?y"});
         assert_eq!(
-            rule_subject("WebFetch", &input).as_deref(),
+            rule_subject(RuleSubject::Url, &input).as_deref(),
             Some("domain:docs.rs")
         );
-        assert_eq!(rule_subject("WebFetch", &json!({"url": "nonsense"})), None);
-        assert_eq!(rule_subject("Read", &json!({"limit": 3})), None);
+        assert_eq!(
+            rule_subject(RuleSubject::Url, &json!({"url": "nonsense"})),
+            None
+        );
+        assert_eq!(rule_subject(RuleSubject::Input, &json!({"limit": 3})), None);
         assert_eq!(url_host("http://[::1]:8080/").as_deref(), Some("[::1]"));
     }
 

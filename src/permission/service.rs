@@ -4,11 +4,12 @@
 
 use super::ask_reason;
 use super::bash::{self, AnalyzeOptions, BashAnalysis};
-use super::capability::{Capability, RiskLevel, SideEffectScope, builtin_capability};
+use super::capability::Capability;
 use super::check::{
-    Behavior, CheckContext, Decision, HookPermission, TargetLocation, apply_overlays,
-    check_permission, rule_id,
+    Behavior, CheckContext, Decision, HookPermission, RuleId, TargetLocation, apply_overlays,
+    check_permission,
 };
+use super::declaration::{RuleSubject, ToolDeclaration};
 use super::mode::ExecutionState;
 use super::paths::{PathContext, ResolvedCall, ResolvedDir, resolve_call};
 use super::read_rules::{self, BashReadMatch};
@@ -19,20 +20,6 @@ use super::suggest::suggested_rules;
 use crate::sandbox::{self, ApprovedCommands, SandboxKind, SandboxMode};
 use serde_json::Value;
 use std::path::Path;
-
-/// What an unknown tool is assumed to be: anything, so it is asked about.
-pub const UNKNOWN_TOOL_CAPABILITY: Capability = Capability {
-    read_only: false,
-    destructive: true,
-    side_effect_scope: SideEffectScope::System,
-    risk_level: RiskLevel::High,
-    needs_approval: true,
-    always_ask: false,
-    requires_user_interaction: false,
-    allowed_in_plan_mode: false,
-    permission_name: "unknown",
-    allow_always: None,
-};
 
 /// One evaluated tool call.
 #[derive(Debug, Clone)]
@@ -214,13 +201,13 @@ impl PermissionService {
         match read_rules::bash_read_match(analysis, &deny, RuleKind::Deny, workspace) {
             Some(BashReadMatch::Rule(rule)) => {
                 return Decision::deny(
-                    rule_id::PROJECT_DENY,
+                    RuleId::ProjectDeny,
                     format!("Denied by project rule {rule}: the command reads a file it covers"),
                 );
             }
             Some(BashReadMatch::Unknown(why)) if decision.behavior == Behavior::Allow && !yolo => {
                 return Decision::ask(
-                    rule_id::PROJECT_ASK,
+                    RuleId::ProjectAsk,
                     format!(
                         "Bash may read a file the project rule {} covers: {why}",
                         deny[0]
@@ -235,10 +222,10 @@ impl PermissionService {
         let ask = read_rules::read_rules(project_rules, RuleKind::Ask);
         match read_rules::bash_read_match(analysis, &ask, RuleKind::Ask, workspace) {
             Some(BashReadMatch::Rule(rule)) => {
-                Decision::ask(rule_id::PROJECT_ASK, ask_reason::project_ask(&rule))
+                Decision::ask(RuleId::ProjectAsk, ask_reason::project_ask(&rule))
             }
             Some(BashReadMatch::Unknown(why)) => Decision::ask(
-                rule_id::PROJECT_ASK,
+                RuleId::ProjectAsk,
                 format!(
                     "Bash may read a file the project rule {} covers: {why}",
                     ask[0]
@@ -259,10 +246,7 @@ impl PermissionService {
         let may_run = decision.behavior != Behavior::Deny
             && !matches!(
                 decision.rule_id,
-                rule_id::READ_ONLY
-                    | rule_id::PLAN_READ_ONLY
-                    | rule_id::YOLO
-                    | rule_id::EDIT_PROTECTED_PATH
+                RuleId::ReadOnly | RuleId::PlanReadOnly | RuleId::Yolo | RuleId::EditProtectedPath
             );
         if !may_run {
             return decision;
@@ -280,7 +264,7 @@ impl PermissionService {
                     .filter(|p| *p != super::protected::ProtectedPath::HardLink);
                 if let Some(protected) = protected {
                     return Decision::ask(
-                        rule_id::EDIT_PROTECTED_PATH,
+                        RuleId::EditProtectedPath,
                         format!(
                             "Bash names {}, which {}",
                             path.display(),
@@ -293,29 +277,24 @@ impl PermissionService {
         decision
     }
 
-    /// Decides one call: `check_permission` then the PERM-13 overlays.
-    /// `capability` is `None` for built-in tools (looked up by name).
+    /// Decides one call of `tool`: `check_permission` then the PERM-13
+    /// overlays.
     pub fn evaluate(
         &self,
-        tool_name: &str,
-        capability: Option<&Capability>,
+        tool: &ToolDeclaration,
         input: &Value,
         state: ExecutionState,
         project_rules: &RuleSet,
         hook: Option<&HookPermission>,
     ) -> Evaluation {
-        let static_cap = capability
-            .copied()
-            .or_else(|| builtin_capability(tool_name))
-            .unwrap_or(UNKNOWN_TOOL_CAPABILITY);
-        let bash = (tool_name == "Bash")
+        let static_cap = tool.capability;
+        let bash = (tool.subject == RuleSubject::Command)
             .then(|| self.analyze_bash(input.get("command").and_then(Value::as_str).unwrap_or("")));
         let ResolvedCall {
             target,
             path_subject,
         } = resolve_call(
-            tool_name,
-            static_cap.permission_name,
+            tool,
             input,
             PathContext {
                 workspace: &self.workspace,
@@ -324,8 +303,7 @@ impl PermissionService {
             },
         );
         let ctx = CheckContext {
-            tool_name,
-            capability: &static_cap,
+            tool,
             input,
             state,
             settings: &self.settings,
@@ -336,7 +314,7 @@ impl PermissionService {
             bash: bash.as_ref(),
         };
         let decision = check_permission(&ctx);
-        let decision = apply_overlays(decision, &static_cap, tool_name, hook, target);
+        let decision = apply_overlays(decision, &static_cap, hook, target);
         let decision = match &bash {
             Some(analysis) => {
                 let decision = self.bash_read_rules(decision, analysis, state, project_rules);
@@ -344,18 +322,15 @@ impl PermissionService {
             }
             None => decision,
         };
-        let capability = match &bash {
-            Some(b) if b.read_only => Capability::bash_read_only(),
-            _ => static_cap,
-        };
+        let capability = tool.effective_capability(bash.as_ref().map(|b| b.read_only));
         // Only a question offers "always allow"; Bash keeps its suggestions
         // for `zcode permission check`, which shows them with the analysis.
-        let protected_ask = decision.rule_id == rule_id::EDIT_PROTECTED_PATH;
+        let protected_ask = decision.rule_id == RuleId::EditProtectedPath;
         let suggestions = if protected_ask {
             // No rule lifts this ask (PERM-10): nothing to offer.
             Vec::new()
         } else if decision.behavior == Behavior::Ask || bash.is_some() {
-            suggested_rules(tool_name, input, bash.as_ref())
+            suggested_rules(tool, input, bash.as_ref())
         } else {
             Vec::new()
         };
@@ -365,10 +340,7 @@ impl PermissionService {
                 if b.read_only
                     && self.read_only_sandbox.is_active()
                     && decision.behavior == Behavior::Allow
-                    && matches!(
-                        decision.rule_id,
-                        rule_id::READ_ONLY | rule_id::PLAN_READ_ONLY
-                    ) =>
+                    && matches!(decision.rule_id, RuleId::ReadOnly | RuleId::PlanReadOnly) =>
             {
                 Some(SandboxKind::ReadOnly)
             }

@@ -1,5 +1,6 @@
 //! The permission inputs that come from configuration and the command line.
 
+use super::declaration::ToolDeclaration;
 use super::rules::{Rule, RuleKind, RuleParseError, rule_covers_tool};
 use super::web_url::normalize_domain;
 use std::collections::BTreeSet;
@@ -59,8 +60,8 @@ impl PermissionSettings {
 
     /// Named by a whole-tool entry, as a deny rule names it: by name, by
     /// its server's `mcp__server`, and `Edit` and `Write` each for both.
-    pub fn is_disallowed(&self, tool_name: &str) -> bool {
-        list_removes(self.disallowed_tools.iter(), tool_name)
+    pub fn is_disallowed(&self, tool: &ToolDeclaration) -> bool {
+        list_removes(self.disallowed_tools.iter(), tool)
     }
 
     /// Listed by name, or (an MCP tool) by its server's `mcp__server`.
@@ -89,13 +90,16 @@ impl PermissionSettings {
     }
 }
 
-/// Whether whole-tool `disallowedTools` entries remove `tool_name` (DIS-2):
+/// Whether whole-tool `disallowedTools` entries remove `tool` (DIS-2):
 /// the way a deny rule covers a tool (RULE-2), so `Edit` also removes
 /// `Write` and `Write` also removes `Edit`.
-pub fn list_removes<'a>(entries: impl IntoIterator<Item = &'a String>, tool_name: &str) -> bool {
+pub fn list_removes<'a>(
+    entries: impl IntoIterator<Item = &'a String>,
+    tool: &ToolDeclaration,
+) -> bool {
     entries
         .into_iter()
-        .any(|entry| rule_covers_tool(RuleKind::Deny, entry, tool_name))
+        .any(|entry| rule_covers_tool(RuleKind::Deny, entry, tool))
 }
 
 fn listed(list: &BTreeSet<String>, tool_name: &str) -> bool {
@@ -107,6 +111,7 @@ fn listed(list: &BTreeSet<String>, tool_name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tools::registry::declaration_for;
 
     #[test]
     fn perm9_domain_preapproval() {
@@ -127,14 +132,14 @@ mod tests {
             disallowed_tools: ["Edit".to_string()].into(),
             ..Default::default()
         };
-        assert!(s.is_disallowed("Write"));
-        assert!(s.is_disallowed("Edit"));
-        assert!(!s.is_disallowed("Read"));
+        assert!(s.is_disallowed(&declaration_for("Write")));
+        assert!(s.is_disallowed(&declaration_for("Edit")));
+        assert!(!s.is_disallowed(&declaration_for("Read")));
         let s = PermissionSettings {
             disallowed_tools: ["Write".to_string()].into(),
             ..Default::default()
         };
-        assert!(s.is_disallowed("Edit"));
+        assert!(s.is_disallowed(&declaration_for("Edit")));
     }
 
     #[test]
@@ -145,7 +150,7 @@ mod tests {
         s.add_disallowed_entry("Bash(rm:*)").unwrap();
         assert!(!s.is_allowed("Bash"));
         assert!(s.is_allowed("Read"));
-        assert!(!s.is_disallowed("Bash"));
+        assert!(!s.is_disallowed(&declaration_for("Bash")));
         assert_eq!(
             s.allow_rules,
             vec![Rule::with_content("Bash", "git diff:*")]
@@ -161,9 +166,9 @@ mod tests {
             allowed_tools: ["mcp__git__status".to_string()].into(),
             ..Default::default()
         };
-        assert!(s.is_disallowed("mcp__fs__write_file"));
-        assert!(!s.is_disallowed("mcp__fsx__write_file"));
-        assert!(!s.is_disallowed("mcp__git__status"));
+        assert!(s.is_disallowed(&declaration_for("mcp__fs__write_file")));
+        assert!(!s.is_disallowed(&declaration_for("mcp__fsx__write_file")));
+        assert!(!s.is_disallowed(&declaration_for("mcp__git__status")));
         assert!(s.is_allowed("mcp__git__status"));
         assert!(!s.is_allowed("mcp__git__status_all"));
         assert!(!s.is_allowed("mcp__git__commit"));

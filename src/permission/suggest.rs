@@ -1,6 +1,7 @@
 //! Rules offered for "always allow" (SUG-1, SUG-2).
 
 use super::bash::{self, BashAnalysis};
+use super::declaration::{RuleSubject, ToolDeclaration};
 use super::rules::{Rule, rule_subject};
 use serde_json::Value;
 
@@ -11,60 +12,79 @@ pub const MAX_SHOWN_BASH_PREFIXES: usize = 5;
 const SUGGESTION_FIELDS: [&str; 5] = ["command", "url", "file_path", "path", "pattern"];
 
 /// The rules an "always allow" answer would save for this call.
-pub fn suggested_rules(tool_name: &str, input: &Value, bash: Option<&BashAnalysis>) -> Vec<Rule> {
-    if tool_name == "Bash" {
-        return match bash {
-            Some(analysis) => bash::suggest_rules(analysis)
-                .into_iter()
-                .map(|content| Rule::with_content("Bash", content))
-                .collect(),
-            None => vec![Rule::tool("Bash")],
-        };
-    }
-    if tool_name.starts_with(super::mcp_names::PREFIX) {
+pub fn suggested_rules(
+    tool: &ToolDeclaration,
+    input: &Value,
+    bash: Option<&BashAnalysis>,
+) -> Vec<Rule> {
+    let name = tool.name();
+    if name.starts_with(super::mcp_names::PREFIX) {
         // An MCP tool's arguments are the server's own: "always allow"
         // saves the tool.
-        return vec![Rule::tool(tool_name)];
+        return vec![Rule::tool(name)];
     }
-    if tool_name == "WebFetch" {
+    match tool.subject {
+        RuleSubject::Command => match bash {
+            Some(analysis) => bash::suggest_rules(analysis)
+                .into_iter()
+                .map(|content| Rule::with_content(name, content))
+                .collect(),
+            None => vec![Rule::tool(name)],
+        },
         // The seed's product saved the whole URL, which never matches the
         // `domain:` subject; we save the domain.
-        return vec![match rule_subject("WebFetch", input) {
-            Some(domain) => Rule::with_content("WebFetch", domain),
-            None => Rule::tool("WebFetch"),
-        }];
+        RuleSubject::Url => vec![match rule_subject(RuleSubject::Url, input) {
+            Some(domain) => Rule::with_content(name, domain),
+            None => Rule::tool(name),
+        }],
+        RuleSubject::Input | RuleSubject::Nothing => {
+            let content = SUGGESTION_FIELDS
+                .iter()
+                .filter_map(|f| input.get(*f).and_then(Value::as_str))
+                .find(|s| !s.trim().is_empty());
+            vec![match content {
+                Some(c) => Rule::with_content(name, c),
+                None => Rule::tool(name),
+            }]
+        }
     }
-    let content = SUGGESTION_FIELDS
-        .iter()
-        .filter_map(|f| input.get(*f).and_then(Value::as_str))
-        .find(|s| !s.trim().is_empty());
-    vec![match content {
-        Some(c) => Rule::with_content(tool_name, c),
-        None => Rule::tool(tool_name),
-    }]
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::permission::capability::McpHints;
+    use crate::tools::registry::declaration_for;
     use serde_json::json;
 
     #[test]
     fn sug1_first_non_empty_field() {
-        let r = suggested_rules("Edit", &json!({"file_path": "", "path": "src/a.rs"}), None);
+        let r = suggested_rules(
+            &declaration_for("Edit"),
+            &json!({"file_path": "", "path": "src/a.rs"}),
+            None,
+        );
         assert_eq!(r, vec![Rule::with_content("Edit", "src/a.rs")]);
-        let r = suggested_rules("Glob", &json!({"pattern": "**/*.rs"}), None);
+        let r = suggested_rules(
+            &declaration_for("Glob"),
+            &json!({"pattern": "**/*.rs"}),
+            None,
+        );
         assert_eq!(r, vec![Rule::with_content("Glob", "**/*.rs")]);
-        let r = suggested_rules("mcp__fs__read", &json!({"path": "/a"}), None);
+        let r = suggested_rules(
+            &ToolDeclaration::mcp("mcp__fs__read", McpHints::default()),
+            &json!({"path": "/a"}),
+            None,
+        );
         assert_eq!(r, vec![Rule::tool("mcp__fs__read")]);
-        let r = suggested_rules("Custom", &json!({"n": 1}), None);
+        let r = suggested_rules(&declaration_for("Custom"), &json!({"n": 1}), None);
         assert_eq!(r, vec![Rule::tool("Custom")]);
     }
 
     #[test]
     fn sug1_webfetch_saves_the_domain() {
         let r = suggested_rules(
-            "WebFetch",
+            &declaration_for("WebFetch"),
             &json!({"url": "https://Docs.rs/serde/latest"}),
             None,
         );

@@ -10,6 +10,7 @@
 //! any scheme or port, with any query or fragment, and the pages under it,
 //! its path compared after percent-decoding and ignoring letter case.
 
+use super::declaration::ToolDeclaration;
 use super::rules::{Rule, RuleKind, content_matches, rule_covers_tool};
 use super::web_url::{fetch_host, normalize_domain, parse_fetch_url};
 use url::Url;
@@ -87,16 +88,16 @@ fn host_pattern(host: &str) -> Pattern {
     }
 }
 
-/// Does the WebFetch rule `rule` of `kind` match a call of `tool_name`
+/// Does the WebFetch rule `rule` of `kind` match a call of `tool`
 /// fetching `url`? A rule with content never matches a URL WebFetch would
 /// refuse (the fetch refuses it anyway).
 pub fn web_fetch_rule_matches(
     rule: &Rule,
     kind: RuleKind,
-    tool_name: &str,
+    tool: &ToolDeclaration,
     url: Option<&str>,
 ) -> bool {
-    if !rule_covers_tool(kind, &rule.tool_name, tool_name) {
+    if !rule_covers_tool(kind, &rule.tool_name, tool) {
         return false;
     }
     let Some(content) = &rule.rule_content else {
@@ -222,7 +223,7 @@ mod tests {
         web_fetch_rule_matches(
             &Rule::with_content("WebFetch", content),
             kind,
-            "WebFetch",
+            &crate::tools::registry::declaration_for("WebFetch"),
             Some(url),
         )
     }

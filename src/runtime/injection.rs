@@ -29,7 +29,11 @@ pub fn before_request(core: &SessionCore, continuing_after_length_limit: bool) {
         .conversation()
         .reminders
         .todo_reminder_due(ReminderContext {
-            todo_write_available: core.registry.get("TodoWrite").is_some(),
+            todo_write_available: core
+                .registry
+                .all()
+                .iter()
+                .any(|t| t.declaration().tracks_todos),
             continuing_after_length_limit,
         });
     // A sub-agent reads of plan mode in its system prompt: the reminders

@@ -129,7 +129,7 @@ pub fn start(setup: RuntimeSetup, mut store: Store) -> Result<RuntimeHandle, Ses
     ));
     if !crate::permission::settings::list_removes(
         &setup.disallowed_tools,
-        crate::tools::agent::NAME,
+        &crate::tools::agent::DECLARATION,
     ) {
         registry.register(Arc::new(crate::tools::agent::AgentTool::new(
             &agents.listings(),
@@ -231,9 +231,11 @@ fn agent_kinds(
     workspace: &std::path::Path,
 ) -> (Vec<agent_catalog::AgentKind>, Vec<String>) {
     use agent_catalog::{AgentKind, ToolChoice};
-    let known = crate::permission::capability::BUILTIN_TOOLS;
+    let known: Vec<&str> = crate::tools::registry::builtin_declarations()
+        .map(|d| d.name())
+        .collect();
     let (definitions, problems) =
-        crate::extensions::agents::load_agents(workspace, &setup.zcode_home, known);
+        crate::extensions::agents::load_agents(workspace, &setup.zcode_home, &known);
     let mut kinds = agent_catalog::builtin_agents();
     kinds.extend(definitions.into_iter().map(|d| AgentKind {
         name: d.name,
@@ -259,9 +261,9 @@ fn register_skills(
     setup: &RuntimeSetup,
     workspace: &std::path::Path,
 ) -> Vec<String> {
-    use crate::tools::skill::{NAME, SkillTool};
+    use crate::tools::skill::{DECLARATION, SkillTool};
     let (skills, problems) = crate::extensions::skills::load_skills(workspace, &setup.zcode_home);
-    if !crate::permission::settings::list_removes(&setup.disallowed_tools, NAME)
+    if !crate::permission::settings::list_removes(&setup.disallowed_tools, &DECLARATION)
         && let Some(tool) = SkillTool::new(skills)
     {
         registry.register(Arc::new(tool));

@@ -6,6 +6,7 @@
 
 use crate::model::AssistantReply;
 use crate::store::{EntryRecord, entry_kind};
+use crate::tools::registry::builtin_declaration;
 use crate::tools::todo_reminder::{ReminderContext, ReminderEvent, should_remind};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -124,6 +125,12 @@ pub mod reminder_kind {
     pub const TODOS_AFTER_COMPACTION: &str = "todo_list";
 }
 
+/// A call of this tool keeps the todo list up to date (TODO-6), as its
+/// declaration says.
+fn tracks_todos(tool_name: &str) -> bool {
+    builtin_declaration(tool_name).is_some_and(|d| d.tracks_todos)
+}
+
 /// What the reminders have seen of this session.
 #[derive(Debug, Clone, Default)]
 pub struct ReminderTracker {
@@ -145,7 +152,8 @@ impl ReminderTracker {
                         .is_some_and(|calls| {
                             calls
                                 .iter()
-                                .any(|c| c.get("name").and_then(Value::as_str) == Some("TodoWrite"))
+                                .filter_map(|c| c.get("name").and_then(Value::as_str))
+                                .any(tracks_todos)
                         });
                     tracker.todo_events.push(ReminderEvent::AssistantMessage {
                         used_todo_write: used,
@@ -175,7 +183,7 @@ impl ReminderTracker {
 
     /// Counts a reply of the model (only assistant messages count, TODO-6).
     pub fn on_assistant_reply(&mut self, reply: &AssistantReply) {
-        let used_todo_write = reply.tool_calls.iter().any(|c| c.name == "TodoWrite");
+        let used_todo_write = reply.tool_calls.iter().any(|c| tracks_todos(&c.name));
         self.todo_events
             .push(ReminderEvent::AssistantMessage { used_todo_write });
     }

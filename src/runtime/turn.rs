@@ -391,14 +391,14 @@ async fn run_tool_calls(
 }
 
 /// How many calls from the start of `calls` run together: the run of
-/// calls whose tool may run in parallel, else 1.
+/// calls whose tool's declaration says they may run in parallel, else 1.
 fn parallel_run(core: &SessionCore, calls: &[crate::model::ToolCall]) -> usize {
     calls
         .iter()
         .take_while(|call| {
             core.registry
                 .get(&call.name)
-                .is_some_and(|tool| tool.runs_in_parallel())
+                .is_some_and(|tool| tool.declaration().parallel)
         })
         .count()
 }

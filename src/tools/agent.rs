@@ -4,8 +4,9 @@
 //! its input, its description (which lists the agents) and its checks.
 
 use super::input::{self, Fields};
-use super::{Tool, ToolContext, ToolOutput, declared_capability};
+use super::{Tool, ToolContext, ToolOutput};
 use crate::permission::capability::Capability;
+use crate::permission::declaration::{AskReason, RuleSubject, ToolDeclaration};
 use futures_util::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -15,6 +16,20 @@ pub const NAME: &str = "Agent";
 pub const MAX_DESCRIPTION_CHARS: usize = 120;
 /// Characters of `prompt` at most.
 pub const MAX_PROMPT_CHARS: usize = 100_000;
+
+/// PERM-8: starting a sub-agent is read-only and allowed in plan mode;
+/// what the sub-agent runs is judged call by call. Several calls of one
+/// reply run at the same time.
+pub static DECLARATION: ToolDeclaration = ToolDeclaration::builtin(
+    NAME,
+    Capability {
+        allowed_in_plan_mode: true,
+        ..Capability::read_only_low("agent")
+    },
+)
+.with_subject(RuleSubject::Nothing)
+.with_wording("start a sub-agent", AskReason::Effect)
+.in_parallel();
 
 /// A validated Agent call.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -122,8 +137,8 @@ fn one_line(text: &str) -> String {
 }
 
 impl Tool for AgentTool {
-    fn name(&self) -> &str {
-        NAME
+    fn declaration(&self) -> &ToolDeclaration {
+        &DECLARATION
     }
 
     fn description(&self) -> &str {
@@ -148,16 +163,8 @@ impl Tool for AgentTool {
         })
     }
 
-    fn capability(&self) -> Capability {
-        declared_capability(NAME)
-    }
-
     fn validate(&self, input: Value) -> Result<Value, String> {
         input::normalized(NAME, &AgentInput::parse(input)?)
-    }
-
-    fn runs_in_parallel(&self) -> bool {
-        true
     }
 
     fn run<'a>(&'a self, input: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolOutput> {

@@ -30,8 +30,9 @@ pub use answers::{
 
 use super::input::invalid;
 use super::input::kind;
-use super::{Tool, ToolContext, ToolOutput, declared_capability};
+use super::{Tool, ToolContext, ToolOutput};
 use crate::permission::capability::Capability;
+use crate::permission::declaration::{AskReason, ToolDeclaration};
 use crate::protocol::RequestKind;
 use futures_util::future::BoxFuture;
 use serde::Serialize;
@@ -91,11 +92,18 @@ impl AskUserQuestionInput {
 #[derive(Debug, Default)]
 pub struct AskUserQuestionTool;
 
-impl Tool for AskUserQuestionTool {
-    fn name(&self) -> &'static str {
-        NAME
-    }
+/// What AskUserQuestion is to the permission engine, the approval and the TUI.
+pub static DECLARATION: ToolDeclaration = ToolDeclaration::builtin(
+    NAME,
+    Capability {
+        requires_user_interaction: true,
+        ..Capability::read_only_low("ask_user_question")
+    },
+)
+.with_wording("use a tool", AskReason::Always("asks you a question"))
+.with_request_kind(RequestKind::Question);
 
+impl Tool for AskUserQuestionTool {
     fn description(&self) -> &'static str {
         include_str!("../../assets/tools/AskUserQuestion.md")
     }
@@ -108,8 +116,8 @@ impl Tool for AskUserQuestionTool {
         input_schema()
     }
 
-    fn capability(&self) -> Capability {
-        declared_capability(NAME)
+    fn declaration(&self) -> &ToolDeclaration {
+        &DECLARATION
     }
 
     fn validate(&self, input: Value) -> Result<Value, String> {
@@ -120,12 +128,6 @@ impl Tool for AskUserQuestionTool {
     fn preview(&self, input: &Value, _ctx: &ToolContext) -> Option<String> {
         let parsed = AskUserQuestionInput::parse(input.clone()).ok()?;
         Some(summary(&parsed))
-    }
-
-    /// The user answers the questions (ASK-3); the answers come into the
-    /// input `run` gets.
-    fn request_kind(&self) -> RequestKind {
-        RequestKind::Question
     }
 
     fn run<'a>(&'a self, input: Value, _ctx: &'a ToolContext) -> BoxFuture<'a, ToolOutput> {

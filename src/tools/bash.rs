@@ -4,8 +4,9 @@
 //! started outlives it.
 
 use super::input::{self, Fields};
-use super::{Tool, ToolContext, ToolOutput, declared_capability};
-use crate::permission::capability::Capability;
+use super::{Tool, ToolContext, ToolOutput};
+use crate::permission::capability::{Capability, RiskLevel, SideEffectScope};
+use crate::permission::declaration::{AskReason, RuleSubject, ToolDeclaration};
 use futures_util::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -57,11 +58,27 @@ impl BashInput {
 #[derive(Debug, Default)]
 pub struct BashTool;
 
-impl Tool for BashTool {
-    fn name(&self) -> &'static str {
-        NAME
-    }
+/// What Bash is to the permission engine, the approval and the TUI.
+pub static DECLARATION: ToolDeclaration = ToolDeclaration::builtin(
+    NAME,
+    Capability {
+        read_only: false,
+        side_effect_scope: SideEffectScope::System,
+        risk_level: RiskLevel::High,
+        needs_approval: true,
+        ..Capability::read_only_low("bash")
+    },
+)
+.with_subject(RuleSubject::Command)
+.with_wording(
+    "run a command",
+    AskReason::Command {
+        checked: "runs a command that can change files",
+        unchecked: "runs a command that can change files (zcode cannot check all of it in advance)",
+    },
+);
 
+impl Tool for BashTool {
     fn description(&self) -> &'static str {
         include_str!("../../assets/tools/bash.md")
     }
@@ -94,8 +111,8 @@ impl Tool for BashTool {
         })
     }
 
-    fn capability(&self) -> Capability {
-        declared_capability(NAME)
+    fn declaration(&self) -> &ToolDeclaration {
+        &DECLARATION
     }
 
     fn validate(&self, input: Value) -> Result<Value, String> {

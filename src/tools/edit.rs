@@ -3,14 +3,24 @@
 use super::input::{self, Fields};
 use super::special_files::{OpenFailure, read_regular};
 use super::write::atomic_write;
-use super::{Tool, ToolContext, ToolOutput, blocking, declared_capability, diff, paths};
-use crate::permission::capability::Capability;
+use super::{Tool, ToolContext, ToolOutput, blocking, diff, paths};
+use crate::permission::capability::{Capability, EDIT_PERMISSION, RiskLevel, SideEffectScope};
+use crate::permission::declaration::{AskReason, CoveredBy, ToolDeclaration};
 use futures_util::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::path::Path;
 
 pub const NAME: &str = "Edit";
+
+/// The capability of the tools that change files (Write, Edit).
+pub const FILE_CHANGE: Capability = Capability {
+    read_only: false,
+    side_effect_scope: SideEffectScope::Workspace,
+    risk_level: RiskLevel::Medium,
+    needs_approval: true,
+    ..Capability::read_only_low(EDIT_PERMISSION)
+};
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -47,11 +57,17 @@ impl EditInput {
 #[derive(Debug, Default)]
 pub struct EditTool;
 
-impl Tool for EditTool {
-    fn name(&self) -> &'static str {
-        NAME
-    }
+/// What Edit is to the permission engine, the approval and the TUI.
+pub static DECLARATION: ToolDeclaration = ToolDeclaration::builtin(NAME, FILE_CHANGE)
+    .with_wording("change a file", AskReason::File("edits a file"))
+    // A Write deny or ask rule covers Edit too: an edit rewrites the file
+    // just as well. Allow rules keep RULE-2's one direction.
+    .with_covered_by(&[CoveredBy {
+        tool: super::write::NAME,
+        allow_too: false,
+    }]);
 
+impl Tool for EditTool {
     fn description(&self) -> &'static str {
         include_str!("../../assets/tools/edit.md")
     }
@@ -87,8 +103,8 @@ impl Tool for EditTool {
         })
     }
 
-    fn capability(&self) -> Capability {
-        declared_capability(NAME)
+    fn declaration(&self) -> &ToolDeclaration {
+        &DECLARATION
     }
 
     fn validate(&self, input: Value) -> Result<Value, String> {

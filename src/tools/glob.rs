@@ -5,10 +5,9 @@
 //! so each one can be handed to Read as it is.
 
 use super::input::{self, Fields};
-use super::{
-    Tool, ToolContext, ToolOutput, blocking_cancellable, declared_capability, paths, walk,
-};
+use super::{Tool, ToolContext, ToolOutput, blocking_cancellable, paths, walk};
 use crate::permission::capability::Capability;
+use crate::permission::declaration::ToolDeclaration;
 use futures_util::future::BoxFuture;
 use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 use serde::{Deserialize, Serialize};
@@ -129,11 +128,13 @@ fn split_pattern(pattern: &str) -> (Option<PathBuf>, String) {
 #[derive(Debug, Default)]
 pub struct GlobTool;
 
-impl Tool for GlobTool {
-    fn name(&self) -> &'static str {
-        NAME
-    }
+/// What Glob is to the permission engine, the approval and the TUI.
+pub static DECLARATION: ToolDeclaration =
+    ToolDeclaration::builtin(NAME, Capability::read_only_low("glob"))
+        .honouring_read_rules()
+        .with_covered_by(super::read::COVERS_SEARCHES);
 
+impl Tool for GlobTool {
     fn description(&self) -> &'static str {
         include_str!("../../assets/tools/glob.md")
     }
@@ -160,8 +161,8 @@ impl Tool for GlobTool {
         })
     }
 
-    fn capability(&self) -> Capability {
-        declared_capability(NAME)
+    fn declaration(&self) -> &ToolDeclaration {
+        &DECLARATION
     }
 
     fn validate(&self, input: Value) -> Result<Value, String> {

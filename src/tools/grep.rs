@@ -6,10 +6,9 @@
 use super::glob::{PathMatcher, compile as compile_glob};
 use super::input::{self, Fields};
 use super::special_files::{open_regular, special_kind};
-use super::{
-    Tool, ToolContext, ToolOutput, blocking_cancellable, declared_capability, paths, walk,
-};
+use super::{Tool, ToolContext, ToolOutput, blocking_cancellable, paths, walk};
 use crate::permission::capability::Capability;
+use crate::permission::declaration::ToolDeclaration;
 use crate::permission::read_rules::ReadRuleFilter;
 use futures_util::future::BoxFuture;
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
@@ -113,11 +112,13 @@ impl GrepInput {
 #[derive(Debug, Default)]
 pub struct GrepTool;
 
-impl Tool for GrepTool {
-    fn name(&self) -> &'static str {
-        NAME
-    }
+/// What Grep is to the permission engine, the approval and the TUI.
+pub static DECLARATION: ToolDeclaration =
+    ToolDeclaration::builtin(NAME, Capability::read_only_low("grep"))
+        .honouring_read_rules()
+        .with_covered_by(super::read::COVERS_SEARCHES);
 
+impl Tool for GrepTool {
     fn description(&self) -> &'static str {
         include_str!("../../assets/tools/grep.md")
     }
@@ -184,8 +185,8 @@ impl Tool for GrepTool {
         })
     }
 
-    fn capability(&self) -> Capability {
-        declared_capability(NAME)
+    fn declaration(&self) -> &ToolDeclaration {
+        &DECLARATION
     }
 
     fn validate(&self, input: Value) -> Result<Value, String> {

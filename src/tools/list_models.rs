@@ -5,9 +5,10 @@
 //! [`model_listing`] is shared with `zcode models` (CLI-3).
 
 use super::input::{no_parameters, no_parameters_schema};
-use super::{Tool, ToolContext, ToolOutput, blocking, declared_capability};
+use super::{Tool, ToolContext, ToolOutput, blocking};
 use crate::config::{Catalog, Config, Model, Provider};
 use crate::permission::capability::Capability;
+use crate::permission::declaration::ToolDeclaration;
 use futures_util::future::BoxFuture;
 use serde_json::Value;
 use std::path::Path;
@@ -196,11 +197,11 @@ impl ListModelsTool {
     }
 }
 
-impl Tool for ListModelsTool {
-    fn name(&self) -> &'static str {
-        NAME
-    }
+/// What ListModels is to the permission engine, the approval and the TUI.
+pub static DECLARATION: ToolDeclaration =
+    ToolDeclaration::builtin(NAME, Capability::read_only_low("list_models"));
 
+impl Tool for ListModelsTool {
     fn description(&self) -> &'static str {
         include_str!("../../assets/tools/ListModels.md")
     }
@@ -213,8 +214,8 @@ impl Tool for ListModelsTool {
         no_parameters_schema()
     }
 
-    fn capability(&self) -> Capability {
-        declared_capability(NAME)
+    fn declaration(&self) -> &ToolDeclaration {
+        &DECLARATION
     }
 
     fn validate(&self, input: Value) -> Result<Value, String> {

@@ -3,6 +3,7 @@
 //! the `Tool` trait and the registry.
 
 use crate::permission::capability::Capability;
+use crate::permission::declaration::ToolDeclaration;
 use crate::protocol::{AllowedPrompt, RequestKind};
 use futures_util::future::BoxFuture;
 use serde_json::Value;
@@ -191,7 +192,13 @@ impl ToolOutput {
 
 /// A tool the model can call.
 pub trait Tool: Send + Sync {
-    fn name(&self) -> &str;
+    /// What the tool is to the permission engine, the approval request,
+    /// the reminders and the TUI (a built-in's `DECLARATION`).
+    fn declaration(&self) -> &ToolDeclaration;
+    /// The declared name.
+    fn name(&self) -> &str {
+        &self.declaration().name
+    }
     /// The text the model reads (from `assets/tools/*.md`, or from the
     /// server for an MCP tool).
     fn description(&self) -> &str;
@@ -204,7 +211,10 @@ pub trait Tool: Send + Sync {
     }
     /// JSON Schema of the input.
     fn input_schema(&self) -> Value;
-    fn capability(&self) -> Capability;
+    /// The declared capability (CAP-1).
+    fn capability(&self) -> Capability {
+        self.declaration().capability
+    }
     /// Normalizes and validates the input (APPR-1). The error text goes to
     /// the model as a tool error; the handler does not run.
     fn validate(&self, input: Value) -> Result<Value, String>;
@@ -221,40 +231,17 @@ pub trait Tool: Send + Sync {
     }
     /// What the user is shown when the call is asked about: an approval
     /// (most tools), questions to answer, or a plan to approve. The kind
-    /// decides which replies fit and what the answer does (APPR-6).
+    /// decides which replies fit and what the answer does (APPR-6); it is
+    /// the declared one.
     fn request_kind(&self) -> RequestKind {
-        RequestKind::Tool
+        self.declaration().request_kind
     }
     /// For a [`RequestKind::Plan`] request: the kinds of commands the plan
     /// says it will need, shown with it (PLAN-6).
     fn allowed_prompts(&self, _input: &Value) -> Vec<AllowedPrompt> {
         Vec::new()
     }
-    /// Several calls of this tool in one reply may run at the same time
-    /// (the Agent tool); others run one after another, in order.
-    fn runs_in_parallel(&self) -> bool {
-        false
-    }
     fn run<'a>(&'a self, input: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolOutput>;
-}
-
-/// A built-in tool's CAP-2 declaration. Every built-in name has one (a
-/// test checks it); the fallback for a name without one is the most
-/// cautious declaration, never a permissive one.
-pub(crate) fn declared_capability(name: &str) -> Capability {
-    use crate::permission::capability::{RiskLevel, SideEffectScope, builtin_capability};
-    builtin_capability(name).unwrap_or(Capability {
-        read_only: false,
-        destructive: true,
-        side_effect_scope: SideEffectScope::System,
-        risk_level: RiskLevel::Critical,
-        needs_approval: true,
-        always_ask: true,
-        requires_user_interaction: false,
-        allowed_in_plan_mode: false,
-        permission_name: "unknown",
-        allow_always: None,
-    })
 }
 
 /// Runs blocking file-system work off the async runtime. For work that

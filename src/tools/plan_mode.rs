@@ -11,8 +11,9 @@
 
 use super::input::invalid;
 use super::input::kind;
-use super::{SessionEffect, Tool, ToolContext, ToolOutput, declared_capability};
-use crate::permission::capability::Capability;
+use super::{SessionEffect, Tool, ToolContext, ToolOutput};
+use crate::permission::capability::{Capability, SideEffectScope};
+use crate::permission::declaration::{AskReason, PlanRole, ToolDeclaration};
 use crate::protocol::RequestKind;
 use futures_util::future::BoxFuture;
 use serde_json::{Map, Value, json};
@@ -69,11 +70,18 @@ pub fn approved_result(plan: &str, allowed_prompts: &[AllowedPrompt]) -> String 
 #[derive(Debug, Default)]
 pub struct EnterPlanModeTool;
 
-impl Tool for EnterPlanModeTool {
-    fn name(&self) -> &'static str {
-        ENTER_NAME
-    }
+/// What EnterPlanMode is to the permission engine, the approval and the TUI.
+pub static ENTER_DECLARATION: ToolDeclaration = ToolDeclaration::builtin(
+    ENTER_NAME,
+    Capability {
+        read_only: false,
+        side_effect_scope: SideEffectScope::Session,
+        ..Capability::read_only_low("plan_mode")
+    },
+)
+.with_plan(PlanRole::Enter);
 
+impl Tool for EnterPlanModeTool {
     fn description(&self) -> &'static str {
         include_str!("../../assets/tools/EnterPlanMode.md")
     }
@@ -90,8 +98,8 @@ impl Tool for EnterPlanModeTool {
         })
     }
 
-    fn capability(&self) -> Capability {
-        declared_capability(ENTER_NAME)
+    fn declaration(&self) -> &ToolDeclaration {
+        &ENTER_DECLARATION
     }
 
     /// The tool takes no input; whatever fields a model sends are dropped
@@ -244,11 +252,24 @@ fn parse_allowed_prompts(value: &Value) -> Result<Vec<AllowedPrompt>, String> {
 #[derive(Debug, Default)]
 pub struct ExitPlanModeTool;
 
-impl Tool for ExitPlanModeTool {
-    fn name(&self) -> &'static str {
-        EXIT_NAME
-    }
+/// What ExitPlanMode is to the permission engine, the approval and the TUI.
+pub static EXIT_DECLARATION: ToolDeclaration = ToolDeclaration::builtin(
+    EXIT_NAME,
+    Capability {
+        read_only: false,
+        side_effect_scope: SideEffectScope::Session,
+        requires_user_interaction: true,
+        ..Capability::read_only_low("plan_mode")
+    },
+)
+.with_wording(
+    "use a tool",
+    AskReason::Always("asks you to approve its plan"),
+)
+.with_request_kind(RequestKind::Plan)
+.with_plan(PlanRole::Exit);
 
+impl Tool for ExitPlanModeTool {
     fn description(&self) -> &'static str {
         include_str!("../../assets/tools/ExitPlanMode.md")
     }
@@ -288,8 +309,8 @@ impl Tool for ExitPlanModeTool {
         })
     }
 
-    fn capability(&self) -> Capability {
-        declared_capability(EXIT_NAME)
+    fn declaration(&self) -> &ToolDeclaration {
+        &EXIT_DECLARATION
     }
 
     fn validate(&self, input: Value) -> Result<Value, String> {
@@ -299,11 +320,6 @@ impl Tool for ExitPlanModeTool {
     /// The approval view shows the plan itself.
     fn preview(&self, input: &Value, _ctx: &ToolContext) -> Option<String> {
         ExitPlanInput::parse(input.clone()).ok().map(|i| i.plan)
-    }
-
-    /// The user approves the plan, comments on it or rejects it (PLAN-7..9).
-    fn request_kind(&self) -> RequestKind {
-        RequestKind::Plan
     }
 
     fn allowed_prompts(&self, input: &Value) -> Vec<AllowedPrompt> {

@@ -3,8 +3,9 @@
 use super::file_state::FileStamp;
 use super::input::{self, Fields};
 use super::special_files::{OpenFailure, open_regular};
-use super::{Tool, ToolContext, ToolOutput, blocking_cancellable, declared_capability, paths};
+use super::{Tool, ToolContext, ToolOutput, blocking_cancellable, paths};
 use crate::permission::capability::Capability;
+use crate::permission::declaration::{AskReason, CoveredBy, ToolDeclaration};
 use futures_util::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -43,11 +44,19 @@ impl ReadInput {
 #[derive(Debug, Default)]
 pub struct ReadTool;
 
-impl Tool for ReadTool {
-    fn name(&self) -> &'static str {
-        NAME
-    }
+/// A Read deny or ask rule is about file contents, which Grep reads and
+/// whose names Glob lists: it covers them too.
+pub const COVERS_SEARCHES: &[CoveredBy] = &[CoveredBy {
+    tool: NAME,
+    allow_too: false,
+}];
 
+/// What Read is to the permission engine, the approval and the TUI.
+pub static DECLARATION: ToolDeclaration =
+    ToolDeclaration::builtin(NAME, Capability::read_only_low("read"))
+        .with_wording("read a file", AskReason::Effect);
+
+impl Tool for ReadTool {
     fn description(&self) -> &'static str {
         include_str!("../../assets/tools/read.md")
     }
@@ -80,8 +89,8 @@ impl Tool for ReadTool {
         })
     }
 
-    fn capability(&self) -> Capability {
-        declared_capability(NAME)
+    fn declaration(&self) -> &ToolDeclaration {
+        &DECLARATION
     }
 
     fn validate(&self, input: Value) -> Result<Value, String> {

@@ -24,11 +24,12 @@
 
 use super::input::{self, Fields};
 use super::session_digest::{self, Focus, TranscriptMessage, clip_end, tokens_to_chars};
-use super::{SessionServices, Tool, ToolContext, ToolOutput, declared_capability};
+use super::{SessionServices, Tool, ToolContext, ToolOutput};
 use crate::model::accumulate::collect_reply;
 use crate::model::select::SelectedModel;
 use crate::model::{Message, ModelRequest};
 use crate::permission::capability::Capability;
+use crate::permission::declaration::ToolDeclaration;
 use crate::store::{EntryRecord, SessionRecord};
 use futures_util::future::BoxFuture;
 use serde::{Deserialize, Serialize};
@@ -455,11 +456,11 @@ impl ReadSessionContextTool {
     }
 }
 
-impl Tool for ReadSessionContextTool {
-    fn name(&self) -> &'static str {
-        NAME
-    }
+/// What ReadSessionContext is to the permission engine, the approval and the TUI.
+pub static DECLARATION: ToolDeclaration =
+    ToolDeclaration::builtin(NAME, Capability::read_only_low("read_session_context"));
 
+impl Tool for ReadSessionContextTool {
     fn description(&self) -> &'static str {
         include_str!("../../assets/tools/ReadSessionContext.md")
     }
@@ -502,8 +503,8 @@ impl Tool for ReadSessionContextTool {
         })
     }
 
-    fn capability(&self) -> Capability {
-        declared_capability(NAME)
+    fn declaration(&self) -> &ToolDeclaration {
+        &DECLARATION
     }
 
     fn validate(&self, input: Value) -> Result<Value, String> {

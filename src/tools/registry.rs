@@ -1,13 +1,124 @@
 //! The tools offered to the model, by name, in a stable order.
 
-use super::ask_user_question::AskUserQuestionTool;
-use super::plan_mode::{EnterPlanModeTool, ExitPlanModeTool};
+use super::ask_user_question::{self, AskUserQuestionTool};
+use super::plan_mode::{self, EnterPlanModeTool, ExitPlanModeTool};
 use super::{
     BashTool, EditTool, GlobTool, GrepTool, ListModelsTool, ReadSessionContextTool, ReadTool,
     TodoReadTool, TodoWriteTool, Tool, WebFetchTool, WriteTool,
 };
+use super::{agent, skill};
+use super::{
+    bash, edit, glob, grep, list_models, read, read_session_context, todo_read, todo_write,
+    web_fetch, write,
+};
 use crate::model::ToolSpec;
+use crate::permission::capability::Capability;
+use crate::permission::declaration::ToolDeclaration;
 use std::sync::Arc;
+
+/// One built-in tool: its declaration, and how to make the tool.
+pub struct Builtin {
+    pub declaration: &'static ToolDeclaration,
+    /// `None`: the runtime makes it, with what only the runtime has (a
+    /// tool whose description lists what the session found, say); it is
+    /// still declared here, for code that knows it by name.
+    pub make: Option<fn() -> Arc<dyn Tool>>,
+}
+
+/// The built-in tools, in the order they are offered to the model. Adding
+/// a built-in tool is its file under `src/tools/` (its `DECLARATION` and
+/// its `impl Tool`) plus one line here.
+pub static BUILTIN: &[Builtin] = &[
+    Builtin {
+        declaration: &read::DECLARATION,
+        make: Some(|| Arc::new(ReadTool)),
+    },
+    Builtin {
+        declaration: &glob::DECLARATION,
+        make: Some(|| Arc::new(GlobTool)),
+    },
+    Builtin {
+        declaration: &grep::DECLARATION,
+        make: Some(|| Arc::new(GrepTool)),
+    },
+    Builtin {
+        declaration: &write::DECLARATION,
+        make: Some(|| Arc::new(WriteTool)),
+    },
+    Builtin {
+        declaration: &edit::DECLARATION,
+        make: Some(|| Arc::new(EditTool)),
+    },
+    Builtin {
+        declaration: &bash::DECLARATION,
+        make: Some(|| Arc::new(BashTool)),
+    },
+    Builtin {
+        declaration: &web_fetch::DECLARATION,
+        make: Some(|| Arc::new(WebFetchTool::new())),
+    },
+    Builtin {
+        declaration: &todo_read::DECLARATION,
+        make: Some(|| Arc::new(TodoReadTool)),
+    },
+    Builtin {
+        declaration: &todo_write::DECLARATION,
+        make: Some(|| Arc::new(TodoWriteTool)),
+    },
+    Builtin {
+        declaration: &list_models::DECLARATION,
+        make: Some(|| Arc::new(ListModelsTool::new())),
+    },
+    Builtin {
+        declaration: &read_session_context::DECLARATION,
+        make: Some(|| Arc::new(ReadSessionContextTool::new())),
+    },
+    Builtin {
+        declaration: &ask_user_question::DECLARATION,
+        make: Some(|| Arc::new(AskUserQuestionTool)),
+    },
+    Builtin {
+        declaration: &plan_mode::ENTER_DECLARATION,
+        make: Some(|| Arc::new(EnterPlanModeTool)),
+    },
+    Builtin {
+        declaration: &plan_mode::EXIT_DECLARATION,
+        make: Some(|| Arc::new(ExitPlanModeTool)),
+    },
+    // Built by the runtime, with the session's agents and skills.
+    Builtin {
+        declaration: &agent::DECLARATION,
+        make: None,
+    },
+    Builtin {
+        declaration: &skill::DECLARATION,
+        make: None,
+    },
+];
+
+/// The built-in tools' declarations, in `BUILTIN`'s order.
+pub fn builtin_declarations() -> impl Iterator<Item = &'static ToolDeclaration> {
+    BUILTIN.iter().map(|b| b.declaration)
+}
+
+/// The declaration of the built-in tool called `name`, for code that has
+/// only a name (a rule, a command line).
+pub fn builtin_declaration(name: &str) -> Option<&'static ToolDeclaration> {
+    builtin_declarations().find(|d| d.name == name)
+}
+
+/// A built-in tool's capability (CAP-2), by name.
+pub fn builtin_capability(name: &str) -> Option<Capability> {
+    builtin_declaration(name).map(|d| d.capability)
+}
+
+/// The declaration a name stands for: the built-in tool's, else that of a
+/// tool zcode knows nothing about (`zcode permission check mcp__s__t`).
+pub fn declaration_for(name: &str) -> ToolDeclaration {
+    builtin_declaration(name)
+        .cloned()
+        .unwrap_or_else(|| ToolDeclaration::unknown(name))
+}
 
 /// Tools that come and go while a session runs (an MCP server's, once it
 /// has started or when it says its list changed).
@@ -52,31 +163,17 @@ impl ToolRegistry {
         Self::default()
     }
 
-    /// The built-in tools, in the order of `BUILTIN_TOOLS`, less
-    /// those named in `disallowed` (DIS-2: a disallowed tool is not offered
-    /// to the model at all).
+    /// The built-in tools, in the order of [`BUILTIN`], less those named
+    /// in `disallowed` (DIS-2: a disallowed tool is not offered to the
+    /// model at all).
     pub fn builtin(disallowed: &[String]) -> ToolRegistry {
-        let all: [Arc<dyn Tool>; 14] = [
-            Arc::new(ReadTool),
-            Arc::new(GlobTool),
-            Arc::new(GrepTool),
-            Arc::new(WriteTool),
-            Arc::new(EditTool),
-            Arc::new(BashTool),
-            Arc::new(WebFetchTool::new()),
-            Arc::new(TodoReadTool),
-            Arc::new(TodoWriteTool),
-            Arc::new(ListModelsTool::new()),
-            Arc::new(ReadSessionContextTool::new()),
-            Arc::new(AskUserQuestionTool),
-            Arc::new(EnterPlanModeTool),
-            Arc::new(ExitPlanModeTool),
-        ];
         let mut registry = Self::new();
-        for tool in all {
+        for builtin in BUILTIN {
             // As a deny rule covers tools: `Edit` also removes `Write`.
-            if !crate::permission::settings::list_removes(disallowed, tool.name()) {
-                registry.register(tool);
+            let removed =
+                crate::permission::settings::list_removes(disallowed, builtin.declaration);
+            if let Some(make) = builtin.make.filter(|_| !removed) {
+                registry.register(make());
             }
         }
         registry
@@ -176,5 +273,86 @@ impl ToolRegistry {
                 input_schema: super::compact::compact_schema(&t.input_schema()),
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::permission::capability::{RiskLevel, SideEffectScope};
+    use crate::permission::declaration::{PlanRole, RequestKind, RuleSubject};
+
+    #[test]
+    fn cap2_the_declaration_list_and_the_registry_agree() {
+        let registry = ToolRegistry::builtin(&[]);
+        let declared: Vec<&str> = builtin_declarations().map(|d| d.name.as_ref()).collect();
+        let made: Vec<&str> = BUILTIN
+            .iter()
+            .filter(|b| b.make.is_some())
+            .map(|b| b.declaration.name.as_ref())
+            .collect();
+        assert_eq!(registry.names(), made);
+        for tool in registry.all() {
+            let listed = builtin_declaration(tool.name()).expect("listed");
+            assert_eq!(tool.declaration(), listed, "{}", tool.name());
+            assert_eq!(tool.capability(), listed.capability);
+            assert_eq!(tool.request_kind(), listed.request_kind);
+        }
+        let mut names = declared.clone();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), declared.len(), "a name declared twice");
+        assert!(builtin_declaration("Nope").is_none());
+        assert_eq!(declaration_for("Nope"), ToolDeclaration::unknown("Nope"));
+    }
+
+    #[test]
+    fn cap2_table_rows() {
+        let get = |name| builtin_declaration(name).expect("declared");
+        let w = get("Write").capability;
+        assert_eq!(w.permission_name, "edit");
+        assert!(!w.read_only && w.needs_approval);
+        assert_eq!(
+            (w.side_effect_scope, w.risk_level),
+            (SideEffectScope::Workspace, RiskLevel::Medium)
+        );
+        assert_eq!(get("Edit").capability, w);
+        let b = get("Bash").capability;
+        assert_eq!(
+            (b.side_effect_scope, b.risk_level),
+            (SideEffectScope::System, RiskLevel::High)
+        );
+        let f = get("WebFetch").capability;
+        assert!(f.read_only && f.needs_approval);
+        assert!(get("AskUserQuestion").capability.requires_user_interaction);
+        assert!(get("ExitPlanMode").capability.requires_user_interaction);
+        assert!(!get("EnterPlanMode").capability.needs_approval);
+    }
+
+    #[test]
+    fn what_each_built_in_declares_beyond_its_capability() {
+        let get = |name| builtin_declaration(name).expect("declared");
+        assert_eq!(get("Bash").subject, RuleSubject::Command);
+        assert_eq!(get("WebFetch").subject, RuleSubject::Url);
+        for name in ["Read", "Write", "Edit", "Glob", "Grep"] {
+            assert_eq!(get(name).subject, RuleSubject::Input, "{name}");
+        }
+        assert_eq!(get("WebFetch").plan, PlanRole::BuildRules);
+        assert_eq!(get("EnterPlanMode").plan, PlanRole::Enter);
+        assert_eq!(get("ExitPlanMode").plan, PlanRole::Exit);
+        assert_eq!(get("AskUserQuestion").request_kind, RequestKind::Question);
+        assert_eq!(get("ExitPlanMode").request_kind, RequestKind::Plan);
+        let tracking: Vec<&str> = builtin_declarations()
+            .filter(|d| d.tracks_todos)
+            .map(|d| d.name.as_ref())
+            .collect();
+        assert_eq!(tracking, ["TodoWrite"]);
+        let searching: Vec<&str> = builtin_declarations()
+            .filter(|d| d.honours_read_rules)
+            .map(|d| d.name.as_ref())
+            .collect();
+        assert_eq!(searching, ["Glob", "Grep"]);
+        // No built-in tool runs its calls side by side yet.
+        assert!(builtin_declarations().all(|d| !d.parallel));
     }
 }

@@ -6,14 +6,25 @@
 //! never asked, allowed in plan mode.
 
 use super::input::{Fields, non_empty, normalized};
-use super::{Tool, ToolContext, ToolOutput, declared_capability};
+use super::{Tool, ToolContext, ToolOutput};
 use crate::extensions::skills::Skill;
 use crate::permission::capability::Capability;
+use crate::permission::declaration::{RuleSubject, ToolDeclaration};
 use futures_util::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 pub const NAME: &str = "Skill";
+
+/// PERM-8: loading a skill's instructions is read-only; the files they
+/// name are read with the usual tools and permissions.
+pub static DECLARATION: ToolDeclaration =
+    ToolDeclaration::builtin(NAME, Capability::read_only_low("skill"))
+        .with_subject(RuleSubject::Nothing)
+        .with_wording(
+            "load a skill",
+            crate::permission::declaration::AskReason::Effect,
+        );
 
 /// The most of one skill's description the listing carries (the Agent
 /// Skills format's own limit): the listing is in every request.
@@ -89,8 +100,8 @@ pub fn result_text(skill: &Skill) -> String {
 }
 
 impl Tool for SkillTool {
-    fn name(&self) -> &'static str {
-        NAME
+    fn declaration(&self) -> &ToolDeclaration {
+        &DECLARATION
     }
 
     fn description(&self) -> &str {
@@ -119,10 +130,6 @@ impl Tool for SkillTool {
             "required": ["skill"],
             "additionalProperties": false
         })
-    }
-
-    fn capability(&self) -> Capability {
-        declared_capability(NAME)
     }
 
     fn validate(&self, input: Value) -> Result<Value, String> {

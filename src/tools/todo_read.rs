@@ -5,8 +5,9 @@
 
 use super::input::{no_parameters, no_parameters_schema};
 use super::todo_write::{lock, session_store, summary, summary_line};
-use super::{Tool, ToolContext, ToolOutput, blocking, declared_capability};
-use crate::permission::capability::Capability;
+use super::{Tool, ToolContext, ToolOutput, blocking};
+use crate::permission::declaration::ToolDeclaration;
+
 use crate::store::TodoItem;
 use futures_util::future::BoxFuture;
 use serde_json::{Value, json};
@@ -25,11 +26,11 @@ pub fn result_text(todos: &[TodoItem]) -> String {
 #[derive(Debug, Default)]
 pub struct TodoReadTool;
 
-impl Tool for TodoReadTool {
-    fn name(&self) -> &'static str {
-        NAME
-    }
+/// What TodoRead is to the permission engine, the approval and the TUI.
+pub static DECLARATION: ToolDeclaration =
+    ToolDeclaration::builtin(NAME, super::todo_write::TODO_STATE);
 
+impl Tool for TodoReadTool {
     fn description(&self) -> &'static str {
         include_str!("../../assets/tools/TodoRead.md")
     }
@@ -42,8 +43,8 @@ impl Tool for TodoReadTool {
         no_parameters_schema()
     }
 
-    fn capability(&self) -> Capability {
-        declared_capability(NAME)
+    fn declaration(&self) -> &ToolDeclaration {
+        &DECLARATION
     }
 
     fn validate(&self, input: Value) -> Result<Value, String> {

@@ -14,14 +14,22 @@
 
 use super::input;
 use super::input::kind;
-use super::{SessionEffect, Tool, ToolContext, ToolOutput, blocking, declared_capability};
-use crate::permission::capability::Capability;
+use super::{SessionEffect, Tool, ToolContext, ToolOutput, blocking};
+use crate::permission::capability::{Capability, SideEffectScope};
+use crate::permission::declaration::ToolDeclaration;
 use crate::store::{Store, TodoItem, TodoPriority, TodoStatus};
 use futures_util::future::BoxFuture;
 use serde_json::{Map, Value, json};
 use std::sync::{Arc, Mutex};
 
 pub const NAME: &str = "TodoWrite";
+
+/// The capability of the todo tools: they change this session's state
+/// only.
+pub const TODO_STATE: Capability = Capability {
+    side_effect_scope: SideEffectScope::Session,
+    ..Capability::read_only_low("todo")
+};
 
 /// The fields of one item, in the order errors list them.
 pub const ITEM_FIELDS: [&str; 3] = ["content", "status", "priority"];
@@ -238,11 +246,11 @@ pub(crate) fn lock(store: &Mutex<Store>) -> std::sync::MutexGuard<'_, Store> {
 #[derive(Debug, Default)]
 pub struct TodoWriteTool;
 
-impl Tool for TodoWriteTool {
-    fn name(&self) -> &'static str {
-        NAME
-    }
+/// What TodoWrite is to the permission engine, the approval and the TUI.
+pub static DECLARATION: ToolDeclaration =
+    ToolDeclaration::builtin(NAME, TODO_STATE).tracking_todos();
 
+impl Tool for TodoWriteTool {
     fn description(&self) -> &'static str {
         include_str!("../../assets/tools/TodoWrite.md")
     }
@@ -285,8 +293,8 @@ impl Tool for TodoWriteTool {
         })
     }
 
-    fn capability(&self) -> Capability {
-        declared_capability(NAME)
+    fn declaration(&self) -> &ToolDeclaration {
+        &DECLARATION
     }
 
     fn validate(&self, input: Value) -> Result<Value, String> {

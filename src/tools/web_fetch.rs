@@ -9,8 +9,9 @@
 
 use super::input::{self, Fields};
 use super::web_redirect::{check_redirect, redirect_target};
-use super::{Tool, ToolContext, ToolOutput, declared_capability};
-use crate::permission::capability::Capability;
+use super::{Tool, ToolContext, ToolOutput};
+use crate::permission::capability::{Capability, RiskLevel, SideEffectScope};
+use crate::permission::declaration::{AskReason, PlanRole, RuleSubject, ToolDeclaration};
 use crate::permission::web_url;
 use futures_util::future::BoxFuture;
 use reqwest::Url;
@@ -116,11 +117,28 @@ impl WebFetchTool {
     }
 }
 
-impl Tool for WebFetchTool {
-    fn name(&self) -> &'static str {
-        NAME
-    }
+/// What WebFetch is to the permission engine, the approval and the TUI.
+pub static DECLARATION: ToolDeclaration = ToolDeclaration::builtin(
+    NAME,
+    Capability {
+        side_effect_scope: SideEffectScope::Network,
+        risk_level: RiskLevel::Medium,
+        needs_approval: true,
+        ..Capability::read_only_low("webfetch")
+    },
+)
+.with_subject(RuleSubject::Url)
+.with_wording(
+    "fetch a URL",
+    AskReason::Fetch {
+        from: "fetches a page from",
+        anywhere: "fetches a page from the internet",
+    },
+)
+// PERM-8: plan mode neither allows nor denies a fetch.
+.with_plan(PlanRole::BuildRules);
 
+impl Tool for WebFetchTool {
     fn description(&self) -> &'static str {
         include_str!("../../assets/tools/web_fetch.md")
     }
@@ -147,8 +165,8 @@ impl Tool for WebFetchTool {
         })
     }
 
-    fn capability(&self) -> Capability {
-        declared_capability(NAME)
+    fn declaration(&self) -> &ToolDeclaration {
+        &DECLARATION
     }
 
     fn validate(&self, input: Value) -> Result<Value, String> {

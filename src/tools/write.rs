@@ -3,8 +3,9 @@
 
 use super::input::{self, Fields};
 use super::special_files::{OpenFailure, read_regular, special_kind};
-use super::{Tool, ToolContext, ToolOutput, blocking, declared_capability, diff, paths};
-use crate::permission::capability::Capability;
+use super::{Tool, ToolContext, ToolOutput, blocking, diff, paths};
+use crate::permission::declaration::{AskReason, CoveredBy, ToolDeclaration};
+
 use futures_util::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -31,11 +32,16 @@ impl WriteInput {
 #[derive(Debug, Default)]
 pub struct WriteTool;
 
-impl Tool for WriteTool {
-    fn name(&self) -> &'static str {
-        NAME
-    }
+/// What Write is to the permission engine, the approval and the TUI.
+pub static DECLARATION: ToolDeclaration = ToolDeclaration::builtin(NAME, super::edit::FILE_CHANGE)
+    .with_wording("change a file", AskReason::File("writes to a file"))
+    // RULE-2: a rule for Edit covers Write.
+    .with_covered_by(&[CoveredBy {
+        tool: super::edit::NAME,
+        allow_too: true,
+    }]);
 
+impl Tool for WriteTool {
     fn description(&self) -> &'static str {
         include_str!("../../assets/tools/write.md")
     }
@@ -62,8 +68,8 @@ impl Tool for WriteTool {
         })
     }
 
-    fn capability(&self) -> Capability {
-        declared_capability(NAME)
+    fn declaration(&self) -> &ToolDeclaration {
+        &DECLARATION
     }
 
     fn validate(&self, input: Value) -> Result<Value, String> {

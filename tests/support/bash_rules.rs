@@ -3,11 +3,11 @@
 
 use serde_json::json;
 use zcode::permission::bash::{AnalyzeOptions, analyze_with};
-use zcode::permission::capability::builtin_capability;
 use zcode::permission::check::{CheckContext, Decision, check_permission};
 use zcode::permission::mode::{ExecutionState, Mode};
 use zcode::permission::rules::RuleSet;
 use zcode::permission::settings::PermissionSettings;
+use zcode::tools::registry::builtin_declaration;
 
 const BUILD: ExecutionState = ExecutionState::new(Mode::Build, false);
 
@@ -20,10 +20,9 @@ pub fn decide(project: &RuleSet, command: &str) -> Decision {
 pub fn decide_with(project: &RuleSet, command: &str, options: AnalyzeOptions) -> Decision {
     let input = json!({ "command": command });
     let analysis = analyze_with(command, options);
-    let capability = builtin_capability("Bash").expect("Bash is built in");
+    let bash = builtin_declaration("Bash").expect("Bash is built in");
     check_permission(&CheckContext {
-        tool_name: "Bash",
-        capability: &capability,
+        tool: bash,
         input: &input,
         state: BUILD,
         settings: &PermissionSettings::default(),

@@ -12,17 +12,19 @@ use super::cli::RuleReading;
 use super::invocation::{self, Invocations, basename};
 use super::opaque;
 use super::{BashAnalysis, Subcommand};
-use crate::permission::rules::{Rule, RuleKind, content_matches, tool_name_matches};
+use crate::permission::declaration::ToolDeclaration;
+use crate::permission::rules::{Rule, RuleKind, content_matches, rule_covers_tool};
 
 pub fn matching_rule<'a>(
     kind: RuleKind,
     rules: &'a [Rule],
+    tool: &ToolDeclaration,
     analysis: &BashAnalysis,
 ) -> Option<&'a Rule> {
     let command = analysis.command.trim();
     let mut bash_rules = rules
         .iter()
-        .filter(|r| tool_name_matches(&r.tool_name, "Bash"));
+        .filter(|r| rule_covers_tool(kind, &r.tool_name, tool));
     match kind {
         RuleKind::Deny | RuleKind::Ask => {
             // Nothing to compare: skip the analysis of what runs.

@@ -1,7 +1,13 @@
 //! Suggestions (BASH-7) and rule policy (BASH-5).
 
 use super::{analyze, matching_rule, suggest_rules};
+use crate::permission::declaration::ToolDeclaration;
 use crate::permission::rules::{Rule, RuleKind};
+
+/// The Bash tool's declaration, whose rules the policy reads.
+fn bash_tool() -> &'static ToolDeclaration {
+    crate::tools::registry::builtin_declaration("Bash").expect("Bash is built in")
+}
 
 fn suggest(command: &str) -> Vec<String> {
     suggest_rules(&analyze(command))
@@ -12,7 +18,7 @@ fn bash(content: &str) -> Rule {
 }
 
 fn matched(kind: RuleKind, rules: &[Rule], command: &str) -> Option<Rule> {
-    matching_rule(kind, rules, &analyze(command)).cloned()
+    matching_rule(kind, rules, bash_tool(), &analyze(command)).cloned()
 }
 
 #[test]
@@ -294,7 +300,13 @@ fn bash5_allow_rule_never_carries_a_sandbox_only_part() {
     let sandboxed = AnalyzeOptions { sandboxed: true };
     let rules = [bash("npm test:*")];
     let allowed = |command: &str| {
-        matching_rule(RuleKind::Allow, &rules, &analyze_with(command, sandboxed)).is_some()
+        matching_rule(
+            RuleKind::Allow,
+            &rules,
+            bash_tool(),
+            &analyze_with(command, sandboxed),
+        )
+        .is_some()
     };
     for command in [
         "npm test; [ -v 'a[$(touch x)]' ]",
@@ -314,9 +326,9 @@ fn bash5_allow_rule_never_carries_a_sandbox_only_part() {
     // A `readOnlyCommands` entry is read-only only in the sandbox.
     let mut analysis = analyze_with("npm test; mytool", sandboxed);
     analysis.subcommands[1].read_only = true;
-    assert!(matching_rule(RuleKind::Allow, &rules, &analysis).is_none());
+    assert!(matching_rule(RuleKind::Allow, &rules, bash_tool(), &analysis).is_none());
     // Covered by a rule of its own, a part may run unsandboxed.
     let both = [bash("npm test:*"), bash("cd:*")];
     let analysis = analyze_with("npm test && cd /tmp", sandboxed);
-    assert!(matching_rule(RuleKind::Allow, &both, &analysis).is_some());
+    assert!(matching_rule(RuleKind::Allow, &both, bash_tool(), &analysis).is_some());
 }

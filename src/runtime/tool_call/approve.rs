@@ -11,7 +11,7 @@ use crate::config::hooks::HookEvent;
 use crate::hooks::{HookError, PermissionHookDecision};
 use crate::model::ToolCall;
 use crate::permission::capability::AllowAlways;
-use crate::permission::check::{self, Behavior};
+use crate::permission::check::{Behavior, RuleId};
 use crate::permission::mode::{Mode, ModeChoice};
 use crate::permission::rules::{Rule, RuleKind};
 use crate::permission::service::Evaluation;
@@ -24,34 +24,6 @@ use serde_json::Value;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
-/// Rule ids of the approval's own decisions, recorded with a denial like
-/// the permission check's ids (`permission::check::rule_id`), which the
-/// executor passes on as they are.
-pub mod rule_id {
-    /// The user denied the call.
-    pub const USER_DENIED: &str = "approval.userDenied";
-    /// Nobody could be asked (headless, or the front end is gone).
-    pub const NO_CLIENT: &str = "approval.noClient";
-    /// A PermissionRequest hook denied the call.
-    pub const HOOK_DENY: &str = "hook.permissionRequest.deny";
-    /// A PermissionRequest hook approved with an input that is invalid.
-    pub const HOOK_INVALID_INPUT: &str = "hook.permissionRequest.invalidInput";
-    /// The reply was not one the request offered (APPR-6).
-    pub const INVALID_REPLY: &str = "approval.invalidReply";
-    /// The user interrupted while the call waited for approval.
-    pub const CANCELLED: &str = "approval.cancelled";
-    /// Full access was chosen where the request did not offer it.
-    pub const FULL_ACCESS_UNAVAILABLE: &str = "approval.fullAccessUnavailable";
-    /// Full access could not be saved.
-    pub const FULL_ACCESS_FAILED: &str = "approval.fullAccessFailed";
-
-    /// A denial that answered an approval (the user, nobody, or a hook),
-    /// as opposed to a rule or mode that refused the call outright.
-    pub fn refused_approval(rule_id: &str) -> bool {
-        matches!(rule_id, USER_DENIED | NO_CLIENT | HOOK_DENY)
-    }
-}
-
 /// The recorded reason of a user's deny; the TUI is the one client that
 /// answers through the channel broker (APPR-7).
 const USER_DENIED_REASON: &str = "Denied in TUI";
@@ -62,7 +34,7 @@ pub(super) enum Approval {
     /// A plan request: the user wants changes (PLAN-8).
     PlanFeedback(String),
     Denied {
-        rule_id: String,
+        rule_id: RuleId,
         reason: String,
         text: String,
     },
@@ -103,7 +75,7 @@ fn permission_request(
         always: match eval.capability.allow_always_option() {
             _ if kind != RequestKind::Tool => AlwaysOption::None,
             // A saved rule could never lift this ask (PERM-10).
-            _ if eval.decision.rule_id == check::rule_id::EDIT_PROTECTED_PATH => AlwaysOption::None,
+            _ if eval.decision.rule_id == RuleId::EditProtectedPath => AlwaysOption::None,
             AllowAlways::Project => AlwaysOption::Project,
             AllowAlways::Session => AlwaysOption::Session,
             AllowAlways::Never => AlwaysOption::None,
@@ -129,16 +101,14 @@ fn permission_request(
 /// always asks), in build mode.
 fn edit_mode_would_allow(core: &SessionCore, eval: &Evaluation) -> bool {
     let state = core.state();
-    eval.capability.permission_name == "edit"
+    eval.capability.edits_files()
         && eval.target.inside_workspace
         && eval.target.protected.is_none()
         && state.mode == Mode::Build
         && !state.plan_enabled
         && matches!(
             eval.decision.rule_id,
-            check::rule_id::NEEDS_APPROVAL
-                | check::rule_id::RISK_HIGH
-                | check::rule_id::RISK_CRITICAL
+            RuleId::NeedsApproval | RuleId::RiskHigh | RuleId::RiskCritical
         )
 }
 
@@ -152,7 +122,7 @@ pub(super) async fn ask(
 ) -> Approval {
     let request_id = format!("perm_{}", uuid::Uuid::new_v4());
     let request = permission_request(core, tool, call, request_id.clone(), &input, eval, cancel);
-    let answer = if eval.decision.rule_id == check::rule_id::EDIT_PROTECTED_PATH {
+    let answer = if eval.decision.rule_id == RuleId::EditProtectedPath {
         // PERM-10: a write to a file that makes tools run programs is the
         // user's to allow; no PermissionRequest hook answers for them.
         user_only(core, &request, cancel).await
@@ -184,7 +154,7 @@ pub(super) async fn ask(
         ),
         Answer::Hook(PermissionHookDecision::Deny { message }) => (
             Approval::Denied {
-                rule_id: rule_id::HOOK_DENY.into(),
+                rule_id: RuleId::PermissionHookDeny,
                 text: deny_text::policy_denied(&call.name, &message),
                 reason: message,
             },
@@ -293,7 +263,7 @@ fn report_hook_errors(core: &SessionCore, errors: &[String]) {
 
 fn no_client(call: &ToolCall, reason: String) -> Approval {
     Approval::Denied {
-        rule_id: rule_id::NO_CLIENT.into(),
+        rule_id: RuleId::NoClient,
         text: deny_text::no_client(&call.name, &reason),
         reason,
     }
@@ -325,7 +295,7 @@ async fn ask_user_again(
 
 fn interrupted() -> Approval {
     Approval::Denied {
-        rule_id: rule_id::CANCELLED.into(),
+        rule_id: RuleId::Cancelled,
         reason: "Interrupted by the user".into(),
         text:
             "Interrupted by the user before the tool call was approved. The tool was NOT executed."
@@ -369,7 +339,7 @@ fn apply_reply(
     if !reply_fits(request, &reply) {
         let reason = format!("The reply does not fit this {} request", call.name);
         return Approval::Denied {
-            rule_id: rule_id::INVALID_REPLY.into(),
+            rule_id: RuleId::InvalidReply,
             text: deny_text::policy_denied(&call.name, &reason),
             reason,
         };
@@ -397,7 +367,7 @@ fn apply_reply(
         PermissionReply::Answers { .. } | PermissionReply::PlanFeedback { .. } => {
             let reason = format!("The reply does not fit a {} request", call.name);
             Approval::Denied {
-                rule_id: rule_id::INVALID_REPLY.into(),
+                rule_id: RuleId::InvalidReply,
                 text: deny_text::policy_denied(&call.name, &reason),
                 reason,
             }
@@ -430,7 +400,7 @@ fn apply_reply(
         PermissionReply::FullAccess => {
             if !request.full_access_available {
                 return Approval::Denied {
-                    rule_id: rule_id::FULL_ACCESS_UNAVAILABLE.into(),
+                    rule_id: RuleId::FullAccessUnavailable,
                     reason: "Full access is not available for this tool".into(),
                     text: deny_text::policy_denied(
                         &call.name,
@@ -441,14 +411,14 @@ fn apply_reply(
             match grant_full_access(core, &request.request_id) {
                 Ok(()) => Approval::Run(input),
                 Err(msg) => Approval::Denied {
-                    rule_id: rule_id::FULL_ACCESS_FAILED.into(),
+                    rule_id: RuleId::FullAccessFailed,
                     text: deny_text::policy_denied(&call.name, &msg),
                     reason: msg,
                 },
             }
         }
         PermissionReply::Deny { feedback } => Approval::Denied {
-            rule_id: rule_id::USER_DENIED.into(),
+            rule_id: RuleId::UserDenied,
             reason: match &feedback {
                 Some(f) if !f.trim().is_empty() => format!("{USER_DENIED_REASON}: {}", f.trim()),
                 _ => USER_DENIED_REASON.into(),
@@ -501,7 +471,7 @@ fn recheck(core: &SessionCore, tool: &dyn Tool, call: &ToolCall, updated: Value)
         Err(msg) => {
             let reason = format!("Input rewritten by a PermissionRequest hook is invalid: {msg}");
             return Recheck::Denied(Approval::Denied {
-                rule_id: rule_id::HOOK_INVALID_INPUT.into(),
+                rule_id: RuleId::PermissionHookInvalidInput,
                 text: deny_text::policy_denied(&call.name, &reason),
                 reason,
             });
@@ -511,7 +481,7 @@ fn recheck(core: &SessionCore, tool: &dyn Tool, call: &ToolCall, updated: Value)
         Ok(e) => e,
         Err(msg) => {
             return Recheck::Denied(Approval::Denied {
-                rule_id: check::rule_id::PROJECT_DENY.into(),
+                rule_id: RuleId::ProjectDeny,
                 text: deny_text::policy_denied(&call.name, &msg),
                 reason: msg,
             });
@@ -521,56 +491,18 @@ fn recheck(core: &SessionCore, tool: &dyn Tool, call: &ToolCall, updated: Value)
         Behavior::Deny => {
             let reason = eval.decision.reason.to_string();
             Recheck::Denied(Approval::Denied {
-                rule_id: eval.decision.rule_id.to_string(),
+                rule_id: eval.decision.rule_id,
                 text: deny_text::policy_denied(&call.name, &reason),
                 reason,
             })
         }
         // PERM-10: a rewrite onto a protected file is the user's to allow.
-        _ if eval.decision.rule_id == check::rule_id::PROJECT_ASK
-            || eval.decision.rule_id == check::rule_id::EDIT_PROTECTED_PATH
+        _ if eval.decision.rule_id == RuleId::ProjectAsk
+            || eval.decision.rule_id == RuleId::EditProtectedPath
             || eval.target.memory_file =>
         {
             Recheck::AskAgain(input, eval)
         }
         _ => Recheck::Run(input),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::rule_id;
-
-    #[test]
-    fn appr7_approval_rule_ids_keep_their_wire_values() {
-        let ids = [
-            (rule_id::USER_DENIED, "approval.userDenied"),
-            (rule_id::NO_CLIENT, "approval.noClient"),
-            (rule_id::HOOK_DENY, "hook.permissionRequest.deny"),
-            (
-                rule_id::HOOK_INVALID_INPUT,
-                "hook.permissionRequest.invalidInput",
-            ),
-            (rule_id::INVALID_REPLY, "approval.invalidReply"),
-            (rule_id::CANCELLED, "approval.cancelled"),
-            (
-                rule_id::FULL_ACCESS_UNAVAILABLE,
-                "approval.fullAccessUnavailable",
-            ),
-            (rule_id::FULL_ACCESS_FAILED, "approval.fullAccessFailed"),
-        ];
-        for (id, wire) in ids {
-            assert_eq!(id, wire);
-        }
-    }
-
-    #[test]
-    fn plan9_only_answers_to_an_approval_count_as_refusals() {
-        assert!(rule_id::refused_approval(rule_id::USER_DENIED));
-        assert!(rule_id::refused_approval(rule_id::NO_CLIENT));
-        assert!(rule_id::refused_approval(rule_id::HOOK_DENY));
-        assert!(!rule_id::refused_approval(rule_id::CANCELLED));
-        assert!(!rule_id::refused_approval(rule_id::INVALID_REPLY));
-        assert!(!rule_id::refused_approval("rule.project.deny"));
     }
 }

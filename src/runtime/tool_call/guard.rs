@@ -74,25 +74,24 @@ pub async fn run(tool: &dyn Tool, input: Value, ctx: &ToolContext) -> ToolOutput
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::permission::capability::Capability;
+    use crate::permission::declaration::{ToolDeclaration, UNKNOWN_TOOL_CAPABILITY};
     use futures_util::future::BoxFuture;
     use serde_json::json;
 
     /// A tool whose every entry point misbehaves.
     struct Broken;
 
+    static BROKEN: ToolDeclaration = ToolDeclaration::builtin("Broken", UNKNOWN_TOOL_CAPABILITY);
+
     impl Tool for Broken {
-        fn name(&self) -> &'static str {
-            "Broken"
+        fn declaration(&self) -> &ToolDeclaration {
+            &BROKEN
         }
         fn description(&self) -> &'static str {
             ""
         }
         fn input_schema(&self) -> Value {
             json!({})
-        }
-        fn capability(&self) -> Capability {
-            crate::tools::declared_capability("Broken")
         }
         fn validate(&self, _: Value) -> Result<Value, String> {
             panic!("validate broke")

@@ -8,8 +8,6 @@ mod approve;
 mod effects;
 mod guard;
 
-pub use approve::rule_id;
-
 use self::approve::{Approval, ask};
 use self::effects::apply_effects;
 use super::core::{AgentRole, SessionCore, lock};
@@ -19,7 +17,7 @@ use crate::config::hooks::HookEvent;
 use crate::hooks::ToolResponse;
 use crate::model::ToolCall;
 use crate::permission::capability::SideEffectScope;
-use crate::permission::check::{self, Behavior, HookPermission};
+use crate::permission::check::{Behavior, Decision, HookPermission, RuleId};
 use crate::permission::mode::{ExecutionState, Mode};
 use crate::permission::read_rules::ReadRuleFilter;
 use crate::permission::rules::RuleSet;
@@ -126,7 +124,7 @@ pub async fn execute_call(
                 core,
                 call,
                 &input,
-                check::rule_id::PROJECT_DENY,
+                RuleId::ProjectDeny,
                 &msg,
                 deny_text::policy_denied(&call.name, &msg),
             );
@@ -138,7 +136,7 @@ pub async fn execute_call(
         Behavior::Deny => {
             let reason = eval.decision.reason.to_string();
             Approval::Denied {
-                rule_id: eval.decision.rule_id.to_string(),
+                rule_id: eval.decision.rule_id,
                 text: deny_text::policy_denied(&call.name, &reason),
                 reason,
             }
@@ -154,14 +152,14 @@ pub async fn execute_call(
             rule_id,
             reason,
             text,
-        } if kind == RequestKind::Plan && rule_id::refused_approval(&rule_id) => {
+        } if kind == RequestKind::Plan && rule_id.refused_approval() => {
             // PLAN-9: a refused plan ends the turn; plan mode stays on.
-            let text = if rule_id == rule_id::USER_DENIED {
+            let text = if rule_id == RuleId::UserDenied {
                 plan_mode::PLAN_DENIED.to_string()
             } else {
                 text
             };
-            let mut outcome = deny(core, call, &input, &rule_id, &reason, text);
+            let mut outcome = deny(core, call, &input, rule_id, &reason, text);
             outcome.stop_turn = true;
             outcome
         }
@@ -169,7 +167,7 @@ pub async fn execute_call(
             rule_id,
             reason,
             text,
-        } => deny(core, call, &input, &rule_id, &reason, text),
+        } => deny(core, call, &input, rule_id, &reason, text),
         Approval::PlanFeedback(feedback) => {
             // The plan was sent back: not a success, though the model
             // reads PLAN-8's text as a plain result.
@@ -236,7 +234,6 @@ fn evaluate(
     let rules: RuleSet = lock(&core.store)
         .project_rules(&core.project_id)
         .map_err(|e| format!("the saved project rules cannot be read ({e})"))?;
-    let capability = tool.capability();
     let read_only_agent = matches!(&core.role, AgentRole::Sub(role) if role.read_only);
     // A read-only sub-agent is judged as in build mode, whatever the
     // session's mode, and keeps only what is allowed for being read-only.
@@ -245,14 +242,7 @@ fn evaluate(
     } else {
         core.state()
     };
-    let eval = lock(&core.permissions).evaluate(
-        tool.name(),
-        Some(&capability),
-        input,
-        state,
-        &rules,
-        hook,
-    );
+    let eval = lock(&core.permissions).evaluate(tool.declaration(), input, state, &rules, hook);
     Ok(if read_only_agent {
         read_only_agent_decision(eval)
     } else {
@@ -277,17 +267,14 @@ fn read_only_agent_decision(mut eval: Evaluation) -> Evaluation {
         Behavior::Allow if read_only => eval,
         Behavior::Deny => eval,
         _ => {
-            eval.decision = check::Decision::deny(
-                READ_ONLY_AGENT_RULE,
+            eval.decision = Decision::deny(
+                RuleId::AgentReadOnly,
                 "This agent runs read-only tools and commands only; nothing it runs is put to the user",
             );
             eval
         }
     }
 }
-
-/// The rule id of a read-only sub-agent's refusal.
-pub const READ_ONLY_AGENT_RULE: &str = "agent.readOnly";
 
 /// Where and how an allowed call runs, as its evaluation decided.
 struct Placement {
@@ -362,7 +349,7 @@ async fn run_tool(
 /// For a tool that searches directories (Grep, Glob): the files the
 /// project's Read deny and ask rules cover, which it leaves out.
 fn read_filter(core: &SessionCore, tool: &dyn Tool) -> Option<Arc<ReadRuleFilter>> {
-    if !matches!(tool.name(), "Grep" | "Glob") {
+    if !tool.declaration().honours_read_rules {
         return None;
     }
     let rules = lock(&core.store).project_rules(&core.project_id).ok()?;
@@ -370,8 +357,8 @@ fn read_filter(core: &SessionCore, tool: &dyn Tool) -> Option<Arc<ReadRuleFilter
 }
 
 fn url_permission(core: &SessionCore, tool: &dyn Tool) -> Option<Arc<dyn UrlPermission>> {
-    let capability = tool.capability();
-    if capability.side_effect_scope != SideEffectScope::Network {
+    let declaration = tool.declaration();
+    if declaration.capability.side_effect_scope != SideEffectScope::Network {
         return None;
     }
     let rules = lock(&core.store).project_rules(&core.project_id).ok()?;
@@ -381,8 +368,7 @@ fn url_permission(core: &SessionCore, tool: &dyn Tool) -> Option<Arc<dyn UrlPerm
         service,
         rules,
         state,
-        tool.name(),
-        capability,
+        declaration.clone(),
     )))
 }
 
@@ -390,7 +376,7 @@ fn deny(
     core: &SessionCore,
     call: &ToolCall,
     input: &Value,
-    rule_id: &str,
+    rule_id: RuleId,
     reason: &str,
     text: String,
 ) -> CallOutcome {

@@ -4,8 +4,10 @@
 //! requests the ASK-6 panel.
 
 use super::{truncate, wrap};
+use crate::permission::declaration::RuleSubject;
 use crate::permission::suggest::MAX_SHOWN_BASH_PREFIXES;
 use crate::protocol::{PermissionRequest, RequestKind};
+use crate::tools::registry::builtin_declaration;
 use crate::tui::approval::{ApprovalOption, ApprovalPanel, approval_options};
 use crate::tui::cells::input_summary;
 use crate::tui::theme::Theme;
@@ -146,11 +148,13 @@ fn tool_body(
         }
     }
     let summary = input_summary(&request.input);
+    let runs_a_command =
+        builtin_declaration(&request.tool).is_some_and(|d| d.subject == RuleSubject::Command);
     let command = request
         .input
         .get("command")
         .and_then(Value::as_str)
-        .filter(|_| request.tool == "Bash");
+        .filter(|_| runs_a_command);
     let (rows, total): (Vec<Line<'static>>, usize) = match command {
         // The command as shell, highlighted, so a `rm` or a pipe stands out.
         Some(command) => command_rows(command, theme, width.saturating_sub(2)),
@@ -197,13 +201,7 @@ fn tool_body(
 /// plain reason ("Bash runs a command that can change files"), wrapped.
 fn why_rows(request: &PermissionRequest, theme: &Theme, width: usize) -> Vec<Line<'static>> {
     let why = if request.reason.is_empty() {
-        let verb = match request.tool.as_str() {
-            "Bash" => "run a command",
-            "Write" | "Edit" | "MultiEdit" | "NotebookEdit" => "change a file",
-            "WebFetch" => "fetch a URL",
-            "Read" => "read a file",
-            _ => "use a tool",
-        };
+        let verb = builtin_declaration(&request.tool).map_or("use a tool", |d| d.wording.wants_to);
         format!("wants to {verb}")
     } else {
         request.reason.clone()
