@@ -353,6 +353,12 @@ mod tests {
             .collect();
         assert_eq!(searching, ["Glob", "Grep"]);
         // No built-in tool runs its calls side by side yet.
-        assert!(builtin_declarations().all(|d| !d.parallel));
+        // Only sub-agents run side by side: every other call waits for the
+        // one before it.
+        let parallel: Vec<&str> = builtin_declarations()
+            .filter(|d| d.parallel)
+            .map(|d| d.name())
+            .collect();
+        assert_eq!(parallel, ["Agent"]);
     }
 }
