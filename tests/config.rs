@@ -899,3 +899,33 @@ proptest::proptest! {
         proptest::prop_assert_eq!(&id, &project_id(Path::new(&path)));
     }
 }
+
+#[test]
+fn agents_max_parallel_defaults_to_three_and_takes_1_to_16() {
+    assert_eq!(parse("{}").unwrap().agents.max_parallel, 3);
+    // The README's example.
+    assert_eq!(
+        parse(r#"{"agents": {"maxParallel": 2}}"#)
+            .unwrap()
+            .agents
+            .max_parallel,
+        2
+    );
+    for bad in ["0", "17", "-1", "\"2\""] {
+        let text = format!(r#"{{"agents": {{"maxParallel": {bad}}}}}"#);
+        let err = parse_err(&text);
+        // A value of the wrong kind is a type error at its line and column.
+        assert!(
+            err.contains("agents.maxParallel: must be a whole number from 1 to 16")
+                || err.contains("config.json:1:"),
+            "{bad}: {err}"
+        );
+    }
+    assert!(
+        parse(r#"{"agents": {"maxParalel": 2}}"#)
+            .unwrap()
+            .warnings
+            .iter()
+            .any(|w| w.contains("agents.maxParalel"))
+    );
+}

@@ -58,7 +58,11 @@ fn a_general_purpose_agents_bash_asks_in_the_tui_queue_with_its_label() {
     pty.wait_for_text("general-purpose #1 · Bash");
     pty.wait_for_text("Allow once");
     // FULL-1: never offered for a sub-agent's request.
-    assert!(!pty.screen_text().contains("Full access"), "{}", pty.screen_text());
+    assert!(
+        !pty.screen_text().contains("Full access"),
+        "{}",
+        pty.screen_text()
+    );
     assert!(!project.path().join("made-by-agent.txt").exists());
     pty.send("1");
     pty.wait_for_text("The agent made it.");
@@ -85,7 +89,10 @@ fn esc_cancels_every_running_agent() {
         );
     }
     sub_agent_script::route(&server, scripts);
-    let (a, b) = (agent_args("explore", "alpha"), agent_args("explore", "beta"));
+    let (a, b) = (
+        agent_args("explore", "alpha"),
+        agent_args("explore", "beta"),
+    );
     server.enqueue(Reply::sse(sse::openai_tool_calls(
         "",
         &[("a1", "Agent", &a), ("a2", "Agent", &b)],
