@@ -20,10 +20,10 @@
 //! The body is the agent's system prompt.
 
 pub use super::Problem;
+use super::by_name::ByName;
 use super::files::{Budget, Found, Source, markdown_files, sources};
 use super::frontmatter::{self, Value};
 use super::{invalid_name_reason, valid_name};
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// The built-in agents, whose names a file cannot take.
@@ -69,33 +69,27 @@ pub fn load_agents(
 /// [`load_agents`] over the given directories.
 pub fn load_from(sources: &[Source], known_tools: &[&str]) -> (Vec<AgentDefinition>, Vec<Problem>) {
     let mut problems = Vec::new();
-    let mut agents: BTreeMap<String, AgentDefinition> = BTreeMap::new();
+    let mut agents = ByName::default();
     let mut budget = Budget::default();
     for source in sources {
-        // Names taken by an earlier file of this same directory: a second
-        // one there is a mistake; one from a lower directory is shadowed.
-        let mut here: BTreeMap<String, PathBuf> = BTreeMap::new();
+        agents.next_directory();
         for found in markdown_files(source, &mut budget, &mut problems) {
             let Some(agent) = parse_agent(&found, known_tools, &mut problems) else {
                 continue;
             };
-            let key = agent.name.to_ascii_lowercase();
-            if let Some(first) = here.get(&key) {
+            let (name, path) = (agent.name.clone(), agent.path.clone());
+            if let Err(first) = agents.add(&name, &path, agent) {
                 problems.push(Problem::new(
-                    &agent.path,
+                    &path,
                     format!(
-                        "the agent name {:?} is already used by {}",
-                        agent.name,
+                        "the agent name {name:?} is already used by {}",
                         first.display()
                     ),
                 ));
-                continue;
             }
-            here.insert(key.clone(), agent.path.clone());
-            agents.entry(key).or_insert(agent);
         }
     }
-    (agents.into_values().collect(), problems)
+    (agents.into_values(), problems)
 }
 
 /// One file as an agent; `None` (with its problems recorded) when unusable.
@@ -227,24 +221,10 @@ When invoked:
 "#;
 
     fn dir_with(files: &[(&str, &str)]) -> (tempfile::TempDir, Vec<Source>) {
-        let ws = tempfile::tempdir().unwrap();
-        let home = ws.path().join("home");
-        for (path, text) in files {
-            let path = ws.path().join(path);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, text).unwrap();
-        }
-        let sources = sources(ws.path(), &home, "agents");
-        (ws, sources)
+        crate::extensions::test_files::workspace(files, "agents")
     }
 
-    fn reasons(problems: &[Problem]) -> String {
-        problems
-            .iter()
-            .map(|p| p.to_string())
-            .collect::<Vec<_>>()
-            .join("\n")
-    }
+    use crate::extensions::test_files::reasons;
 
     #[test]
     fn custom_agent_claude_code_file_loads_unchanged() {

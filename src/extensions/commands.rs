@@ -16,12 +16,12 @@
 //!   `@file` references are sent as written.
 
 use super::arguments::substitute;
+use super::by_name::ByName;
 use super::files::{
     Budget, Kind, Scope, Source, entries, is_markdown, read_found, resolve, sources,
 };
 use super::frontmatter;
 use super::{Problem, invalid_name_reason, valid_name};
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 const KEYS: &[&str] = &[
@@ -72,7 +72,7 @@ pub fn load_commands(
 /// [`load_commands`] over the given directories.
 pub fn load_from(sources: &[Source], reserved: &[&str]) -> (Vec<CommandFile>, Vec<Problem>) {
     let mut problems = Vec::new();
-    let mut commands: BTreeMap<String, CommandFile> = BTreeMap::new();
+    let mut commands = ByName::default();
     let mut budget = Budget::default();
     for source in sources {
         let mut here = Vec::new();
@@ -83,9 +83,8 @@ pub fn load_from(sources: &[Source], reserved: &[&str]) -> (Vec<CommandFile>, Ve
             problems: &mut problems,
         };
         walker.walk(&source.dir, "", 0);
-        let mut taken: BTreeMap<String, PathBuf> = BTreeMap::new();
+        commands.next_directory();
         for command in here {
-            let key = command.name.to_ascii_lowercase();
             if reserved
                 .iter()
                 .any(|r| r.eq_ignore_ascii_case(&command.name))
@@ -99,22 +98,16 @@ pub fn load_from(sources: &[Source], reserved: &[&str]) -> (Vec<CommandFile>, Ve
                 ));
                 continue;
             }
-            if let Some(first) = taken.get(&key) {
+            let (name, path) = (command.name.clone(), command.path.clone());
+            if let Err(first) = commands.add(&name, &path, command) {
                 problems.push(Problem::new(
-                    &command.path,
-                    format!(
-                        "/{} is already defined by {}",
-                        command.name,
-                        first.display()
-                    ),
+                    &path,
+                    format!("/{name} is already defined by {}", first.display()),
                 ));
-                continue;
             }
-            taken.insert(key.clone(), command.path.clone());
-            commands.entry(key).or_insert(command);
         }
     }
-    (commands.into_values().collect(), problems)
+    (commands.into_values(), problems)
 }
 
 /// One directory's walk: its files read within the kind's budget.
@@ -233,23 +226,10 @@ mod tests {
     const RESERVED: &[&str] = &["help", "mode", "quit"];
 
     fn workspace(files: &[(&str, &str)]) -> (tempfile::TempDir, Vec<Source>) {
-        let ws = tempfile::tempdir().unwrap();
-        for (path, text) in files {
-            let path = ws.path().join(path);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, text).unwrap();
-        }
-        let sources = sources(ws.path(), &ws.path().join("home"), "commands");
-        (ws, sources)
+        crate::extensions::test_files::workspace(files, "commands")
     }
 
-    fn reasons(problems: &[Problem]) -> String {
-        problems
-            .iter()
-            .map(|p| p.to_string())
-            .collect::<Vec<_>>()
-            .join("\n")
-    }
+    use crate::extensions::test_files::reasons;
 
     #[test]
     fn command_files_become_commands_with_descriptions() {

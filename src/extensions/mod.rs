@@ -15,6 +15,7 @@
 
 pub mod agents;
 pub mod arguments;
+pub mod by_name;
 pub mod commands;
 pub mod files;
 pub mod frontmatter;
@@ -58,4 +59,33 @@ pub fn valid_name(name: &str) -> bool {
 /// The reason given for a name [`valid_name`] refuses.
 pub fn invalid_name_reason(name: &str) -> String {
     format!("the name {name:?} is not usable: use 1 to 64 letters, digits, '-', '_' or '.'")
+}
+
+/// What the loaders' tests share: a workspace of files, and the problems
+/// as one text.
+#[cfg(test)]
+pub(crate) mod test_files {
+    use super::Problem;
+    use super::files::{Source, sources};
+
+    /// A temporary workspace holding `files` (its `home` is the user's
+    /// directory), and the directories of `kind` a session reads there.
+    pub fn workspace(files: &[(&str, &str)], kind: &str) -> (tempfile::TempDir, Vec<Source>) {
+        let ws = tempfile::tempdir().unwrap();
+        for (path, text) in files {
+            let path = ws.path().join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        let sources = sources(ws.path(), &ws.path().join("home"), kind);
+        (ws, sources)
+    }
+
+    pub fn reasons(problems: &[Problem]) -> String {
+        problems
+            .iter()
+            .map(|p| p.to_string())
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
 }

@@ -7,10 +7,10 @@
 //! all the model reads before it loads the skill). A project skill wins
 //! over a user one of the same name.
 
+use super::by_name::ByName;
 use super::files::{Budget, Kind, Scope, Source, entries, read_found, resolve, sources};
 use super::frontmatter;
 use super::{Problem, invalid_name_reason, valid_name};
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// The file that makes a folder a skill.
@@ -38,10 +38,10 @@ pub fn load_skills(workspace: &Path, zcode_home: &Path) -> (Vec<Skill>, Vec<Prob
 /// [`load_skills`] over the given directories.
 pub fn load_from(sources: &[Source]) -> (Vec<Skill>, Vec<Problem>) {
     let mut problems = Vec::new();
-    let mut skills: BTreeMap<String, Skill> = BTreeMap::new();
+    let mut skills = ByName::default();
     let mut budget = Budget::default();
     for source in sources {
-        let mut here: BTreeMap<String, PathBuf> = BTreeMap::new();
+        skills.next_directory();
         for dir in entries(&source.dir, &mut problems) {
             match resolve(&dir, source) {
                 Ok((_, Kind::Dir)) => {}
@@ -60,23 +60,19 @@ pub fn load_from(sources: &[Source]) -> (Vec<Skill>, Vec<Problem>) {
             let Some(skill) = parse_skill(&dir, &file, source, &mut budget, &mut problems) else {
                 continue;
             };
-            let key = skill.name.to_ascii_lowercase();
-            if let Some(first) = here.get(&key) {
+            let name = skill.name.clone();
+            if let Err(first) = skills.add(&name, &file, skill) {
                 problems.push(Problem::new(
                     &file,
                     format!(
-                        "the skill name {:?} is already used by {}",
-                        skill.name,
+                        "the skill name {name:?} is already used by {}",
                         first.display()
                     ),
                 ));
-                continue;
             }
-            here.insert(key.clone(), file);
-            skills.entry(key).or_insert(skill);
         }
     }
-    (skills.into_values().collect(), problems)
+    (skills.into_values(), problems)
 }
 
 fn parse_skill(
@@ -124,23 +120,10 @@ mod tests {
     use super::*;
 
     fn workspace(files: &[(&str, &str)]) -> (tempfile::TempDir, Vec<Source>) {
-        let ws = tempfile::tempdir().unwrap();
-        for (path, text) in files {
-            let path = ws.path().join(path);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, text).unwrap();
-        }
-        let sources = sources(ws.path(), &ws.path().join("home"), "skills");
-        (ws, sources)
+        crate::extensions::test_files::workspace(files, "skills")
     }
 
-    fn reasons(problems: &[Problem]) -> String {
-        problems
-            .iter()
-            .map(|p| p.to_string())
-            .collect::<Vec<_>>()
-            .join("\n")
-    }
+    use crate::extensions::test_files::reasons;
 
     #[test]
     fn skills_load_from_folders_with_skill_md() {
