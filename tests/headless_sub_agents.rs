@@ -7,8 +7,7 @@
 
 mod support;
 
-use serde_json::{Value, json};
-use std::collections::HashMap;
+use serde_json::Value;
 use support::fake_model_server::{FakeModelServer, Reply, sse};
 use support::headless::{Harness, openai_env};
 use support::sub_agent_script;
@@ -16,37 +15,12 @@ use support::sub_agent_script;
 /// Two explore agents, each grepping once then reporting; the parent then
 /// answers.
 fn script_two_explorers(server: &FakeModelServer) {
-    let mut scripts = HashMap::new();
-    for topic in ["alpha", "beta"] {
-        let grep = json!({"pattern": topic}).to_string();
-        scripts.insert(
-            topic.to_string(),
-            vec![
-                Reply::sse(sse::openai_tool_calls(
-                    "",
-                    &[(&format!("g_{topic}"), "Grep", &grep)],
-                )),
-                Reply::sse(sse::openai_text(&format!("{topic} lives in lib.rs:1"))),
-            ],
-        );
-    }
-    sub_agent_script::route(server, scripts);
-    let args = |topic: &str| {
-        json!({
-            "description": format!("find {topic}"),
-            "prompt": format!("Find {topic} in the code."),
-            "subagent_type": "explore",
-        })
-        .to_string()
-    };
-    let (a, b) = (args("alpha"), args("beta"));
-    server.enqueue_all([
-        Reply::sse(sse::openai_tool_calls(
-            "Exploring.",
-            &[("a1", "Agent", &a), ("a2", "Agent", &b)],
-        )),
-        Reply::sse(sse::openai_text("Both live in lib.rs.")),
-    ]);
+    sub_agent_script::route_explorers(server, &["alpha", "beta"], None);
+    sub_agent_script::enqueue_agent_calls(
+        server,
+        &[("a1", "explore", "alpha"), ("a2", "explore", "beta")],
+    );
+    server.enqueue(Reply::sse(sse::openai_text("Both live in lib.rs.")));
 }
 
 #[tokio::test(flavor = "multi_thread")]

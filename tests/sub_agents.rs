@@ -14,23 +14,6 @@ use support::sub_agent_script::{self, SUB_AGENT_MARK};
 use zcode::permission::mode::Mode;
 use zcode::protocol::{Event, PermissionReply, SubAgentStatus, TurnEnd};
 
-fn agent_call(id: &str, agent: &str, task: &str) -> (String, String, String) {
-    let args = json!({
-        "description": format!("look into {task}"),
-        "prompt": format!("Find everything about {task}."),
-        "subagent_type": agent,
-    });
-    (id.to_string(), "Agent".to_string(), args.to_string())
-}
-
-fn enqueue_calls(h: &Harness, calls: &[(String, String, String)]) {
-    let borrowed: Vec<(&str, &str, &str)> = calls
-        .iter()
-        .map(|(a, b, c)| (a.as_str(), b.as_str(), c.as_str()))
-        .collect();
-    h.enqueue_tool_calls(&borrowed);
-}
-
 fn started(h: &Harness) -> Vec<(String, String)> {
     h.log
         .iter()
@@ -77,25 +60,13 @@ async fn plan12_three_explore_agents_run_in_parallel_in_plan_mode_and_report_bac
         .await;
     std::fs::write(h.workspace.join("lib.rs"), "fn alpha() {}\nfn beta() {}\n").unwrap();
     let gate = Gate::new(3);
-    let mut scripts = HashMap::new();
-    for topic in ["alpha", "beta", "gamma"] {
-        let grep = json!({"pattern": topic}).to_string();
-        scripts.insert(
-            topic.to_string(),
-            vec![
-                h.tool_calls_reply(&[(&format!("g_{topic}"), "Grep", &grep)])
-                    .gated(&gate),
-                h.text_reply(&format!("{topic} is at lib.rs:1")),
-            ],
-        );
-    }
-    sub_agent_script::route(&h.server, scripts);
-    enqueue_calls(
-        &h,
+    sub_agent_script::route_explorers(&h.server, &["alpha", "beta", "gamma"], Some(&gate));
+    sub_agent_script::enqueue_agent_calls(
+        &h.server,
         &[
-            agent_call("a1", "explore", "alpha"),
-            agent_call("a2", "explore", "beta"),
-            agent_call("a3", "Explore", "gamma"),
+            ("a1", "explore", "alpha"),
+            ("a2", "explore", "beta"),
+            ("a3", "Explore", "gamma"),
         ],
     );
     h.enqueue_text("Plan: 1. rename alpha");
@@ -127,7 +98,7 @@ async fn plan12_three_explore_agents_run_in_parallel_in_plan_mode_and_report_bac
         assert!(
             result
                 .content
-                .starts_with(&format!("{topic} is at lib.rs:1\n\n[explore #")),
+                .starts_with(&format!("{topic} lives in lib.rs:1\n\n[explore #")),
             "{}",
             result.content
         );
@@ -166,11 +137,11 @@ async fn plan12_sub_agents_get_neither_plan_mode_tools_nor_agent() {
     scripts.insert("alpha".to_string(), vec![h.text_reply("done")]);
     scripts.insert("beta".to_string(), vec![h.text_reply("done")]);
     sub_agent_script::route(&h.server, scripts);
-    enqueue_calls(
-        &h,
+    sub_agent_script::enqueue_agent_calls(
+        &h.server,
         &[
-            agent_call("a1", "explore", "alpha"),
-            agent_call("a2", "general-purpose", "beta"),
+            ("a1", "explore", "alpha"),
+            ("a2", "general-purpose", "beta"),
         ],
     );
     h.enqueue_text("ok");
@@ -229,7 +200,7 @@ async fn explore_denies_what_is_not_read_only_and_never_asks() {
         ],
     );
     sub_agent_script::route(&h.server, scripts);
-    enqueue_calls(&h, &[agent_call("a1", "explore", "alpha")]);
+    sub_agent_script::enqueue_agent_calls(&h.server, &[("a1", "explore", "alpha")]);
     h.enqueue_text("ok");
     h.input("go");
     assert_eq!(h.turn_finished().await.0, TurnEnd::Completed);
@@ -273,7 +244,7 @@ async fn a_general_purpose_agents_bash_asks_in_the_parents_queue_with_its_label(
         ],
     );
     sub_agent_script::route(&h.server, scripts);
-    enqueue_calls(&h, &[agent_call("a1", "general-purpose", "alpha")]);
+    sub_agent_script::enqueue_agent_calls(&h.server, &[("a1", "general-purpose", "alpha")]);
     h.enqueue_text("ok");
     h.input("go");
     let request = h.permission_request().await;
@@ -305,12 +276,9 @@ async fn interrupting_the_parent_cancels_every_running_agent() {
         scripts.insert(topic.to_string(), vec![h.text_reply("late").gated(&never)]);
     }
     sub_agent_script::route(&h.server, scripts);
-    enqueue_calls(
-        &h,
-        &[
-            agent_call("a1", "explore", "alpha"),
-            agent_call("a2", "explore", "beta"),
-        ],
+    sub_agent_script::enqueue_agent_calls(
+        &h.server,
+        &[("a1", "explore", "alpha"), ("a2", "explore", "beta")],
     );
     h.input("go");
     assert!(
@@ -346,7 +314,7 @@ async fn sub_agent_tokens_count_in_the_parents_usage() {
     let mut scripts = HashMap::new();
     scripts.insert("alpha".to_string(), vec![h.text_reply("done")]);
     sub_agent_script::route(&h.server, scripts);
-    enqueue_calls(&h, &[agent_call("a1", "explore", "alpha")]);
+    sub_agent_script::enqueue_agent_calls(&h.server, &[("a1", "explore", "alpha")]);
     h.enqueue_text("ok");
     h.input("go");
     assert_eq!(h.turn_finished().await.0, TurnEnd::Completed);
@@ -386,7 +354,7 @@ async fn sub_agent_tokens_count_in_the_parents_usage() {
 #[tokio::test(flavor = "multi_thread")]
 async fn an_unknown_agent_type_is_a_tool_error_naming_the_agents() {
     let mut h = Setup::new(Dialect::OpenAi, Mode::Build).start().await;
-    enqueue_calls(&h, &[agent_call("a1", "reviewer", "alpha")]);
+    sub_agent_script::enqueue_agent_calls(&h.server, &[("a1", "reviewer", "alpha")]);
     h.enqueue_text("ok");
     h.input("go");
     assert_eq!(h.turn_finished().await.0, TurnEnd::Completed);
@@ -414,12 +382,12 @@ async fn agents_max_parallel_makes_the_others_wait_their_turn() {
         );
     }
     sub_agent_script::route(&h.server, scripts);
-    enqueue_calls(
-        &h,
+    sub_agent_script::enqueue_agent_calls(
+        &h.server,
         &[
-            agent_call("a1", "explore", "alpha"),
-            agent_call("a2", "explore", "beta"),
-            agent_call("a3", "explore", "gamma"),
+            ("a1", "explore", "alpha"),
+            ("a2", "explore", "beta"),
+            ("a3", "explore", "gamma"),
         ],
     );
     h.enqueue_text("ok");
@@ -453,7 +421,7 @@ async fn a_resumed_parent_replays_its_finished_sub_agents() {
     let mut scripts = HashMap::new();
     scripts.insert("alpha".to_string(), vec![h.text_reply("alpha found")]);
     sub_agent_script::route(&h.server, scripts);
-    enqueue_calls(&h, &[agent_call("a1", "explore", "alpha")]);
+    sub_agent_script::enqueue_agent_calls(&h.server, &[("a1", "explore", "alpha")]);
     h.enqueue_text("ok");
     h.input("go");
     assert_eq!(h.turn_finished().await.0, TurnEnd::Completed);
@@ -519,11 +487,11 @@ async fn a_sub_agent_writes_nothing_the_parents_mode_and_rules_refuse() {
         ],
     );
     sub_agent_script::route(&h.server, scripts);
-    enqueue_calls(
-        &h,
+    sub_agent_script::enqueue_agent_calls(
+        &h.server,
         &[
-            agent_call("a1", "general-purpose", "alpha"),
-            agent_call("a2", "explore", "beta"),
+            ("a1", "general-purpose", "alpha"),
+            ("a2", "explore", "beta"),
         ],
     );
     h.enqueue_text("ok");
@@ -570,7 +538,7 @@ async fn a_sub_agent_whose_provider_fails_reports_it_and_the_parent_goes_on() {
         )],
     );
     sub_agent_script::route(&h.server, scripts);
-    enqueue_calls(&h, &[agent_call("a1", "explore", "alpha")]);
+    sub_agent_script::enqueue_agent_calls(&h.server, &[("a1", "explore", "alpha")]);
     h.enqueue_text("carrying on");
     h.input("go");
     assert_eq!(

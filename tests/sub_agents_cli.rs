@@ -9,51 +9,36 @@ mod support;
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use support::fake_model_server::{FakeModelServer, Gate, Reply, sse};
-use support::headless::{Harness, openai_env};
+use support::headless::{Harness, Run, openai_env};
 use support::sub_agent_script;
-
-fn agent_args(topic: &str) -> String {
-    json!({
-        "description": format!("find {topic}"),
-        "prompt": format!("Find {topic} in the code."),
-        "subagent_type": "explore",
-    })
-    .to_string()
-}
 
 /// Three explore agents whose first requests must overlap, each grepping
 /// once, then reporting; the parent then answers with its plan.
 fn script_three_explorers(server: &FakeModelServer) -> std::sync::Arc<Gate> {
     let gate = Gate::new(3);
-    let mut scripts = HashMap::new();
-    for topic in ["alpha", "beta", "gamma"] {
-        let grep = json!({"pattern": topic}).to_string();
-        scripts.insert(
-            topic.to_string(),
-            vec![
-                Reply::sse(sse::openai_tool_calls(
-                    "",
-                    &[(&format!("g_{topic}"), "Grep", &grep)],
-                ))
-                .gated(&gate),
-                Reply::sse(sse::openai_text(&format!("{topic} lives in lib.rs:1"))),
-            ],
-        );
-    }
-    sub_agent_script::route(server, scripts);
-    let (a, b, c) = (agent_args("alpha"), agent_args("beta"), agent_args("gamma"));
-    server.enqueue_all([
-        Reply::sse(sse::openai_tool_calls(
-            "Exploring.",
-            &[
-                ("a1", "Agent", &a),
-                ("a2", "Agent", &b),
-                ("a3", "Agent", &c),
-            ],
-        )),
-        Reply::sse(sse::openai_text("Plan:\n1. Rename alpha.")),
-    ]);
+    sub_agent_script::route_explorers(server, &["alpha", "beta", "gamma"], Some(&gate));
+    sub_agent_script::enqueue_agent_calls(
+        server,
+        &[
+            ("a1", "explore", "alpha"),
+            ("a2", "explore", "beta"),
+            ("a3", "explore", "gamma"),
+        ],
+    );
+    server.enqueue(Reply::sse(sse::openai_text("Plan:\n1. Rename alpha.")));
     gate
+}
+
+/// A headless run in plan mode that starts the three explore agents.
+async fn plan_with_three_explorers(h: &Harness, server: &FakeModelServer) -> Run {
+    let run = h
+        .run(
+            &["-p", "plan the rename", "--mode", "plan"],
+            &openai_env(server),
+        )
+        .await;
+    assert_eq!(run.code, Some(0), "{run}");
+    run
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -115,13 +100,7 @@ async fn sessions_list_shows_sub_agents_under_their_parent_with_all_only() {
     let h = Harness::new();
     let server = FakeModelServer::start().await;
     let _gate = script_three_explorers(&server);
-    let run = h
-        .run(
-            &["-p", "plan the rename", "--mode", "plan"],
-            &openai_env(&server),
-        )
-        .await;
-    assert_eq!(run.code, Some(0), "{run}");
+    plan_with_three_explorers(&h, &server).await;
     let list = h.run(&["sessions", "list"], &[]).await;
     assert_eq!(list.stdout.lines().count(), 1, "{list}");
     assert!(!list.stdout.contains("explore #"), "{list}");
@@ -145,13 +124,7 @@ async fn a_sub_agents_transcript_cannot_be_resumed_as_a_session_of_its_own() {
     let h = Harness::new();
     let server = FakeModelServer::start().await;
     let _gate = script_three_explorers(&server);
-    let run = h
-        .run(
-            &["-p", "plan the rename", "--mode", "plan"],
-            &openai_env(&server),
-        )
-        .await;
-    assert_eq!(run.code, Some(0), "{run}");
+    plan_with_three_explorers(&h, &server).await;
     let parent = h.sessions()[0].id.clone();
     let child = h.store().sub_agents_of(&parent).unwrap()[0]
         .session_id

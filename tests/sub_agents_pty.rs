@@ -14,15 +14,6 @@ use support::pty::{Pty, PtyOptions, WAIT};
 use support::sub_agent_script;
 use tokio::runtime::Runtime;
 
-fn agent_args(agent: &str, topic: &str) -> String {
-    json!({
-        "description": format!("work on {topic}"),
-        "prompt": format!("Do the {topic} task."),
-        "subagent_type": agent,
-    })
-    .to_string()
-}
-
 fn start(server: &FakeModelServer, home: &std::path::Path, project: &std::path::Path) -> Pty {
     let options = PtyOptions::new(env!("CARGO_BIN_EXE_zcode"), home, project)
         .env("OPENAI_BASE_URL", &server.openai_base_url())
@@ -47,7 +38,7 @@ fn a_general_purpose_agents_bash_asks_in_the_tui_queue_with_its_label() {
         ],
     );
     sub_agent_script::route(&server, scripts);
-    let args = agent_args("general-purpose", "alpha");
+    let args = sub_agent_script::agent_args("general-purpose", "alpha");
     server.enqueue_all([
         Reply::sse(sse::openai_tool_calls("", &[("a1", "Agent", &args)])),
         Reply::sse(sse::openai_text("The agent made it.")),
@@ -90,8 +81,8 @@ fn esc_cancels_every_running_agent() {
     }
     sub_agent_script::route(&server, scripts);
     let (a, b) = (
-        agent_args("explore", "alpha"),
-        agent_args("explore", "beta"),
+        sub_agent_script::agent_args("explore", "alpha"),
+        sub_agent_script::agent_args("explore", "beta"),
     );
     server.enqueue(Reply::sse(sse::openai_tool_calls(
         "",

@@ -19,23 +19,6 @@ use zcode::protocol::{Event, PermissionReply, SubAgentStatus, TurnEnd};
 use zcode::tui::cells::{AgentGroup, Cell};
 use zcode::tui::{Model, Msg, update};
 
-fn agent_call(id: &str, agent: &str, task: &str) -> (String, String, String) {
-    let args = json!({
-        "description": format!("look into {task}"),
-        "prompt": format!("Find everything about {task}."),
-        "subagent_type": agent,
-    });
-    (id.to_string(), "Agent".to_string(), args.to_string())
-}
-
-fn enqueue_calls(h: &support::runtime_harness::Harness, calls: &[(String, String, String)]) {
-    let borrowed: Vec<(&str, &str, &str)> = calls
-        .iter()
-        .map(|(a, b, c)| (a.as_str(), b.as_str(), c.as_str()))
-        .collect();
-    h.enqueue_tool_calls(&borrowed);
-}
-
 /// A TUI model that has seen `events`.
 fn shown(events: &[Event], width: u16, height: u16) -> Model {
     let mut m = Model::new(width, height);
@@ -71,25 +54,13 @@ async fn ux_three_parallel_explore_agents_show_as_one_finished_group() {
         .await;
     std::fs::write(h.workspace.join("lib.rs"), "fn alpha() {}\nfn beta() {}\n").unwrap();
     let gate = Gate::new(3);
-    let mut scripts = HashMap::new();
-    for topic in ["alpha", "beta", "gamma"] {
-        let grep = json!({"pattern": topic}).to_string();
-        scripts.insert(
-            topic.to_string(),
-            vec![
-                h.tool_calls_reply(&[(&format!("g_{topic}"), "Grep", &grep)])
-                    .gated(&gate),
-                h.text_reply(&format!("{topic} is at lib.rs:1")),
-            ],
-        );
-    }
-    sub_agent_script::route(&h.server, scripts);
-    enqueue_calls(
-        &h,
+    sub_agent_script::route_explorers(&h.server, &["alpha", "beta", "gamma"], Some(&gate));
+    sub_agent_script::enqueue_agent_calls(
+        &h.server,
         &[
-            agent_call("a1", "explore", "alpha"),
-            agent_call("a2", "explore", "beta"),
-            agent_call("a3", "explore", "gamma"),
+            ("a1", "explore", "alpha"),
+            ("a2", "explore", "beta"),
+            ("a3", "explore", "gamma"),
         ],
     );
     h.enqueue_text("Plan: 1. rename alpha");
@@ -110,7 +81,7 @@ async fn ux_three_parallel_explore_agents_show_as_one_finished_group() {
     assert_eq!(agent_tool_cells(&m), 0, "each Agent call became its agent");
     let text = screen(&m, 100, 30);
     assert!(text.contains("3 agents · 3 done"), "{text}");
-    assert!(text.contains("is at lib.rs:1"), "{text}");
+    assert!(text.contains("lives in lib.rs:1"), "{text}");
     // The todo sidebar and the status line's context stay the session's.
     assert!(m.todos.is_empty());
     h.shutdown().await;
@@ -129,7 +100,7 @@ async fn ux_a_general_purpose_agents_bash_asks_with_its_label_in_the_panel() {
         ],
     );
     sub_agent_script::route(&h.server, scripts);
-    enqueue_calls(&h, &[agent_call("a1", "general-purpose", "alpha")]);
+    sub_agent_script::enqueue_agent_calls(&h.server, &[("a1", "general-purpose", "alpha")]);
     h.enqueue_text("ok");
     h.input("go");
     let request = h.permission_request().await;
@@ -171,12 +142,9 @@ async fn ux_interrupting_shows_every_running_agent_cancelled() {
         scripts.insert(topic.to_string(), vec![h.text_reply("late").gated(&never)]);
     }
     sub_agent_script::route(&h.server, scripts);
-    enqueue_calls(
-        &h,
-        &[
-            agent_call("a1", "explore", "alpha"),
-            agent_call("a2", "explore", "beta"),
-        ],
+    sub_agent_script::enqueue_agent_calls(
+        &h.server,
+        &[("a1", "explore", "alpha"), ("a2", "explore", "beta")],
     );
     h.input("go");
     assert!(

@@ -3,9 +3,10 @@
 //! script (chosen by a word of its task, stepped by how many replies it
 //! already has); the parent's requests take the server's queue.
 
-use super::fake_model_server::{FakeModelServer, RecordedRequest, Reply};
+use super::fake_model_server::{FakeModelServer, Gate, RecordedRequest, Reply, sse};
 use serde_json::Value;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// The line every sub-agent's system prompt carries.
 pub const SUB_AGENT_MARK: &str = "# Working as a sub-agent";
@@ -93,4 +94,53 @@ pub fn route(server: &FakeModelServer, scripts: HashMap<String, Vec<Reply>>) {
         let step = assistant_turns(request).min(steps.len().saturating_sub(1));
         steps.get(step).cloned()
     });
+}
+
+/// The arguments of an Agent call starting `agent` on `topic`.
+pub fn agent_args(agent: &str, topic: &str) -> String {
+    serde_json::json!({
+        "description": format!("find {topic}"),
+        "prompt": format!("Find {topic} in the code."),
+        "subagent_type": agent,
+    })
+    .to_string()
+}
+
+/// Queues the parent's reply starting these agents, each given as
+/// `(call id, agent, topic)`.
+pub fn enqueue_agent_calls(server: &FakeModelServer, calls: &[(&str, &str, &str)]) {
+    let args: Vec<(String, String)> = calls
+        .iter()
+        .map(|(id, agent, topic)| (id.to_string(), agent_args(agent, topic)))
+        .collect();
+    let calls: Vec<(&str, &str, &str)> = args
+        .iter()
+        .map(|(id, args)| (id.as_str(), "Agent", args.as_str()))
+        .collect();
+    server.enqueue(Reply::sse(sse::openai_tool_calls("", &calls)));
+}
+
+/// Explore agents on `topics`: each greps for its topic once (that reply
+/// held by `gate`, when given, until all of them asked), then reports
+/// `{topic} lives in lib.rs:1`.
+pub fn route_explorers(server: &FakeModelServer, topics: &[&str], gate: Option<&Arc<Gate>>) {
+    let mut scripts = HashMap::new();
+    for topic in topics {
+        let grep = serde_json::json!({"pattern": topic}).to_string();
+        let first = Reply::sse(sse::openai_tool_calls(
+            "",
+            &[(&format!("g_{topic}"), "Grep", &grep)],
+        ));
+        scripts.insert(
+            topic.to_string(),
+            vec![
+                match gate {
+                    Some(gate) => first.gated(gate),
+                    None => first,
+                },
+                Reply::sse(sse::openai_text(&format!("{topic} lives in lib.rs:1"))),
+            ],
+        );
+    }
+    route(server, scripts);
 }
