@@ -561,3 +561,36 @@ async fn a_sub_agent_whose_provider_fails_reports_it_and_the_parent_goes_on() {
             .contains("It reported nothing before it stopped.")
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn read_session_context_reads_a_sub_agents_transcript_named_in_its_footer() {
+    let mut h = Setup::new(Dialect::OpenAi, Mode::Build).start().await;
+    sub_agent_script::route_explorers(&h.server, &["alpha"], None);
+    sub_agent_script::enqueue_agent_calls(&h.server, &[("a1", "explore", "alpha")]);
+    h.enqueue_text("ok");
+    h.input("go");
+    assert_eq!(h.turn_finished().await.0, TurnEnd::Completed);
+    let report = &h.tool_results(parent_requests(&h)[1])[0].content;
+    let child = report
+        .rsplit("session ")
+        .next()
+        .and_then(|rest| rest.strip_suffix(']'))
+        .expect("the footer names the session")
+        .to_string();
+    assert_eq!(
+        child,
+        h.store().sub_agents_of(&h.session_id).unwrap()[0].session_id
+    );
+    // The parent reads it: the extraction request carries its transcript.
+    let args = json!({"sessionId": child, "query": "where is alpha?"}).to_string();
+    h.enqueue_tool_calls(&[("r1", "ReadSessionContext", &args)]);
+    h.enqueue_text("alpha lives in lib.rs:1, says the agent");
+    h.enqueue_text("done");
+    let before = h.server.request_count();
+    h.input("what did the agent find?");
+    assert_eq!(h.turn_finished().await.0, TurnEnd::Completed);
+    let extraction = &h.server.requests()[before + 1];
+    let body = extraction.body_text();
+    assert!(body.contains("Find alpha in the code."), "{body}");
+    assert!(body.contains("alpha lives in lib.rs:1"), "{body}");
+}

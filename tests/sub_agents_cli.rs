@@ -202,3 +202,30 @@ async fn a_claude_code_agent_file_is_listed_and_runs_with_its_own_tools() {
     );
     assert!(run.stdout.contains("The reviewer found no bugs."), "{run}");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn model3_an_unknown_model_for_a_sub_agent_is_an_error_pointing_to_list_models() {
+    let h = Harness::new();
+    let server = FakeModelServer::start().await;
+    let args = json!({
+        "description": "find alpha",
+        "prompt": "Find alpha.",
+        "subagent_type": "explore",
+        "model": "no-such-model",
+    })
+    .to_string();
+    server.enqueue_all([
+        Reply::sse(sse::openai_tool_calls("", &[("a1", "Agent", &args)])),
+        Reply::sse(sse::openai_text("No such model.")),
+    ]);
+    let run = h.run(&["-p", "go"], &openai_env(&server)).await;
+    assert_eq!(run.code, Some(0), "{run}");
+    let result = support::fake_model_server::openai_tool_result(&server.requests()[1].json(), "a1");
+    assert!(
+        result.starts_with("Cannot use model \"no-such-model\" for the sub-agent: ")
+            && result.ends_with("Call ListModels to see the models you can choose."),
+        "{result}"
+    );
+    // No sub-agent started.
+    assert_eq!(server.request_count(), 2);
+}
