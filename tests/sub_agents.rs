@@ -120,7 +120,7 @@ async fn plan12_three_explore_agents_run_in_parallel_in_plan_mode_and_report_bac
         .map(|s| s.id)
         .collect::<Vec<_>>();
     assert_eq!(listed, vec![h.session_id.clone()]);
-    let child = &rows[0].session_id;
+    let child = &rows[0].link.session_id;
     assert!(
         store
             .entries(child)
@@ -579,7 +579,9 @@ async fn read_session_context_reads_a_sub_agents_transcript_named_in_its_footer(
         .to_string();
     assert_eq!(
         child,
-        h.store().sub_agents_of(&h.session_id).unwrap()[0].session_id
+        h.store().sub_agents_of(&h.session_id).unwrap()[0]
+            .link
+            .session_id
     );
     // The parent reads it: the extraction request carries its transcript.
     let args = json!({"sessionId": child, "query": "where is alpha?"}).to_string();

@@ -127,6 +127,7 @@ async fn a_sub_agents_transcript_cannot_be_resumed_as_a_session_of_its_own() {
     plan_with_three_explorers(&h, &server).await;
     let parent = h.sessions()[0].id.clone();
     let child = h.store().sub_agents_of(&parent).unwrap()[0]
+        .link
         .session_id
         .clone();
     let resumed = h

@@ -47,9 +47,10 @@ pub fn run(cmd: SessionsCommand) -> anyhow::Result<ExitCode> {
                     .iter()
                     .map(|a| {
                         json!({
-                            "id": a.session_id, "label": a.label, "agentType": a.agent_type,
-                            "description": a.description, "model": a.model,
-                            "parentCallId": a.parent_call_id, "summary": a.summary,
+                            "id": a.link.session_id, "label": a.link.label,
+                            "agentType": a.link.agent_type, "description": a.link.description,
+                            "model": a.link.model, "parentCallId": a.link.parent_call_id,
+                            "summary": a.summary,
                         })
                     })
                     .collect();
@@ -81,9 +82,9 @@ pub fn run(cmd: SessionsCommand) -> anyhow::Result<ExitCode> {
         for agent in children(&s.id)? {
             outln!(
                 "  └ {}  {}  {}",
-                agent.session_id,
-                agent.label,
-                agent.description
+                agent.link.session_id,
+                agent.link.label,
+                agent.link.description
             );
         }
     }

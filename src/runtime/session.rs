@@ -104,14 +104,14 @@ pub fn open_session(
     };
 
     if let Some(record) = &existing
-        && let Some(link) = store.sub_agent(&record.id)?
+        && let Some(row) = store.sub_agent(&record.id)?
     {
         // Its own prompt and tools are not kept: it cannot go on as a
         // session of its own.
         return Err(SessionError::SubAgent {
             id: record.id.clone(),
-            label: link.label,
-            parent: link.parent_session_id,
+            label: row.link.label,
+            parent: row.link.parent_session_id,
         });
     }
     if let Some(record) = existing {
@@ -215,13 +215,14 @@ fn sub_agent_record(
 ) -> Option<crate::protocol::SubAgentRecord> {
     let row = store.sub_agent_for_call(parent, call_id).ok()??;
     let summary: crate::protocol::SubAgentSummary = serde_json::from_value(row.summary?).ok()?;
+    let link = row.link;
     Some(crate::protocol::SubAgentRecord {
         agent: crate::protocol::SubAgentInfo {
-            label: row.label,
-            agent_type: row.agent_type,
-            description: row.description,
-            model: row.model,
-            session_id: row.session_id,
+            label: link.label,
+            agent_type: link.agent_type,
+            description: link.description,
+            model: link.model,
+            session_id: link.session_id,
         },
         summary,
     })

@@ -32,7 +32,7 @@ pub use settings::{
     KEY_LAST_SELECTED_MODE, KEY_RULESET, NAMESPACE_EXECUTION, NAMESPACE_PERMISSION, SCOPE_PROJECT,
     SettingKey,
 };
-pub use sub_agents::{NewSubAgent, SubAgentRow};
+pub use sub_agents::{SubAgentLink, SubAgentRow};
 pub use todos::{TodoItem, TodoPriority, TodoStatus};
 
 use rusqlite::{Connection, Transaction, TransactionBehavior};

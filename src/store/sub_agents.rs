@@ -6,7 +6,7 @@ use rusqlite::{OptionalExtension, params};
 
 /// A sub-agent's link to the call that started it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NewSubAgent {
+pub struct SubAgentLink {
     /// The sub-agent's own session (created with it).
     pub session_id: String,
     pub parent_session_id: String,
@@ -20,13 +20,7 @@ pub struct NewSubAgent {
 /// A stored sub-agent; `summary` is `None` until it ended.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SubAgentRow {
-    pub session_id: String,
-    pub parent_session_id: String,
-    pub parent_call_id: String,
-    pub label: String,
-    pub agent_type: String,
-    pub description: String,
-    pub model: String,
+    pub link: SubAgentLink,
     /// What `finish_sub_agent` saved (JSON, the front ends' summary).
     pub summary: Option<serde_json::Value>,
 }
@@ -34,9 +28,9 @@ pub struct SubAgentRow {
 const COLUMNS: &str = "session_id, parent_session_id, parent_call_id, label, agent_type, \
                        description, model, summary";
 
-fn from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<(SubAgentRow, Option<String>)> {
+fn from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<(SubAgentLink, Option<String>)> {
     Ok((
-        SubAgentRow {
+        SubAgentLink {
             session_id: row.get(0)?,
             parent_session_id: row.get(1)?,
             parent_call_id: row.get(2)?,
@@ -44,17 +38,17 @@ fn from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<(SubAgentRow, Option<St
             agent_type: row.get(4)?,
             description: row.get(5)?,
             model: row.get(6)?,
-            summary: None,
         },
         row.get(7)?,
     ))
 }
 
-fn with_summary((mut row, text): (SubAgentRow, Option<String>)) -> Result<SubAgentRow, StoreError> {
-    if let Some(text) = text {
-        row.summary = Some(parse_json("sub_agent", &row.session_id, &text)?);
-    }
-    Ok(row)
+fn with_summary((link, text): (SubAgentLink, Option<String>)) -> Result<SubAgentRow, StoreError> {
+    let summary = match text {
+        Some(text) => Some(parse_json("sub_agent", &link.session_id, &text)?),
+        None => None,
+    };
+    Ok(SubAgentRow { link, summary })
 }
 
 impl Store {
@@ -62,7 +56,7 @@ impl Store {
     pub fn create_sub_agent(
         &mut self,
         session: &super::NewSession,
-        link: &NewSubAgent,
+        link: &SubAgentLink,
     ) -> Result<(), StoreError> {
         self.write(|tx, now| {
             super::sessions::require(tx, &link.parent_session_id)?;

@@ -7,7 +7,7 @@ use crate::model::select::SelectedModel;
 use crate::protocol::{Event, SubAgentInfo};
 use crate::runtime::agent_catalog::AgentKind;
 use crate::runtime::core::{AgentRole, Conversation, SessionCore, SubAgentRole, lock};
-use crate::store::{NewSession, NewSubAgent, StoreError};
+use crate::store::{NewSession, StoreError, SubAgentLink};
 use crate::tools::FileStateTracker;
 use std::sync::{Arc, Mutex};
 use tokio::sync::mpsc::UnboundedSender;
@@ -34,7 +34,7 @@ pub(super) fn build(
             model: Some(info.model.clone()),
             execution: state,
         },
-        &NewSubAgent {
+        &SubAgentLink {
             session_id: info.session_id.clone(),
             parent_session_id: parent.session_id.clone(),
             parent_call_id: call_id.to_string(),

@@ -70,7 +70,11 @@ async fn run(parent: &SessionCore, input: AgentInput, ctx: &ToolContext) -> Tool
     };
     let stored = lock(&parent.store)
         .sub_agents_of(&parent.session_id)
-        .map(|rows| rows.iter().filter(|r| r.agent_type == kind.name).count())
+        .map(|rows| {
+            rows.iter()
+                .filter(|r| r.link.agent_type == kind.name)
+                .count()
+        })
         .unwrap_or(0);
     let number = parent
         .agents
