@@ -270,24 +270,7 @@ async fn a_general_purpose_agents_bash_asks_in_the_parents_queue_with_its_label(
 async fn interrupting_the_parent_cancels_every_running_agent() {
     let mut h = Setup::new(Dialect::OpenAi, Mode::Build).start().await;
     // Their first requests are held until the interrupt.
-    let never = Gate::new(99);
-    let mut scripts = HashMap::new();
-    for topic in ["alpha", "beta"] {
-        scripts.insert(topic.to_string(), vec![h.text_reply("late").gated(&never)]);
-    }
-    sub_agent_script::route(&h.server, scripts);
-    sub_agent_script::enqueue_agent_calls(
-        &h.server,
-        &[("a1", "explore", "alpha"), ("a2", "explore", "beta")],
-    );
-    h.input("go");
-    assert!(
-        h.server
-            .wait_for_requests(3, std::time::Duration::from_secs(30))
-            .await
-    );
-    h.interrupt();
-    assert_eq!(h.turn_finished().await.0, TurnEnd::Interrupted);
+    sub_agent_script::interrupt_two_held_explorers(&mut h).await;
     let ends = finished(&h);
     assert_eq!(ends.len(), 2);
     assert!(ends.iter().all(|(_, s)| *s == SubAgentStatus::Cancelled));

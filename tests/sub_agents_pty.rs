@@ -9,7 +9,7 @@ mod support;
 
 use serde_json::json;
 use std::collections::HashMap;
-use support::fake_model_server::{FakeModelServer, Gate, Reply, sse};
+use support::fake_model_server::{FakeModelServer, Reply, sse};
 use support::pty::{Pty, PtyOptions, WAIT};
 use support::sub_agent_script;
 use tokio::runtime::Runtime;
@@ -71,15 +71,7 @@ fn esc_cancels_every_running_agent() {
     let home = tempfile::tempdir().expect("temp home");
     let project = tempfile::tempdir().expect("temp project");
     // Their first requests are held until the interrupt.
-    let never = Gate::new(99);
-    let mut scripts = HashMap::new();
-    for topic in ["alpha", "beta"] {
-        scripts.insert(
-            topic.to_string(),
-            vec![Reply::sse(sse::openai_text("late")).gated(&never)],
-        );
-    }
-    sub_agent_script::route(&server, scripts);
+    sub_agent_script::route_held(&server, &["alpha", "beta"]);
     let (a, b) = (
         sub_agent_script::agent_args("explore", "alpha"),
         sub_agent_script::agent_args("explore", "beta"),

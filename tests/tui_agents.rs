@@ -179,7 +179,7 @@ fn finish(m: &mut Model, call_id: &str, label: &str, status: SubAgentStatus, sum
 
 /// One explore agent 14 seconds in: two calls done, a Grep running.
 fn one_running(width: u16, height: u16) -> Model {
-    let t0 = Instant::now();
+    let t0 = support::tui::clock_origin();
     let mut m = busy(width, height, t0);
     let (c, l) = ("c1", "explore #1");
     start(&mut m, c, l, "find the login check");
@@ -222,7 +222,7 @@ fn one_running(width: u16, height: u16) -> Model {
 
 /// Three agents at once, 9 seconds in: two running, one done.
 fn three(width: u16, height: u16) -> Model {
-    let t0 = Instant::now();
+    let t0 = support::tui::clock_origin();
     let mut m = busy(width, height, t0);
     let agents = [
         ("c1", "explore #1", "find the login check"),
@@ -579,7 +579,7 @@ fn agents_a_later_replys_agent_starts_a_group_of_its_own() {
 
 #[test]
 fn agents_elapsed_time_comes_from_the_ticks() {
-    let t0 = Instant::now();
+    let t0 = support::tui::clock_origin();
     let mut m = busy(80, 24, t0);
     start(&mut m, "c1", "explore #1", "find the login check");
     let elapsed = |m: &Model| match m.cells.iter().find(|c| matches!(c, Cell::Agents(_))) {
@@ -770,7 +770,7 @@ fn agents_their_requests_leave_the_context_figure_alone() {
 
 #[test]
 fn agents_any_width_draws_and_model_text_stays_on_its_row() {
-    let t0 = Instant::now();
+    let t0 = support::tui::clock_origin();
     let mut m = busy(80, 24, t0);
     // A description with line breaks and a control character.
     start(&mut m, "c1", "explore #1", "find\nthe \u{1b}[31mlogin");
@@ -837,7 +837,7 @@ fn agents_export_writes_each_agent_with_its_result() {
 
 #[test]
 fn agents_a_scrolled_up_window_stays_when_an_agent_joins_its_group() {
-    let t0 = Instant::now();
+    let t0 = support::tui::clock_origin();
     let mut m = busy(80, 16, t0);
     start(&mut m, "c1", "explore #1", "find the login check");
     for (id, what) in [("c2", "find session expiry"), ("c3", "list the auth tests")] {

@@ -136,24 +136,7 @@ async fn ux_a_general_purpose_agents_bash_asks_with_its_label_in_the_panel() {
 #[tokio::test(flavor = "multi_thread")]
 async fn ux_interrupting_shows_every_running_agent_cancelled() {
     let mut h = Setup::new(Dialect::OpenAi, Mode::Build).start().await;
-    let never = Gate::new(99);
-    let mut scripts = HashMap::new();
-    for topic in ["alpha", "beta"] {
-        scripts.insert(topic.to_string(), vec![h.text_reply("late").gated(&never)]);
-    }
-    sub_agent_script::route(&h.server, scripts);
-    sub_agent_script::enqueue_agent_calls(
-        &h.server,
-        &[("a1", "explore", "alpha"), ("a2", "explore", "beta")],
-    );
-    h.input("go");
-    assert!(
-        h.server
-            .wait_for_requests(3, std::time::Duration::from_secs(30))
-            .await
-    );
-    h.interrupt();
-    assert_eq!(h.turn_finished().await.0, TurnEnd::Interrupted);
+    sub_agent_script::interrupt_two_held_explorers(&mut h).await;
 
     let m = shown(&h.log, 80, 24);
     let group = groups(&m)[0];

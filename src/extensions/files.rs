@@ -320,51 +320,42 @@ mod tests {
         problems.iter().map(|p| p.to_string()).collect()
     }
 
+    /// The files of the project directory `dir` (the workspace `root`), with
+    /// the reasons of what was left out.
+    fn scan(dir: &Path, root: &Path) -> (Vec<Found>, Vec<String>) {
+        let mut problems = Vec::new();
+        let found = markdown_files(&project(dir, root), &mut Budget::default(), &mut problems);
+        (found, reasons(&problems))
+    }
+
     #[test]
     fn discovery_reads_markdown_files_sorted_and_skips_others() {
         let tmp = tempfile::tempdir().unwrap();
         std::fs::write(tmp.path().join("b.md"), "b").unwrap();
         std::fs::write(tmp.path().join("a.MD"), "a").unwrap();
         std::fs::write(tmp.path().join("notes.txt"), "x").unwrap();
-        let mut problems = Vec::new();
-        let found = markdown_files(
-            &project(tmp.path(), tmp.path()),
-            &mut Budget::default(),
-            &mut problems,
-        );
+        let (found, reasons) = scan(tmp.path(), tmp.path());
         let texts: Vec<&str> = found.iter().map(|f| f.text.as_str()).collect();
         assert_eq!(texts, ["a", "b"]);
-        assert!(problems.is_empty());
+        assert!(reasons.is_empty());
     }
 
     #[test]
     fn discovery_missing_directory_is_no_problem() {
         let tmp = tempfile::tempdir().unwrap();
-        let mut problems = Vec::new();
-        let found = markdown_files(
-            &project(&tmp.path().join("none"), tmp.path()),
-            &mut Budget::default(),
-            &mut problems,
-        );
-        assert!(found.is_empty() && problems.is_empty());
+        let (found, reasons) = scan(&tmp.path().join("none"), tmp.path());
+        assert!(found.is_empty() && reasons.is_empty());
     }
 
     #[test]
     fn bad_input_huge_file_is_reported_and_skipped() {
         let tmp = tempfile::tempdir().unwrap();
         std::fs::write(tmp.path().join("big.md"), "x".repeat(300 * 1024)).unwrap();
-        let mut problems = Vec::new();
+        let (found, reasons) = scan(tmp.path(), tmp.path());
+        assert!(found.is_empty());
         assert!(
-            markdown_files(
-                &project(tmp.path(), tmp.path()),
-                &mut Budget::default(),
-                &mut problems
-            )
-            .is_empty()
-        );
-        assert!(
-            reasons(&problems)[0].contains("big.md: is larger than 256 KiB"),
-            "{problems:?}"
+            reasons[0].contains("big.md: is larger than 256 KiB"),
+            "{reasons:?}"
         );
     }
 
@@ -372,32 +363,18 @@ mod tests {
     fn bad_input_non_utf8_is_reported() {
         let tmp = tempfile::tempdir().unwrap();
         std::fs::write(tmp.path().join("bin.md"), [0xff, 0xfe, 0x00, 0x41]).unwrap();
-        let mut problems = Vec::new();
-        assert!(
-            markdown_files(
-                &project(tmp.path(), tmp.path()),
-                &mut Budget::default(),
-                &mut problems
-            )
-            .is_empty()
-        );
-        assert!(reasons(&problems)[0].ends_with("bin.md: is not UTF-8 text"));
+        let (found, reasons) = scan(tmp.path(), tmp.path());
+        assert!(found.is_empty());
+        assert!(reasons[0].ends_with("bin.md: is not UTF-8 text"));
     }
 
     #[test]
     fn bad_input_directory_named_md_is_reported() {
         let tmp = tempfile::tempdir().unwrap();
         std::fs::create_dir(tmp.path().join("dir.md")).unwrap();
-        let mut problems = Vec::new();
-        assert!(
-            markdown_files(
-                &project(tmp.path(), tmp.path()),
-                &mut Budget::default(),
-                &mut problems
-            )
-            .is_empty()
-        );
-        assert!(reasons(&problems)[0].ends_with("dir.md: is a directory, not a file"));
+        let (found, reasons) = scan(tmp.path(), tmp.path());
+        assert!(found.is_empty());
+        assert!(reasons[0].ends_with("dir.md: is a directory, not a file"));
     }
 
     #[test]
@@ -406,16 +383,8 @@ mod tests {
         std::os::unix::fs::symlink("loop-b.md", tmp.path().join("loop-a.md")).unwrap();
         std::os::unix::fs::symlink("loop-a.md", tmp.path().join("loop-b.md")).unwrap();
         std::os::unix::fs::symlink("missing.md", tmp.path().join("dangling.md")).unwrap();
-        let mut problems = Vec::new();
-        assert!(
-            markdown_files(
-                &project(tmp.path(), tmp.path()),
-                &mut Budget::default(),
-                &mut problems
-            )
-            .is_empty()
-        );
-        let reasons = reasons(&problems);
+        let (found, reasons) = scan(tmp.path(), tmp.path());
+        assert!(found.is_empty());
         assert!(
             reasons[0].ends_with("dangling.md: is a symbolic link to nothing"),
             "{reasons:?}"
@@ -496,15 +465,10 @@ mod tests {
         for i in 0..MAX_FILES + 5 {
             std::fs::write(tmp.path().join(format!("c{i:04}.md")), "x").unwrap();
         }
-        let mut problems = Vec::new();
-        let found = markdown_files(
-            &project(tmp.path(), tmp.path()),
-            &mut Budget::default(),
-            &mut problems,
-        );
+        let (found, reasons) = scan(tmp.path(), tmp.path());
         assert_eq!(found.len(), MAX_FILES);
-        assert_eq!(problems.len(), 1, "{problems:?}");
-        assert!(reasons(&problems)[0].contains("c0500.md: and the files after it are not read"));
+        assert_eq!(reasons.len(), 1, "{reasons:?}");
+        assert!(reasons[0].contains("c0500.md: and the files after it are not read"));
         // Bytes count too: one file that spends the allowance ends it.
         let mut budget = Budget::default();
         budget.spend(MAX_TOTAL_BYTES as usize);

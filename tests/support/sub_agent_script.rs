@@ -144,3 +144,40 @@ pub fn route_explorers(server: &FakeModelServer, topics: &[&str], gate: Option<&
     }
     route(server, scripts);
 }
+
+/// Agents on `topics` whose first requests are held until the test ends
+/// (an interrupt is what releases them).
+pub fn route_held(server: &FakeModelServer, topics: &[&str]) {
+    let never = Gate::new(usize::MAX);
+    let scripts = topics
+        .iter()
+        .map(|topic| {
+            let reply = Reply::sse(sse::openai_text("late")).gated(&never);
+            (topic.to_string(), vec![reply])
+        })
+        .collect();
+    route(server, scripts);
+}
+
+/// Starts two explore agents whose requests are held, waits until the
+/// server has the parent's request and both of theirs, then interrupts
+/// the turn and waits for its end.
+#[cfg(unix)]
+pub async fn interrupt_two_held_explorers(h: &mut super::runtime_harness::Harness) {
+    route_held(&h.server, &["alpha", "beta"]);
+    enqueue_agent_calls(
+        &h.server,
+        &[("a1", "explore", "alpha"), ("a2", "explore", "beta")],
+    );
+    h.input("go");
+    assert!(
+        h.server
+            .wait_for_requests(3, std::time::Duration::from_secs(30))
+            .await
+    );
+    h.interrupt();
+    assert_eq!(
+        h.turn_finished().await.0,
+        zcode::protocol::TurnEnd::Interrupted
+    );
+}

@@ -196,3 +196,12 @@ impl Session {
         m
     }
 }
+
+/// The origin of a model's clock in a test. The model reads time only from
+/// `Msg::Tick`, so any instant serves; tests move the clock with
+/// `origin + Duration`, never by waiting, and elapsed wall time never
+/// enters an assertion.
+pub fn clock_origin() -> std::time::Instant {
+    static ORIGIN: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    *ORIGIN.get_or_init(std::time::Instant::now)
+}
