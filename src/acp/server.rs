@@ -132,7 +132,8 @@ impl Server {
             session: session.clone(),
             conn: conn.clone(),
             abilities,
-            mapper: UpdateMapper::new(workspace),
+            mapper: UpdateMapper::new(workspace.clone()),
+            sub_agents: super::sub_agents::SubAgents::new(caps.subagents.is_some(), workspace),
             log: self.log.clone(),
         };
         let mut events = events;
