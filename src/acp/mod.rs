@@ -11,6 +11,8 @@
 //! - [`session`]: one live session: its runtime, the task that turns its
 //!   events into updates, the prompt waiting for its turn.
 //! - [`updates`]: runtime events as ACP session updates.
+//! - [`sub_agents`]: sub-agents as child sessions, or as their call's
+//!   progress.
 //! - [`tool_calls`]: how a tool call reads in an editor (kind, title, the
 //!   files it touches).
 //! - [`approvals`]: approvals, questions and plan reviews put to the client.
@@ -20,6 +22,7 @@ pub mod approvals;
 pub mod log;
 pub mod server;
 pub mod session;
+pub mod sub_agents;
 pub mod tool_calls;
 pub mod transport;
 pub mod updates;

@@ -132,7 +132,12 @@ impl Server {
             session: session.clone(),
             conn: conn.clone(),
             abilities,
-            mapper: UpdateMapper::new(workspace),
+            mapper: {
+                let mut mapper = UpdateMapper::new(workspace.clone());
+                mapper.notices = caps.session.as_ref().is_some_and(|s| s.notices.is_some());
+                mapper
+            },
+            sub_agents: super::sub_agents::SubAgents::new(caps.subagents.is_some(), workspace),
             log: self.log.clone(),
         };
         let mut events = events;

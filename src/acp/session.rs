@@ -134,6 +134,7 @@ pub struct Pump {
     pub conn: ConnectionTo<Client>,
     pub abilities: ClientAbilities,
     pub mapper: UpdateMapper,
+    pub sub_agents: super::sub_agents::SubAgents,
     pub log: Log,
 }
 
@@ -175,6 +176,15 @@ impl Pump {
     pub fn handle(&mut self, event: Event) {
         let updates = self.mapper.map(&event);
         self.send(updates);
+        for routed in self.sub_agents.map(&event) {
+            let id = routed.session_id.unwrap_or_else(|| self.session.id.clone());
+            if let Err(e) = self
+                .conn
+                .send_notification(SessionNotification::new(id, routed.update))
+            {
+                self.log.line(format!("cannot send an update: {e}"));
+            }
+        }
         match event {
             Event::SessionStarted { state, .. } | Event::SessionModeChanged { state } => {
                 if let Ok(mut s) = self.session.state.lock() {

@@ -116,7 +116,7 @@ mod tests {
 
     #[tokio::test]
     async fn acp_an_oversize_line_becomes_a_parse_error_and_the_next_line_is_read() {
-        let lines = lines_of(b"0123456789abcdef\n{\"ok\":true}\n", 8).await;
+        let lines = lines_of(b"0123456789abcdef\n{\"ok\":true}\n", 12).await;
         assert_eq!(lines, vec![OVERSIZE_MARKER, "{\"ok\":true}"]);
         assert!(serde_json::from_str::<serde_json::Value>(OVERSIZE_MARKER).is_err());
     }
