@@ -337,6 +337,127 @@ async fn acpx_denies_a_write_and_the_model_reads_the_deny() {
     assert_eq!(stop_reason(&messages, &run), "end_turn", "{run}");
 }
 
+/// The model presents a plan in plan mode, then answers.
+fn plan_then_answer(server: &FakeModelServer, plan: &str, answer: &str) {
+    server.enqueue_all([
+        Reply::sse(sse::openai_tool_calls(
+            "",
+            &[("plan", "ExitPlanMode", &json!({"plan": plan}).to_string())],
+        )),
+        Reply::sse(sse::openai_text(answer)),
+    ]);
+}
+
+/// acpx has no forms, so the plan review reaches it as a permission request
+/// for a `switch_mode` call with Approve and Deny; `--approve-all` picks
+/// Approve: plan mode ends and the plan is saved (PLAN-7).
+#[tokio::test(flavor = "multi_thread")]
+async fn acpx_approves_a_plan_review_sent_as_a_switch_mode_permission() {
+    let h = harness();
+    let server = FakeModelServer::start().await;
+    let plan = "# Hello\n\n1. Write hello.txt";
+    plan_then_answer(&server, plan, "Starting.");
+    let run = acpx(
+        &h,
+        &server,
+        &[
+            "--agent",
+            "zcode acp --mode plan",
+            "--approve-all",
+            "--format",
+            "json",
+            "--timeout",
+            "60",
+            "exec",
+            "plan hello.txt",
+        ],
+    )
+    .await;
+    assert_eq!(run.code, Some(0), "{run}");
+    let messages = messages(&run);
+    let (_, created) = exchange(&messages, "session/new", &run);
+    let session_id = created["result"]["sessionId"]
+        .as_str()
+        .expect("a session id");
+    assert_eq!(created["result"]["modes"]["currentModeId"], "plan", "{run}");
+
+    let (ask, answer) = exchange(&messages, "session/request_permission", &run);
+    assert_eq!(ask["params"]["toolCall"]["kind"], "switch_mode", "{ask}");
+    let ids: Vec<&str> = ask["params"]["options"]
+        .as_array()
+        .expect("options")
+        .iter()
+        .filter_map(|o| o["optionId"].as_str())
+        .collect();
+    assert_eq!(ids, ["approve", "deny"], "{ask}");
+    assert_eq!(
+        answer["result"]["outcome"],
+        json!({"outcome": "selected", "optionId": "approve"}),
+        "{run}"
+    );
+
+    let result = openai_tool_result(&server.requests()[1].json(), "plan");
+    assert!(
+        result.starts_with(zcode::tools::plan_mode::PLAN_APPROVED),
+        "{result}"
+    );
+    let saved = project(&h)
+        .join(".zcode/plans")
+        .join(format!("plan-{session_id}.md"));
+    assert_eq!(std::fs::read_to_string(&saved).unwrap().trim_end(), plan);
+    assert!(
+        updates(&messages, "current_mode_update")
+            .iter()
+            .any(|u| u["currentModeId"] == "build"),
+        "plan mode ends: {run}"
+    );
+    assert_eq!(agent_text(&messages), "Starting.", "{run}");
+    assert_eq!(stop_reason(&messages, &run), "end_turn", "{run}");
+}
+
+/// `--deny-all` picks Deny: a plain deny ends the turn at once, plan mode
+/// stays on and no plan is saved (PLAN-9).
+#[tokio::test(flavor = "multi_thread")]
+async fn acpx_denies_a_plan_review_and_the_turn_ends() {
+    let h = harness();
+    let server = FakeModelServer::start().await;
+    plan_then_answer(&server, "# Hello", "never sent");
+    let run = acpx(
+        &h,
+        &server,
+        &[
+            "--agent",
+            "zcode acp --mode plan",
+            "--deny-all",
+            "--format",
+            "json",
+            "--timeout",
+            "60",
+            "exec",
+            "plan hello.txt",
+        ],
+    )
+    .await;
+    assert_eq!(run.code, Some(5), "{run}");
+    let messages = messages(&run);
+    let (_, answer) = exchange(&messages, "session/request_permission", &run);
+    assert_eq!(
+        answer["result"]["outcome"],
+        json!({"outcome": "selected", "optionId": "deny"}),
+        "{run}"
+    );
+    assert_eq!(server.request_count(), 1, "the model is not asked again");
+    assert!(!project(&h).join(".zcode/plans").exists());
+    assert!(
+        !updates(&messages, "current_mode_update")
+            .iter()
+            .any(|u| u["currentModeId"] != "plan"),
+        "plan mode stays on: {run}"
+    );
+    assert_eq!(agent_text(&messages), "", "{run}");
+    assert_eq!(stop_reason(&messages, &run), "end_turn", "{run}");
+}
+
 /// The README's "Editors" section.
 fn readme_editors() -> String {
     let readme =
