@@ -13,7 +13,8 @@
 //!   ASK-3 accepts any non-blank text as an answer, so nothing is lost and
 //!   nothing is invented. Where the Other field also holds text, the Other
 //!   text wins for a single choice (as in the TUI) and the unknown label is
-//!   dropped;
+//!   dropped. A choice of "Other" itself is no answer: its text comes in
+//!   the Other field;
 //! - text longer than [`MAX_TEXT_CHARS`] is cut there (the schema tells the
 //!   client the limit; one that ignores it still cannot flood the model).
 
@@ -27,7 +28,7 @@ use agent_client_protocol::v1::schema::{
 use serde_json::{Map, Value};
 
 use crate::protocol::PermissionReply;
-use crate::tools::ask_user_question::{AskUserQuestionInput, Question, join_labels};
+use crate::tools::ask_user_question::{AskUserQuestionInput, OTHER_LABEL, Question, join_labels};
 
 /// Longest text taken from a free-text field, in characters.
 pub const MAX_TEXT_CHARS: usize = 4000;
@@ -173,6 +174,7 @@ fn answer_of(
         let mut own_chars = 0;
         for text in picked.iter().map(|p| p.trim()) {
             if text.is_empty()
+                || same_text(text, OTHER_LABEL)
                 || q.options.iter().any(|o| same_text(text, &o.label))
                 || labels.iter().any(|l| l == text)
             {
@@ -196,7 +198,7 @@ fn answer_of(
                     .iter()
                     .find(|o| same_text(s, &o.label))
                     .map(|o| o.label.clone())
-                    .or_else(|| (!s.is_empty()).then(|| s.to_string()))
+                    .or_else(|| own_text(s))
             }
             _ => None,
         };
@@ -205,6 +207,13 @@ fn answer_of(
     };
     let answer = cut(answer.trim());
     (!answer.is_empty()).then_some(answer)
+}
+
+/// A choice that was not offered, kept as the user's own text; blank or
+/// "Other" itself (a client's own Other choice, whose text comes in the
+/// Other field) is no answer.
+fn own_text(choice: &str) -> Option<String> {
+    (!choice.is_empty() && !same_text(choice, OTHER_LABEL)).then(|| choice.to_string())
 }
 
 /// ExitPlanMode's review (PLAN-7..9) as a form: the plan in the message, a

@@ -247,6 +247,22 @@ fn ask3_unknown_label_is_taken_as_own_text() {
 }
 
 #[test]
+fn ask3_a_clients_own_other_choice_is_no_answer() {
+    let reply = question_reply(
+        &two_questions(),
+        &accept(json!({"q1": "Other", "q2": ["other", "Linux"]})),
+    );
+    let got = answers(reply);
+    assert_eq!(got.get("Which database?"), None);
+    assert_eq!(got["Which targets?"], json!("Linux"));
+    let reply = question_reply(
+        &two_questions(),
+        &accept(json!({"q1": "Other", "q1_other": "DuckDB"})),
+    );
+    assert_eq!(answers(reply)["Which database?"], json!("DuckDB"));
+}
+
+#[test]
 fn ask3_wrong_types_and_unknown_keys_are_ignored() {
     let reply = question_reply(
         &two_questions(),
