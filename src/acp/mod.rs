@@ -16,9 +16,14 @@
 //! - [`tool_calls`]: how a tool call reads in an editor (kind, title, the
 //!   files it touches).
 //! - [`approvals`]: approvals, questions and plan reviews put to the client.
+//! - [`elicitation`]: the forms of questions, plan reviews and deny
+//!   feedback.
+//! - [`auto_continue`]: ASK-7's clock for a question nobody answers.
 //! - [`log`]: the log file.
 
 pub mod approvals;
+pub mod auto_continue;
+pub mod elicitation;
 pub mod log;
 pub mod server;
 pub mod session;
@@ -65,6 +70,15 @@ pub trait SessionFactory: Send + Sync + 'static {
     fn commands(&self, workspace: &Path) -> Vec<CommandInfo>;
     /// `/name args` as the text of its command file; other text unchanged.
     fn expand_command(&self, workspace: &Path, text: &str) -> anyhow::Result<String>;
+    /// A store of its own for what the protocol side saves (question
+    /// clocks).
+    fn open_store(&self) -> anyhow::Result<Store>;
+}
+
+/// The `acp` section of the config.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AcpSettings {
+    pub auto_continue: crate::config::AutoContinueConfig,
 }
 
 /// The factory as the server holds it.
