@@ -235,6 +235,7 @@ impl Setup {
                 ..zcode::mcp::McpSetup::load(&self.mcp_servers, &workspace, &|_: &str| None)
             },
             agents: self.agents,
+            client_files: None,
         };
         let handle = zcode::runtime::start(setup, store).unwrap();
         let mut harness = Harness {
