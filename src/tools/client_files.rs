@@ -59,6 +59,33 @@ pub(crate) fn served_as_text(path: &Path) -> bool {
     }
 }
 
+/// Where a call finds and puts the content of one path: a path is either
+/// the editor's (a text file) or the disk's, for reading and writing
+/// alike, as far as the client offers each.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Route {
+    pub read_editor: bool,
+    pub write_editor: bool,
+}
+
+impl Route {
+    /// `served`: whether the path is the editor's ([`served_as_text`]).
+    pub(crate) fn new(client: &dyn ClientFiles, served: bool) -> Self {
+        let editor = (client.can_read() || client.can_write()) && served;
+        Route {
+            read_editor: editor && client.can_read(),
+            write_editor: editor && client.can_write(),
+        }
+    }
+
+    /// After a write, the file is remembered by its text (the next read
+    /// goes to the editor, or the editor has the text the disk may not
+    /// have yet) rather than by its disk stamp.
+    pub(crate) fn tracks_text(self) -> bool {
+        self.read_editor || self.write_editor
+    }
+}
+
 /// The text of `path` from the client, given up when `cancel` fires: a
 /// client that never answers does not hold the call.
 pub(crate) async fn read_through(
@@ -69,9 +96,11 @@ pub(crate) async fn read_through(
 ) -> Result<String, String> {
     let shown = path.display();
     tokio::select! {
-        read = client.read_text(path) => {
-            read.map_err(|e| format!("The editor could not read {shown}: {e}"))
-        }
+        read = client.read_text(path) => read.map_err(|e| match path.exists() {
+            true => format!("The editor could not read {shown}: {e}"),
+            // Keeps the local tools' word for it (and the model's habit).
+            false => format!("File does not exist: {shown} (the editor could not read it: {e})"),
+        }),
         _ = cancel.cancelled() => Err(format!(
             "{tool} was interrupted while the editor was reading {shown}; nothing was changed."
         )),

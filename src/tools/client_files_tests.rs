@@ -256,6 +256,29 @@ async fn binary_files_stay_on_disk() {
     let out = w.run(&ReadTool, json!({"file_path": "blob.bin"})).await;
     assert!(out.is_error);
     assert!(out.content.contains("binary file"), "{}", out.content);
+    // A notebook is read and written on disk, never through the editor.
+    let notebook = json!({"file_path": "n.ipynb", "content": "{\"cells\": []}\n"});
+    let out = w.run(&WriteTool, notebook).await;
+    assert!(!out.is_error, "{}", out.content);
+    assert_eq!(w.disk("n.ipynb"), "{\"cells\": []}\n");
+    let out = w.run(&ReadTool, json!({"file_path": "n.ipynb"})).await;
+    assert_eq!(out.content, "     1\t{\"cells\": []}\n");
+    let edit = json!({"file_path": "n.ipynb", "old_string": "[]", "new_string": "[1]"});
+    let out = w.run(&EditTool, edit).await;
+    assert!(!out.is_error, "{}", out.content);
+    assert_eq!(w.disk("n.ipynb"), "{\"cells\": [1]}\n");
+}
+
+#[tokio::test]
+async fn a_file_missing_everywhere_is_said_not_to_exist() {
+    let w = ws();
+    let out = w.run(&ReadTool, json!({"file_path": "gone.txt"})).await;
+    assert!(out.is_error);
+    let path = w.root.join("gone.txt").display().to_string();
+    assert_eq!(
+        out.content,
+        format!("File does not exist: {path} (the editor could not read it: no such buffer)")
+    );
 }
 
 /// A client that reads but does not write: the buffer is edited and the

@@ -1,6 +1,6 @@
 //! TOOL-3 Edit: exact string replacement in a file the model has read.
 
-use super::client_files::{ClientFiles, read_through, served_as_text, write_through};
+use super::client_files::{ClientFiles, Route, read_through, served_as_text, write_through};
 use super::input::{self, Fields};
 use super::special_files::{OpenFailure, read_regular};
 use super::write::atomic_write;
@@ -274,24 +274,24 @@ fn apply(ctx: &ToolContext, path: &Path, input: &EditInput) -> ToolOutput {
     report(path, &planned)
 }
 
-/// The edit with a client that serves files: read from the editor when it
-/// reads text files (the unsaved buffer is what changes), else from disk;
-/// written through the editor when it writes, else to disk. The guard
-/// (TOOL-2) compares with the same source the edit reads.
+/// The edit with a client that serves files: a text file is read from the
+/// editor when it reads (the unsaved buffer is what changes), else from
+/// disk, and written through the editor when it writes, else to disk;
+/// other files stay on disk. The guard (TOOL-2) compares with the same
+/// source the edit reads.
 async fn apply_with_client(
     client: &dyn ClientFiles,
     ctx: &ToolContext,
     path: &Path,
     input: &EditInput,
 ) -> ToolOutput {
-    let from_editor = client.can_read() && {
-        let probe = path.to_path_buf();
-        match blocking_cancellable(NAME, &ctx.cancel, move || served_as_text(&probe)).await {
-            Ok(served) => served,
-            Err(e) => return ToolOutput::error(e),
-        }
+    let probe = path.to_path_buf();
+    let route = match blocking_cancellable(NAME, &ctx.cancel, move || served_as_text(&probe)).await
+    {
+        Ok(served) => Route::new(client, served),
+        Err(e) => return ToolOutput::error(e),
     };
-    let planned = if from_editor {
+    let planned = if route.read_editor {
         let old = match read_through(client, path, &ctx.cancel, NAME).await {
             Ok(old) => old,
             Err(e) => return ToolOutput::error(e),
@@ -313,7 +313,7 @@ async fn apply_with_client(
         Ok(planned) => planned,
         Err(e) => return ToolOutput::error(e),
     };
-    let written = if client.can_write() {
+    let written = if route.write_editor {
         write_through(client, path, &planned.new, &ctx.cancel, NAME).await
     } else {
         let (disk_path, new) = (path.to_path_buf(), planned.new.clone());
@@ -324,10 +324,11 @@ async fn apply_with_client(
     if let Err(e) = written {
         return ToolOutput::error(e);
     }
-    // The next read goes to the editor when it reads, so what was written
-    // is what the guard expects to find there (or on disk, see
-    // `FileStateTracker::check_overwrite`).
-    ctx.lock_files().record_text(path, &planned.new);
+    if route.tracks_text() {
+        ctx.lock_files().record_text(path, &planned.new);
+    } else {
+        ctx.lock_files().record(path);
+    }
     report(path, &planned)
 }
 

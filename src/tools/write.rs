@@ -1,7 +1,7 @@
 //! TOOL-2 Write: creates or overwrites a file, refusing to overwrite one the
 //! model has not read in this session (or that changed on disk since).
 
-use super::client_files::{ClientFiles, read_through, served_as_text, write_through};
+use super::client_files::{ClientFiles, Route, read_through, served_as_text, write_through};
 use super::input::{self, Fields};
 use super::special_files::{OpenFailure, read_regular, special_kind};
 use super::{Tool, ToolContext, ToolOutput, blocking, blocking_cancellable, diff, paths};
@@ -153,35 +153,39 @@ enum Replaced {
     Disk,
 }
 
-/// The write with a client that serves files: the text replaced comes
-/// from the editor when it reads text files, else from disk, and the guard
-/// (TOOL-2) compares with that source; the new text goes through the
-/// editor when it writes, else to disk.
+/// The write with a client that serves files: for a text file, the text
+/// replaced comes from the editor when it reads, else from disk, and the
+/// guard (TOOL-2) compares with that source; the new text goes through
+/// the editor when it writes, else to disk. Other files stay on disk.
 async fn write_with_client(
     client: &dyn ClientFiles,
     ctx: &ToolContext,
     path: &Path,
     content: &str,
 ) -> ToolOutput {
-    let can_read = client.can_read();
     // A file written through the editor may not be on disk yet.
     let seen_there = ctx.lock_files().seen_text(path).is_some();
     let probe = path.to_path_buf();
-    let source = blocking_cancellable(NAME, &ctx.cancel, move || {
+    let looked = blocking_cancellable(NAME, &ctx.cancel, move || {
         shape_refusal(&probe)?;
-        let exists = probe.exists() || seen_there;
-        Ok(match () {
-            _ if !exists => Replaced::Nothing,
-            _ if can_read && served_as_text(&probe) => Replaced::Editor,
-            _ => Replaced::Disk,
-        })
+        Ok((probe.exists() || seen_there, served_as_text(&probe)))
     })
     .await
-    .and_then(|source| source);
-    let old = match source {
+    .and_then(|looked| looked);
+    let (exists, route) = match looked {
+        Ok((exists, served)) => (exists, Route::new(client, served)),
         Err(e) => return ToolOutput::error(e),
-        Ok(Replaced::Nothing) => None,
-        Ok(Replaced::Editor) => {
+    };
+    let source = if !exists {
+        Replaced::Nothing
+    } else if route.read_editor {
+        Replaced::Editor
+    } else {
+        Replaced::Disk
+    };
+    let old = match source {
+        Replaced::Nothing => None,
+        Replaced::Editor => {
             let old = match read_through(client, path, &ctx.cancel, NAME).await {
                 Ok(old) => old,
                 Err(e) => return ToolOutput::error(e),
@@ -191,7 +195,7 @@ async fn write_with_client(
             }
             Some(old)
         }
-        Ok(Replaced::Disk) => {
+        Replaced::Disk => {
             let (disk_ctx, disk_path) = (ctx.clone(), path.to_path_buf());
             let old = blocking_cancellable(NAME, &ctx.cancel, move || {
                 disk_ctx.lock_files().check_overwrite(&disk_path)?;
@@ -209,7 +213,7 @@ async fn write_with_client(
             }
         }
     };
-    let written = if client.can_write() {
+    let written = if route.write_editor {
         write_through(client, path, content, &ctx.cancel, NAME).await
     } else {
         let (disk_path, new) = (path.to_path_buf(), content.to_string());
@@ -225,8 +229,11 @@ async fn write_with_client(
     if let Err(e) = written {
         return ToolOutput::error(e);
     }
-    // What the next read through the editor (or of the disk) must find.
-    ctx.lock_files().record_text(path, content);
+    if route.tracks_text() {
+        ctx.lock_files().record_text(path, content);
+    } else {
+        ctx.lock_files().record(path);
+    }
     report(path, old.as_deref(), content)
 }
 
