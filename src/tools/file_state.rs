@@ -16,9 +16,11 @@ use std::sync::Arc;
 use std::time::SystemTime;
 
 /// Texts up to this size are kept, so a call can be checked and previewed
-/// before it runs without asking the editor again; bigger ones are
-/// remembered by their digest only.
+/// before it runs without asking the editor again; bigger ones, and any
+/// past [`KEEP_TOTAL_MAX`] kept in all, are remembered by their digest
+/// only (the run still checks them; the approval shows no preview).
 const KEEP_TEXT_MAX: usize = 2 * 1024 * 1024;
+const KEEP_TOTAL_MAX: usize = 64 * 1024 * 1024;
 
 /// The state of a file when it was last read or written by a tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,33 +57,55 @@ fn digest(bytes: &[u8]) -> [u8; 32] {
 #[derive(Debug, Clone, Default)]
 pub struct FileStateTracker {
     seen: HashMap<PathBuf, Seen>,
+    /// The bytes of the texts kept in `seen`.
+    kept: usize,
 }
 
 impl FileStateTracker {
     /// Records that `path` was read (or written) as it is on disk now.
     pub fn record(&mut self, path: &Path) {
         if let Some(stamp) = FileStamp::of(path) {
-            self.seen.insert(path.to_path_buf(), Seen::Disk(stamp));
+            self.insert(path, Seen::Disk(stamp));
         }
     }
 
     /// Records `path` with a stamp taken earlier (e.g. before its content
     /// was read, so a change during the read makes the stamp stale).
     pub fn record_stamp(&mut self, path: &Path, stamp: FileStamp) {
-        self.seen.insert(path.to_path_buf(), Seen::Disk(stamp));
+        self.insert(path, Seen::Disk(stamp));
     }
 
     /// Records that `path` was read through the editor (or written there)
     /// with this text.
     pub fn record_text(&mut self, path: &Path, text: &str) {
-        let kept = (text.len() <= KEEP_TEXT_MAX).then(|| Arc::from(text));
-        self.seen.insert(
-            path.to_path_buf(),
-            Seen::Text {
-                digest: digest(text.as_bytes()),
-                text: kept,
-            },
-        );
+        self.forget(path);
+        let keep =
+            text.len() <= KEEP_TEXT_MAX && self.kept.saturating_add(text.len()) <= KEEP_TOTAL_MAX;
+        let seen = Seen::Text {
+            digest: digest(text.as_bytes()),
+            text: keep.then(|| Arc::from(text)),
+        };
+        self.insert(path, seen);
+    }
+
+    fn insert(&mut self, path: &Path, seen: Seen) {
+        self.forget(path);
+        if let Seen::Text {
+            text: Some(text), ..
+        } = &seen
+        {
+            self.kept += text.len();
+        }
+        self.seen.insert(path.to_path_buf(), seen);
+    }
+
+    fn forget(&mut self, path: &Path) {
+        if let Some(Seen::Text {
+            text: Some(text), ..
+        }) = self.seen.remove(path)
+        {
+            self.kept = self.kept.saturating_sub(text.len());
+        }
     }
 
     /// Whether `path` was read or written in this session.
@@ -185,6 +209,24 @@ mod tests {
         std::fs::write(&path, "buffer\n").unwrap();
         assert_eq!(files.check_overwrite(&path), Ok(()));
         assert_eq!(files.seen_text(&path), Some(Some(Arc::from("buffer\n"))));
+    }
+
+    #[test]
+    fn kept_texts_stay_within_their_budget_and_big_ones_are_still_guarded() {
+        let mut files = FileStateTracker::default();
+        let big = "x".repeat(KEEP_TEXT_MAX);
+        let count = KEEP_TOTAL_MAX / KEEP_TEXT_MAX;
+        for i in 0..count + 2 {
+            files.record_text(Path::new(&format!("/f{i}")), &big);
+        }
+        assert_eq!(files.kept, KEEP_TOTAL_MAX);
+        let last = Path::new("/f0").with_file_name(format!("f{}", count + 1));
+        assert_eq!(files.seen_text(&last), Some(None));
+        assert_eq!(files.check_text(&last, &big), Ok(()));
+        assert!(files.check_text(&last, "y").is_err());
+        // Seen again, the first file's text is counted once.
+        files.record_text(Path::new("/f0"), "small");
+        assert_eq!(files.kept, KEEP_TOTAL_MAX - KEEP_TEXT_MAX + 5);
     }
 
     #[test]
