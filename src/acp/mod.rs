@@ -19,10 +19,12 @@
 //! - [`elicitation`]: the forms of questions, plan reviews and deny
 //!   feedback.
 //! - [`auto_continue`]: ASK-7's clock for a question nobody answers.
+//! - [`client_files`]: the editor's files (its unsaved buffers).
 //! - [`log`]: the log file.
 
 pub mod approvals;
 pub mod auto_continue;
+pub mod client_files;
 pub mod elicitation;
 pub mod log;
 pub mod server;
@@ -50,6 +52,8 @@ pub struct SessionRequest {
     pub mcp_servers: Vec<ServerEntry>,
     /// Tools this client cannot serve (AskUserQuestion without forms).
     pub removed_tools: Vec<String>,
+    /// The editor's files, where the client serves them.
+    pub client_files: Option<Arc<dyn crate::tools::ClientFiles>>,
 }
 
 /// A command file, as the client's command list shows it.

@@ -117,6 +117,10 @@ impl Server {
             // a question it would only see refused.
             removed_tools.push("AskUserQuestion".to_string());
         }
+        let session_id = Arc::new(std::sync::OnceLock::new());
+        let client_files =
+            super::client_files::EditorFiles::new(conn.clone(), &caps.fs, session_id.clone())
+                .map(|f| Arc::new(f) as Arc<dyn crate::tools::ClientFiles>);
         let (setup, store) = self
             .factory
             .open(SessionRequest {
@@ -124,12 +128,14 @@ impl Server {
                 start,
                 mcp_servers: mcp_servers.iter().map(server_entry).collect(),
                 removed_tools,
+                client_files,
             })
             .map_err(|e| invalid_params(crate::cli::error_line(&e)))?;
         let workspace = setup.workspace.clone();
         let handle =
             crate::runtime::start(setup, store).map_err(|e| invalid_params(e.to_string()))?;
         let (ops, events, id, task) = split(handle);
+        let _ = session_id.set(id.clone());
         let timers = match self.factory.open_store() {
             Ok(store) => Some(store),
             Err(e) => {

@@ -55,6 +55,7 @@ impl SessionFactory for EnvSessions {
         )?;
         setup.broker = BrokerChoice::Channel;
         setup.mcp.entries.extend(request.mcp_servers);
+        setup.client_files = request.client_files;
         let store = self.env.open_store()?;
         Ok((setup, store))
     }
