@@ -232,8 +232,18 @@ async fn acpx_approves_a_write_in_build_mode_and_zcode_writes_the_file() {
         "{run}"
     );
 
-    // The file is there, the tool call completed, the model read the
-    // result and its answer is acpx's output; the turn ended normally.
+    // acpx serves files (fs.writeTextFile), so the Write reached it and acpx
+    // wrote the file; the tool call completed, the model read the result
+    // and its answer is acpx's output; the turn ended normally.
+    let (write, written) = exchange(&messages, "fs/write_text_file", &run);
+    assert_eq!(
+        write["params"]["path"],
+        file.to_string_lossy().as_ref(),
+        "{write}"
+    );
+    assert_eq!(write["params"]["content"], "hi\n", "{write}");
+    assert_eq!(write["params"]["sessionId"], session_id, "{write}");
+    assert!(written.get("error").is_none(), "{written}");
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "hi\n");
     let calls = updates(&messages, "tool_call");
     assert!(
@@ -334,6 +344,72 @@ async fn acpx_denies_a_write_and_the_model_reads_the_deny() {
         "Understood, I left it alone.",
         "{run}"
     );
+    assert_eq!(stop_reason(&messages, &run), "end_turn", "{run}");
+}
+
+/// Read and Edit go through the client's files too: acpx answers
+/// `fs/read_text_file` from its disk and `fs/write_text_file` writes it.
+#[tokio::test(flavor = "multi_thread")]
+async fn acpx_serves_the_file_a_read_and_an_edit_use() {
+    let h = harness();
+    let file = project(&h).join("notes.txt");
+    std::fs::write(&file, "one\ntwo\n").unwrap();
+    let path = file.to_string_lossy().into_owned();
+    let server = FakeModelServer::start().await;
+    server.enqueue_all([
+        Reply::sse(sse::openai_tool_calls(
+            "",
+            &[("read", "Read", &json!({"file_path": path}).to_string())],
+        )),
+        Reply::sse(sse::openai_tool_calls(
+            "",
+            &[(
+                "edit",
+                "Edit",
+                &json!({"file_path": path, "old_string": "two", "new_string": "2"}).to_string(),
+            )],
+        )),
+        Reply::sse(sse::openai_text("Edited.")),
+    ]);
+    let run = acpx(
+        &h,
+        &server,
+        &[
+            "--agent",
+            "zcode acp",
+            "--approve-all",
+            "--format",
+            "json",
+            "--timeout",
+            "60",
+            "exec",
+            "change two to 2 in notes.txt",
+        ],
+    )
+    .await;
+    assert_eq!(run.code, Some(0), "{run}");
+    let messages = messages(&run);
+    let reads: Vec<&Value> = messages
+        .iter()
+        .filter(|m| m["method"] == "fs/read_text_file")
+        .collect();
+    assert!(!reads.is_empty(), "the Read asks the client: {run}");
+    assert!(
+        reads.iter().all(|r| r["params"]["path"] == path.as_str()),
+        "{run}"
+    );
+    let read_result = openai_tool_result(&server.requests()[1].json(), "read");
+    assert!(
+        read_result.contains("one") && read_result.contains("two"),
+        "{read_result}"
+    );
+    let (write, _) = exchange(&messages, "fs/write_text_file", &run);
+    assert_eq!(write["params"]["content"], "one\n2\n", "{write}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "one\n2\n");
+    // Only the Edit was asked about; the Read needs no approval.
+    let (ask, _) = exchange(&messages, "session/request_permission", &run);
+    assert_eq!(ask["params"]["toolCall"]["toolCallId"], "edit", "{ask}");
+    assert_eq!(agent_text(&messages), "Edited.", "{run}");
     assert_eq!(stop_reason(&messages, &run), "end_turn", "{run}");
 }
 
