@@ -440,7 +440,13 @@ pub async fn serve(
                         request.mcp_servers,
                     ) {
                         Ok((session, mut pump, mut events)) => {
-                            // The history goes out before the answer.
+                            // The history goes out before the answer, its
+                            // questions with the deadlines they had.
+                            pump.mapper.question_timers = session
+                                .saved_timers()
+                                .into_iter()
+                                .map(|r| (r.call_id.clone(), r))
+                                .collect();
                             pump.drain(&mut events);
                             let state = session.state();
                             let commands = server.commands_update(&session.workspace);
