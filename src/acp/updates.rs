@@ -223,15 +223,16 @@ impl UpdateMapper {
                 self.streamed = false;
                 self.calls
                     .insert(call_id.clone(), (tool.clone(), input.clone()));
-                vec![
-                    SessionUpdate::ToolCall(tool_call_started(
-                        call_id,
-                        tool,
-                        input,
-                        &self.workspace,
-                    )),
-                    status_update(call_id, ToolCallStatus::InProgress),
-                ]
+                vec![SessionUpdate::ToolCall(tool_call_started(
+                    call_id,
+                    tool,
+                    input,
+                    &self.workspace,
+                ))]
+            }
+            // Pending while it waits for its checks and approval.
+            Event::ToolCallRunning { call_id } => {
+                vec![status_update(call_id, ToolCallStatus::InProgress)]
             }
             Event::ToolCallFinished {
                 call_id,
