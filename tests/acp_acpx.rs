@@ -252,6 +252,28 @@ async fn acpx_approves_a_write_in_build_mode_and_zcode_writes_the_file() {
             .any(|c| c["toolCallId"] == "write" && c["kind"] == "edit"),
         "{run}"
     );
+    // The call waits for the approval as pending (no status is pending),
+    // and runs only once acpx has answered.
+    let started = calls
+        .iter()
+        .find(|c| c["toolCallId"] == "write")
+        .expect("the Write's tool call");
+    assert!(
+        started.get("status").is_none() || started["status"] == "pending",
+        "{started}"
+    );
+    let position = |found: &dyn Fn(&Value) -> bool| {
+        messages
+            .iter()
+            .position(found)
+            .unwrap_or_else(|| panic!("in {run}"))
+    };
+    let answered = position(&|m| m.get("method").is_none() && m["id"] == ask["id"]);
+    let running = position(&|m| {
+        m["params"]["update"]["toolCallId"] == "write"
+            && m["params"]["update"]["status"] == "in_progress"
+    });
+    assert!(answered < running, "{run}");
     let done = updates(&messages, "tool_call_update")
         .into_iter()
         .find(|u| u["toolCallId"] == "write" && u["status"] == "completed")
