@@ -435,6 +435,51 @@ async fn acpx_serves_the_file_a_read_and_an_edit_use() {
     assert_eq!(stop_reason(&messages, &run), "end_turn", "{run}");
 }
 
+/// A file request the client refuses is a tool error naming the file: acpx
+/// serves only its `--cwd`, so an approved Write outside the project fails
+/// there, and nothing is written behind the client's back.
+#[tokio::test(flavor = "multi_thread")]
+async fn acpx_refuses_a_write_outside_its_folder_and_the_model_reads_the_error() {
+    let h = harness();
+    let outside = tempfile::tempdir().unwrap();
+    let file = std::fs::canonicalize(outside.path())
+        .unwrap()
+        .join("hello.txt");
+    let server = FakeModelServer::start().await;
+    write_then_answer(&server, &file, "It failed.");
+    let run = acpx(
+        &h,
+        &server,
+        &[
+            "--agent",
+            "zcode acp",
+            "--approve-all",
+            "--format",
+            "json",
+            "--timeout",
+            "60",
+            "exec",
+            "create hello.txt elsewhere",
+        ],
+    )
+    .await;
+    assert_eq!(run.code, Some(0), "{run}");
+    let messages = messages(&run);
+    let (_, refused) = exchange(&messages, "fs/write_text_file", &run);
+    assert!(refused.get("error").is_some(), "{refused}");
+    assert!(!file.exists(), "zcode does not write it itself");
+    let result = openai_tool_result(&server.requests()[1].json(), "write");
+    assert!(result.contains(&*file.to_string_lossy()), "{result}");
+    assert!(
+        updates(&messages, "tool_call_update")
+            .iter()
+            .any(|u| u["toolCallId"] == "write" && u["status"] == "failed"),
+        "{run}"
+    );
+    assert_eq!(agent_text(&messages), "It failed.", "{run}");
+    assert_eq!(stop_reason(&messages, &run), "end_turn", "{run}");
+}
+
 /// The model presents a plan in plan mode, then answers.
 fn plan_then_answer(server: &FakeModelServer, plan: &str, answer: &str) {
     server.enqueue_all([
