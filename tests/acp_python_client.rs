@@ -180,6 +180,11 @@ impl Outcome {
     /// The run went through, one turn ended normally, every request had a
     /// scripted answer, and the SDK read everything zcode sent as it was.
     fn assert_clean(&self) {
+        self.assert_clean_with_stops(json!(["end_turn"]));
+    }
+
+    /// As [`Outcome::assert_clean`], for a run whose turns end so.
+    fn assert_clean_with_stops(&self, stops: Value) {
         let s = &self.summary;
         assert_eq!(self.run.code, Some(0), "{:#}\n{}", s, self.run.stderr);
         assert!(s.get("error").is_none(), "{:#}\n{}", s, self.run.stderr);
@@ -191,7 +196,7 @@ impl Outcome {
         );
         assert_eq!(s["client_errors"], json!([]), "{:#}", s["client_errors"]);
         assert_eq!(s["unscripted"], 0, "{s:#}");
-        assert_eq!(s["stop_reasons"], json!(["end_turn"]), "{s:#}");
+        assert_eq!(s["stop_reasons"], stops, "{s:#}");
         assert_eq!(s["exit_code"], 0, "zcode exits when the client goes: {s:#}");
     }
 
@@ -737,4 +742,104 @@ async fn python_sdk_reads_every_update_of_a_tool_round_trip_as_sent() {
         updates.iter().any(|u| u["sessionUpdate"] == "usage_update"),
         "{updates:#?}"
     );
+}
+
+// ------------------------------------------------------------ without forms
+
+#[tokio::test(flavor = "multi_thread")]
+async fn python_sdk_without_forms_gets_the_plan_review_as_a_switch_mode_permission() {
+    let (h, server) = setup().await;
+    script_plan(&server);
+    let out = client(
+        &h,
+        json!({
+            "forms": false,
+            "mode": "plan",
+            "prompts": ["plan a parser"],
+            "permissions": ["approve"],
+        }),
+    )
+    .await;
+    out.assert_clean();
+    assert_eq!(
+        out.summary["elicitations"],
+        json!([]),
+        "no form without the capability"
+    );
+    // No form to put it in: AskUserQuestion is not offered at all.
+    let tools = server.requests()[0].json()["tools"].to_string();
+    assert!(tools.contains("\"ExitPlanMode\""), "{tools}");
+    assert!(!tools.contains("\"AskUserQuestion\""), "{tools}");
+
+    let asks = out.summary["permissions"].as_array().expect("permissions");
+    assert_eq!(asks.len(), 1, "{:#}", out.summary);
+    assert_eq!(asks[0]["toolCall"]["toolCallId"], "p1", "{:#}", asks[0]);
+    assert_eq!(asks[0]["toolCall"]["kind"], "switch_mode", "{:#}", asks[0]);
+    assert_eq!(
+        asks[0]["options"],
+        json!([{"optionId": "approve", "name": "Approve", "kind": "allow_once"},
+               {"optionId": "deny", "name": "Deny", "kind": "reject_once"}]),
+        "{:#}",
+        asks[0]
+    );
+    assert_eq!(
+        std::fs::read_to_string(plan_file(&h, out.session_id())).unwrap_or_default(),
+        PLAN
+    );
+    assert!(last_result(&server, "p1").contains("## Approved Plan:"));
+}
+
+// ------------------------------------------------------------ session/load
+
+#[tokio::test(flavor = "multi_thread")]
+async fn python_sdk_reloads_a_session_and_reads_its_replayed_history() {
+    let (h, server) = setup_with_acp(json!({"autoContinue": {"enabled": true}})).await;
+    script_question(&server, &two_questions());
+    let first = client(
+        &h,
+        json!({
+            "forms": true,
+            "prompts": ["set up the project"],
+            "elicitations": [{"action": "accept", "content": {"q1": "Go"}}],
+        }),
+    )
+    .await;
+    first.assert_clean();
+
+    // A new client process loads it: the history comes back as updates
+    // the SDK reads as they were sent, and no model request is made.
+    let again = client(&h, json!({"forms": true, "load": first.session_id()})).await;
+    again.assert_clean_with_stops(json!([]));
+    assert_eq!(server.request_count(), 2);
+    let updates = again.summary["updates"].as_array().expect("updates");
+    let text_of = |kind: &str| -> String {
+        updates
+            .iter()
+            .filter(|u| u["sessionUpdate"] == kind)
+            .filter_map(|u| u["content"]["text"].as_str())
+            .collect()
+    };
+    assert!(
+        text_of("user_message_chunk").contains("set up the project"),
+        "{updates:#?}"
+    );
+    assert!(
+        text_of("agent_message_chunk").contains("Thanks."),
+        "{updates:#?}"
+    );
+    let call = updates
+        .iter()
+        .find(|u| u["sessionUpdate"] == "tool_call" && u["toolCallId"] == "q1")
+        .unwrap_or_else(|| panic!("the question's call replayed: {updates:#?}"));
+    assert_eq!(call["status"], "completed", "{call:#}");
+    assert!(
+        call["content"]
+            .to_string()
+            .contains(r#"\"Which language?\"=\"Go\""#),
+        "the answer as the model read it: {call:#}"
+    );
+    // ASK-7's clock as it ended, in the call's `_meta`.
+    let clock = &call["_meta"]["zcode"]["autoContinue"];
+    assert_eq!(clock["state"], "stopped", "{call:#}");
+    assert!(clock["deadlineMs"].is_u64(), "{call:#}");
 }

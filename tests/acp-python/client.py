@@ -9,6 +9,7 @@ The zcode binary may also come from $ZCODE_BIN. The script is JSON:
 
     {
       "cwd": "/the/project",              # session/new's cwd (default: ours)
+      "load": "sess_…",                   # session/load this one instead of session/new
       "forms": true,                      # advertise elicitation.form
       "mode": "plan",                     # session/set_mode before prompting
       "prompts": ["do the thing"],        # one session/prompt each, in order
@@ -65,6 +66,7 @@ INCOMING = {
 RESPONSES = {
     "initialize": TypeAdapter(s.InitializeResponse),
     "session/new": TypeAdapter(s.NewSessionResponse),
+    "session/load": TypeAdapter(s.LoadSessionResponse),
     "session/set_mode": TypeAdapter(s.SetSessionModeResponse),
     "session/prompt": TypeAdapter(s.PromptResponse),
 }
@@ -292,12 +294,16 @@ async def run(zcode: str, script: dict[str, Any], summary: dict[str, Any]) -> No
                 client_info=s.Implementation(name="zcode-python-check", version="1"),
             )
             summary["agent"] = dump(init)
-            session = await conn.new_session(cwd=cwd, mcp_servers=[])
-            summary["session_id"] = session.session_id
+            if script.get("load"):
+                session_id = script["load"]
+                await conn.load_session(cwd=cwd, session_id=session_id, mcp_servers=[])
+            else:
+                session_id = (await conn.new_session(cwd=cwd, mcp_servers=[])).session_id
+            summary["session_id"] = session_id
             if script.get("mode"):
-                await conn.set_session_mode(session_id=session.session_id, mode_id=script["mode"])
+                await conn.set_session_mode(session_id=session_id, mode_id=script["mode"])
             for prompt in script.get("prompts", []):
-                response = await conn.prompt(session_id=session.session_id, prompt=[text_block(prompt)])
+                response = await conn.prompt(session_id=session_id, prompt=[text_block(prompt)])
                 summary["stop_reasons"].append(response.stop_reason)
                 # A form held through the turn may be answered now.
                 client.turn_over.set()
