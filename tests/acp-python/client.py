@@ -283,8 +283,10 @@ async def run(zcode: str, script: dict[str, Any], summary: dict[str, Any]) -> No
             "acp",
             env=dict(os.environ),
             cwd=cwd,
-            # zcode's stderr goes where ours does, so nothing blocks on it.
-            transport_kwargs={"stderr": None},
+            # zcode's stderr goes where ours does, so nothing blocks on it;
+            # after stdin closes it saves the session and exits, which a
+            # busy machine may take more than the SDK's default 2 s for.
+            transport_kwargs={"stderr": None, "shutdown_timeout": 20.0},
             use_unstable_protocol=True,
             observers=[client.observe],
         ) as (conn, process):
