@@ -843,3 +843,36 @@ async fn python_sdk_reloads_a_session_and_reads_its_replayed_history() {
     assert_eq!(clock["state"], "stopped", "{call:#}");
     assert!(clock["deadlineMs"].is_u64(), "{call:#}");
 }
+
+// ------------------------------------------------------------ config option
+
+/// The SDK sets ASK-7's `auto_continue` option through
+/// `session/set_config_option` and reads zcode's answer as a select now
+/// `off`; that a paused clock never fires is the Rust-side tests' job (it
+/// cannot be shown here without waiting).
+#[tokio::test(flavor = "multi_thread")]
+async fn python_sdk_turns_auto_continue_off_with_the_session_config_option() {
+    let (h, server) = setup_with_acp(json!({"autoContinue": {"enabled": true}})).await;
+    script_question(&server, &two_questions());
+    let out = client(
+        &h,
+        json!({
+            "forms": true,
+            "config": {"auto_continue": "off"},
+            "prompts": ["set up the project"],
+            "elicitations": [{"action": "accept", "content": {"q1": "Rust"}}],
+        }),
+    )
+    .await;
+    out.assert_clean();
+    let options = out.summary["config_options"]
+        .as_array()
+        .expect("config options");
+    let auto = options
+        .iter()
+        .find(|o| o["id"] == "auto_continue")
+        .unwrap_or_else(|| panic!("auto_continue: {options:#?}"));
+    assert_eq!(auto["type"], "select", "{auto:#}");
+    assert_eq!(auto["currentValue"], "off", "{auto:#}");
+    assert!(last_result(&server, "q1").contains(r#""Which language?"="Rust""#));
+}

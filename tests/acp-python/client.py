@@ -12,6 +12,7 @@ The zcode binary may also come from $ZCODE_BIN. The script is JSON:
       "load": "sess_…",                   # session/load this one instead of session/new
       "forms": true,                      # advertise elicitation.form
       "mode": "plan",                     # session/set_mode before prompting
+      "config": {"auto_continue": "off"}, # session/set_config_option before prompting
       "prompts": ["do the thing"],        # one session/prompt each, in order
       "elicitations": [                   # answers to elicitation/create, in order
         {"action": "accept", "content": {"q1": "Rust"}},
@@ -68,6 +69,7 @@ RESPONSES = {
     "session/new": TypeAdapter(s.NewSessionResponse),
     "session/load": TypeAdapter(s.LoadSessionResponse),
     "session/set_mode": TypeAdapter(s.SetSessionModeResponse),
+    "session/set_config_option": TypeAdapter(s.SetSessionConfigOptionResponse),
     "session/prompt": TypeAdapter(s.PromptResponse),
 }
 # The SDK's catch-alls for variants it does not know: a message of zcode's
@@ -302,6 +304,10 @@ async def run(zcode: str, script: dict[str, Any], summary: dict[str, Any]) -> No
             else:
                 session_id = (await conn.new_session(cwd=cwd, mcp_servers=[])).session_id
             summary["session_id"] = session_id
+            summary["config_options"] = []
+            for config_id, value in (script.get("config") or {}).items():
+                answer = await conn.set_config_option(config_id=config_id, session_id=session_id, value=value)
+                summary["config_options"] = dump(answer).get("configOptions", [])
             if script.get("mode"):
                 await conn.set_session_mode(session_id=session_id, mode_id=script["mode"])
             for prompt in script.get("prompts", []):
