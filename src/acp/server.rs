@@ -130,7 +130,7 @@ impl Server {
                 removed_tools,
                 client_files,
             })
-            .map_err(|e| invalid_params(crate::cli::error_line(&e)))?;
+            .map_err(|e| invalid_params(format!("{e:#}")))?;
         let workspace = setup.workspace.clone();
         let handle =
             crate::runtime::start(setup, store).map_err(|e| invalid_params(e.to_string()))?;
@@ -250,9 +250,7 @@ impl Server {
             .lock()
             .map(|mut s| s.drain().map(|(_, v)| v).collect())
             .unwrap_or_default();
-        for session in sessions {
-            session.close().await;
-        }
+        futures_util::future::join_all(sessions.iter().map(|s| s.close())).await;
     }
 }
 
@@ -361,8 +359,9 @@ pub async fn serve_stdio(
     settings: super::AcpSettings,
     log: Log,
 ) -> anyhow::Result<()> {
+    let stdout = super::transport::StdoutLines::start(std::io::stdout());
     let transport = agent_client_protocol::Lines::new(
-        super::transport::outgoing_lines(tokio::io::stdout()),
+        stdout.sink(),
         super::transport::incoming_lines(tokio::io::stdin(), super::transport::MAX_LINE_BYTES),
     );
     let server = Server::new(factory, settings, log.clone());
@@ -377,6 +376,14 @@ pub async fn serve_stdio(
         }
     };
     server.close_all().await;
+    // The last answers are on stdout before the process ends.
+    // Bounded: a connection handle still alive somewhere must not hold
+    // the exit.
+    let _ = tokio::time::timeout(
+        std::time::Duration::from_secs(5),
+        tokio::task::spawn_blocking(move || stdout.finish()),
+    )
+    .await;
     log.line(match &served {
         Ok(()) => "client closed the connection".to_string(),
         Err(e) => format!("connection ended: {e}"),
@@ -492,7 +499,7 @@ pub async fn serve(
                         Ok(text) => Op::UserInput { text },
                         Err(e) => {
                             return responder
-                                .respond_with_error(invalid_params(crate::cli::error_line(&e)));
+                                .respond_with_error(invalid_params(format!("{e:#}")));
                         }
                     }
                 };
