@@ -19,7 +19,8 @@ fn root() -> PathBuf {
 }
 
 /// Every file under `dir`, in a stable order; the third-party MCP server's
-/// packages (its lockfile and what npm installed) are not the project's.
+/// packages (its lockfile and what npm installed) and the Python client's
+/// environment (what pip installed) are not the project's.
 fn files_under(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut pending = vec![dir.to_path_buf()];
@@ -32,7 +33,7 @@ fn files_under(dir: &Path) -> Vec<PathBuf> {
             if path.is_dir() {
                 if path
                     .file_name()
-                    .is_some_and(|n| n != "node_modules" && n != "mcp-third-party")
+                    .is_some_and(|n| n != "node_modules" && n != "mcp-third-party" && n != ".venv")
                 {
                     pending.push(path);
                 }
