@@ -104,16 +104,34 @@ pub fn tool_call_started(call_id: &str, tool: &str, input: &Value, workspace: &P
     .locations(tool_calls::locations(tool, input, workspace))
 }
 
+/// The largest file whose text is kept to show a change in full.
+const WHOLE_FILE_DIFF_LIMIT: u64 = 1024 * 1024;
+
+/// The text of `path` before a Write or Edit changes it: `Some(None)` when
+/// there is no file (a Write creates it), `None` when it cannot be shown
+/// whole (too large, not text, unreadable).
+fn text_before(path: &Path) -> Option<Option<String>> {
+    match std::fs::metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some(None),
+        Err(_) => None,
+        Ok(meta) if !meta.is_file() || meta.len() > WHOLE_FILE_DIFF_LIMIT => None,
+        Ok(_) => std::fs::read_to_string(path).ok().map(Some),
+    }
+}
+
 /// What a finished call shows: its output, and for Write and Edit the
-/// change as a diff the editor can render.
+/// change as a diff the editor can render: the whole file before and
+/// after where its text was read as the call started to run (`before`),
+/// else the call's own strings.
 pub fn finished_content(
     tool: &str,
     input: &Value,
     output: &str,
     workspace: &Path,
+    before: Option<&Option<String>>,
 ) -> Vec<ToolCallContent> {
     let mut content = Vec::new();
-    if let Some(diff) = diff_of(tool, input, workspace) {
+    if let Some(diff) = diff_of(tool, input, workspace, before) {
         content.push(ToolCallContent::Diff(diff));
     }
     if !output.is_empty() {
@@ -122,19 +140,39 @@ pub fn finished_content(
     content
 }
 
-fn diff_of(tool: &str, input: &Value, workspace: &Path) -> Option<Diff> {
+fn target_path(input: &Value, workspace: &Path) -> Option<PathBuf> {
     let path = input.get("file_path")?.as_str()?;
-    let path = if Path::new(path).is_absolute() {
+    Some(if Path::new(path).is_absolute() {
         PathBuf::from(path)
     } else {
         workspace.join(path)
-    };
-    match tool {
-        "Write" => Some(Diff::new(path, input.get("content")?.as_str()?.to_string())),
-        "Edit" => Some(
-            Diff::new(path, input.get("new_string")?.as_str()?.to_string())
-                .old_text(input.get("old_string")?.as_str()?.to_string()),
-        ),
+    })
+}
+
+fn diff_of(
+    tool: &str,
+    input: &Value,
+    workspace: &Path,
+    before: Option<&Option<String>>,
+) -> Option<Diff> {
+    let path = target_path(input, workspace)?;
+    let text = |key: &str| input.get(key).and_then(Value::as_str).map(str::to_string);
+    match (tool, before) {
+        // A Write replaces the file: before is what was there (none: new).
+        ("Write", Some(before)) => Some(Diff::new(path, text("content")?).old_text(before.clone())),
+        // Not known: shown as the new text alone.
+        ("Write", None) => Some(Diff::new(path, text("content")?)),
+        ("Edit", Some(Some(before))) => {
+            let (old, new) = (text("old_string")?, text("new_string")?);
+            let replace_all = input.get("replace_all").and_then(Value::as_bool) == Some(true);
+            let after = if replace_all {
+                before.replace(&old, &new)
+            } else {
+                before.replacen(&old, &new, 1)
+            };
+            Some(Diff::new(path, after).old_text(before.clone()))
+        }
+        ("Edit", _) => Some(Diff::new(path, text("new_string")?).old_text(text("old_string")?)),
         _ => None,
     }
 }
@@ -151,6 +189,8 @@ pub struct UpdateMapper {
     workspace: PathBuf,
     /// Each call's tool and input, for its result's diff.
     calls: HashMap<String, (String, Value)>,
+    /// The text of a Write's or Edit's file as it was when the call ran.
+    before: HashMap<String, Option<String>>,
     /// Text streamed since the last whole message: the message itself then
     /// adds nothing.
     streamed: bool,
@@ -168,6 +208,7 @@ impl UpdateMapper {
         Self {
             workspace,
             calls: HashMap::new(),
+            before: HashMap::new(),
             streamed: false,
             context_window: None,
             notices: false,
@@ -232,6 +273,13 @@ impl UpdateMapper {
             }
             // Pending while it waits for its checks and approval.
             Event::ToolCallRunning { call_id } => {
+                if let Some((tool, input)) = self.calls.get(call_id)
+                    && (tool == "Write" || tool == "Edit")
+                    && let Some(path) = target_path(input, &self.workspace)
+                    && let Some(before) = text_before(&path)
+                {
+                    self.before.insert(call_id.clone(), before);
+                }
                 vec![status_update(call_id, ToolCallStatus::InProgress)]
             }
             Event::ToolCallFinished {
@@ -246,6 +294,7 @@ impl UpdateMapper {
                     .get(call_id)
                     .map(|(_, input)| input.clone())
                     .unwrap_or(Value::Null);
+                let before = self.before.remove(call_id);
                 let status = if *is_error {
                     ToolCallStatus::Failed
                 } else {
@@ -258,7 +307,7 @@ impl UpdateMapper {
                         .content(if *is_error {
                             vec![ToolCallContent::from(output.clone())]
                         } else {
-                            finished_content(tool, &input, output, &self.workspace)
+                            finished_content(tool, &input, output, &self.workspace, before.as_ref())
                         })
                         .raw_output(json!({ "output": output, "isError": is_error })),
                 ))]
@@ -364,7 +413,7 @@ impl UpdateMapper {
                     };
                     let mut call = tool_call_started(call_id, tool, input, &self.workspace)
                         .status(status)
-                        .content(finished_content(tool, input, output, &self.workspace));
+                        .content(finished_content(tool, input, output, &self.workspace, None));
                     if let Some(record) = self.question_timers.get(call_id) {
                         call = call.meta(timer_meta(record));
                     }
@@ -453,6 +502,60 @@ mod tests {
         assert_eq!(timer["deadlineMs"], 301_000);
         assert_eq!(timer["deadline"], "1970-01-01T00:05:01.000Z");
         assert_eq!(timer["state"], "expired");
+    }
+
+    #[test]
+    fn acp_a_write_over_a_file_shows_what_it_replaced_and_an_edit_the_whole_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path().to_path_buf();
+        std::fs::write(ws.join("old.txt"), "before\n").unwrap();
+        std::fs::write(ws.join("code.rs"), "fn a() {}\nfn b() {}\n").unwrap();
+        let mut m = UpdateMapper::new(ws.clone());
+        let mut diff_after = |call: &str, tool: &str, input: Value, change: &dyn Fn()| {
+            m.map(&Event::ToolCallStarted {
+                call_id: call.into(),
+                tool: tool.into(),
+                input,
+            });
+            m.map(&Event::ToolCallRunning {
+                call_id: call.into(),
+            });
+            change();
+            let updates = m.map(&Event::ToolCallFinished {
+                call_id: call.into(),
+                tool: tool.into(),
+                output: "done".into(),
+                is_error: false,
+                diff: None,
+                exit_code: None,
+            });
+            serde_json::to_value(&updates[0]).unwrap()["content"][0].clone()
+        };
+        let ws2 = ws.clone();
+        let write = diff_after(
+            "w1",
+            "Write",
+            json!({"file_path": ws.join("old.txt"), "content": "after\n"}),
+            &|| std::fs::write(ws2.join("old.txt"), "after\n").unwrap(),
+        );
+        assert_eq!(write["oldText"], "before\n");
+        assert_eq!(write["newText"], "after\n");
+        let created = diff_after(
+            "w2",
+            "Write",
+            json!({"file_path": "new.txt", "content": "x"}),
+            &|| {},
+        );
+        // A new file: no old text at all.
+        assert!(created.get("oldText").is_none(), "{created}");
+        let edit = diff_after(
+            "e1",
+            "Edit",
+            json!({"file_path": "code.rs", "old_string": "fn b() {}", "new_string": "fn c() {}"}),
+            &|| {},
+        );
+        assert_eq!(edit["oldText"], "fn a() {}\nfn b() {}\n");
+        assert_eq!(edit["newText"], "fn a() {}\nfn c() {}\n");
     }
 
     #[test]
