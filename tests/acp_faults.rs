@@ -1,0 +1,394 @@
+//! Bad input and faults of `zcode acp`: malformed JSON, unknown methods,
+//! wrong parameter types, an oversize message, a prompt for an unknown
+//! session, a second prompt while one runs, a client that goes away in
+//! the middle of a turn. Each gets the JSON-RPC error the protocol
+//! defines (or the cancel), nothing is lost from the session, the process
+//! never hangs or panics, and the connection still works afterwards.
+
+#![cfg(unix)]
+
+mod support;
+
+use serde_json::{Value, json};
+use std::time::Duration;
+use support::acp_client::{AcpClient, ClientOptions, RawAcp, WAIT, acp_config, error_code};
+use support::fake_model_server::{FakeModelServer, Reply, sse};
+use support::headless::Harness;
+use zcode::store::entry_kind;
+
+const PARSE_ERROR: i64 = -32700;
+const INVALID_REQUEST: i64 = -32600;
+const METHOD_NOT_FOUND: i64 = -32601;
+const INVALID_PARAMS: i64 = -32602;
+
+async fn setup(extra: Value) -> (Harness, FakeModelServer) {
+    let h = Harness::new();
+    let server = FakeModelServer::start().await;
+    h.write_config(&acp_config(&server, extra));
+    (h, server)
+}
+
+/// The connection still works: a new session is made.
+async fn still_works(raw: &mut RawAcp, h: &Harness, id: i64) {
+    let response = raw
+        .request(
+            json!(id),
+            "session/new",
+            json!({"cwd": h.project(), "mcpServers": []}),
+        )
+        .await;
+    assert!(
+        response["result"]["sessionId"].is_string(),
+        "{response}\n{}",
+        raw.diagnostics()
+    );
+}
+
+fn assert_no_panic(stderr: &str) {
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+// ------------------------------------------------------------ raw input
+
+#[tokio::test(flavor = "multi_thread")]
+async fn bad_input_malformed_json_is_a_parse_error_and_the_connection_goes_on() {
+    let (h, _server) = setup(json!({})).await;
+    let mut raw = RawAcp::start(&h).await;
+    raw.initialize(1).await;
+    for garbage in [
+        "{not json",
+        "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"session/new\",",
+        "\u{1b}[31mhello",
+    ] {
+        raw.send_line(garbage).await;
+        let response = raw.next_response().await;
+        assert_eq!(error_code(&response), Some(PARSE_ERROR), "{garbage}: {response}");
+        assert_eq!(response["id"], Value::Null, "{response}");
+    }
+    // Bytes that are not UTF-8.
+    raw.send_bytes(b"\xff\xfe{\"a\":1}\n").await;
+    let response = raw.next_response().await;
+    assert_eq!(error_code(&response), Some(PARSE_ERROR), "{response}");
+    still_works(&mut raw, &h, 2).await;
+    assert_no_panic(&raw.stderr());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn bad_input_invalid_envelopes_are_invalid_request() {
+    let (h, _server) = setup(json!({})).await;
+    let mut raw = RawAcp::start(&h).await;
+    raw.initialize(1).await;
+    for envelope in [
+        json!({"jsonrpc": "2.0", "id": 2, "method": 7}),
+        json!({"jsonrpc": "2.0", "id": {"nested": true}, "method": "session/new"}),
+        json!([{"jsonrpc": "2.0", "id": 3, "method": "session/new", "params": {}}]),
+        json!("just a string"),
+    ] {
+        raw.send(&envelope).await;
+        let response = raw.next_response().await;
+        assert_eq!(
+            error_code(&response),
+            Some(INVALID_REQUEST),
+            "{envelope}: {response}"
+        );
+    }
+    still_works(&mut raw, &h, 4).await;
+    assert_no_panic(&raw.stderr());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn bad_input_unknown_method_is_method_not_found_and_an_unknown_notification_is_ignored() {
+    let (h, _server) = setup(json!({})).await;
+    let mut raw = RawAcp::start(&h).await;
+    raw.initialize(1).await;
+    let response = raw
+        .request(json!(2), "session/teleport", json!({"to": "mars"}))
+        .await;
+    assert_eq!(error_code(&response), Some(METHOD_NOT_FOUND), "{response}");
+    // A notification gets no answer at all: the next response is the
+    // next request's.
+    raw.send(&json!({"jsonrpc": "2.0", "method": "session/teleported", "params": {}}))
+        .await;
+    raw.send(&json!({"jsonrpc": "2.0", "id": 3, "method": "session/new",
+        "params": {"cwd": h.project(), "mcpServers": []}}))
+        .await;
+    let next = raw.next_response().await;
+    assert_eq!(next["id"], 3, "{next}");
+    assert!(next["result"]["sessionId"].is_string(), "{next}");
+    assert_no_panic(&raw.stderr());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn bad_input_wrong_parameter_types_are_invalid_params() {
+    let (h, server) = setup(json!({})).await;
+    let mut raw = RawAcp::start(&h).await;
+    raw.initialize(1).await;
+    let cases = [
+        ("session/new", json!({"cwd": 42, "mcpServers": []})),
+        ("session/new", json!({"cwd": h.project(), "mcpServers": "none"})),
+        // ACP requires an absolute cwd.
+        ("session/new", json!({"cwd": "relative/dir", "mcpServers": []})),
+        ("session/new", Value::Null),
+        ("session/prompt", json!({"sessionId": 7, "prompt": "text"})),
+        ("session/prompt", json!({"sessionId": "x", "prompt": [{"type": "text"}]})),
+        ("session/set_mode", json!({"sessionId": ["a"], "modeId": true})),
+        ("session/cancel", json!({"sessionId": {}})),
+    ];
+    for (i, (method, params)) in cases.into_iter().enumerate() {
+        let id = json!(10 + i);
+        let mut message = json!({"jsonrpc": "2.0", "id": id, "method": method});
+        if !params.is_null() {
+            message["params"] = params.clone();
+        }
+        raw.send(&message).await;
+        let response = raw.response_to(&id).await;
+        assert_eq!(
+            error_code(&response),
+            Some(INVALID_PARAMS),
+            "{method} {params}: {response}"
+        );
+    }
+    still_works(&mut raw, &h, 2).await;
+    assert_eq!(server.request_count(), 0, "nothing reached the model");
+    assert_no_panic(&raw.stderr());
+}
+
+/// A single line far beyond any sane message: refused with an error, never
+/// sent to the model, and the next line is read as usual.
+#[tokio::test(flavor = "multi_thread")]
+async fn bad_input_oversize_message_is_an_error_and_the_connection_goes_on() {
+    let (h, server) = setup(json!({})).await;
+    let mut raw = RawAcp::start(&h).await;
+    raw.initialize(1).await;
+    let session = raw
+        .request(
+            json!(2),
+            "session/new",
+            json!({"cwd": h.project(), "mcpServers": []}),
+        )
+        .await["result"]["sessionId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let huge = "x".repeat(64 << 20);
+    let line = json!({"jsonrpc": "2.0", "id": 3, "method": "session/prompt",
+        "params": {"sessionId": session, "prompt": [{"type": "text", "text": huge}]}})
+    .to_string();
+    drop(huge);
+    raw.send_line(&line).await;
+    drop(line);
+    let response = raw.next_response().await;
+    let code = error_code(&response);
+    assert!(
+        code == Some(INVALID_REQUEST) || code == Some(INVALID_PARAMS) || code == Some(PARSE_ERROR),
+        "{}",
+        response.to_string().chars().take(500).collect::<String>()
+    );
+    assert_eq!(server.request_count(), 0, "the model never saw it");
+    still_works(&mut raw, &h, 4).await;
+    assert_no_panic(&raw.stderr());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn bad_input_stdin_closed_while_idle_exits_cleanly() {
+    let (h, _server) = setup(json!({})).await;
+    let mut raw = RawAcp::start(&h).await;
+    raw.initialize(1).await;
+    raw.close_stdin();
+    let status = raw.wait_exit().await;
+    assert_eq!(status.code(), Some(0), "{}", raw.diagnostics());
+    assert_no_panic(&raw.stderr());
+}
+
+// ------------------------------------------------------------ sessions
+
+#[tokio::test(flavor = "multi_thread")]
+async fn bad_input_prompt_for_an_unknown_session_is_invalid_params() {
+    let (h, server) = setup(json!({})).await;
+    let client = AcpClient::start(&h, ClientOptions::plain()).await;
+    let error = client
+        .prompt("sess_no_such_session", "hello?")
+        .response()
+        .await
+        .expect_err("no such session");
+    assert_eq!(error.code, INVALID_PARAMS as i32, "{error:?}");
+    for (method, params) in [
+        ("session/set_mode", json!({"sessionId": "sess_none", "modeId": "edit"})),
+        (
+            "session/set_config_option",
+            json!({"sessionId": "sess_none", "configId": "auto_continue", "value": "off"}),
+        ),
+    ] {
+        let error = client.request(method, params).await.expect_err(method);
+        assert_eq!(error.code, INVALID_PARAMS as i32, "{method}: {error:?}");
+    }
+    // Cancel is a notification: nothing to answer, nothing breaks.
+    client.cancel("sess_no_such_session").await;
+    server.enqueue(Reply::sse(sse::openai_text("Here.")));
+    let session = client.new_session(h.project()).await;
+    assert_eq!(client.run_turn(&session, "hello").await, "end_turn");
+    assert_no_panic(&client.stderr());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn bad_input_second_prompt_while_one_runs_is_invalid_request() {
+    let (h, server) = setup(json!({"permission": {"mode": "build"}})).await;
+    server.enqueue_all([
+        Reply::sse(sse::openai_tool_calls(
+            "",
+            &[("w1", "Write", r#"{"file_path":"a.txt","content":"a"}"#)],
+        )),
+        Reply::sse(sse::openai_text("First done.")),
+    ]);
+    let client = AcpClient::start(&h, ClientOptions::plain()).await;
+    let session = client.new_session(h.project()).await;
+    let first = client.prompt(&session, "write a");
+    // The first turn is certainly running while it waits for the answer.
+    let ask = client.next_permission().await;
+    let error = client
+        .prompt(&session, "and another thing")
+        .response()
+        .await
+        .expect_err("one turn at a time");
+    assert_eq!(error.code, INVALID_REQUEST as i32, "{error:?}");
+    ask.select("allow_once");
+    assert_eq!(first.stop_reason().await, "end_turn");
+    assert_eq!(server.request_count(), 2);
+    assert!(
+        !server.requests()[1]
+            .body_text()
+            .contains("and another thing"),
+        "the refused prompt never reached the model"
+    );
+    // Afterwards a prompt is taken again.
+    server.enqueue(Reply::sse(sse::openai_text("Second.")));
+    assert_eq!(client.run_turn(&session, "now").await, "end_turn");
+}
+
+// ------------------------------------------------------------ disconnect
+
+/// The store's only session and its entries.
+fn saved(h: &Harness) -> Vec<zcode::store::EntryRecord> {
+    let sessions = h.sessions();
+    assert_eq!(sessions.len(), 1, "{sessions:?}");
+    h.entries(&sessions[0].id)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn client_disconnect_mid_turn_cancels_saves_what_was_done_and_exits() {
+    let (h, server) = setup(json!({"permission": {"mode": "yolo"}})).await;
+    server.enqueue_all([
+        Reply::sse(sse::openai_tool_calls(
+            "",
+            &[("w1", "Write", r#"{"file_path":"done.txt","content":"done\n"}"#)],
+        )),
+        // Then an answer that would take two minutes after its first words.
+        Reply::sse_chunks([sse::openai_text("Now the long part")
+            .split("\n\n")
+            .take(2)
+            .map(|e| format!("{e}\n\n"))
+            .collect::<String>()])
+        .delay(Duration::from_secs(120)),
+    ]);
+    let mut client = AcpClient::start(&h, ClientOptions::plain()).await;
+    let session = client.new_session(h.project()).await;
+    let _turn = client.prompt(&session, "write done.txt then explain");
+    client.wait_tool_status("w1", "completed").await;
+    client
+        .wait_update("the second reply's first words", |u| {
+            u["sessionUpdate"] == "agent_message_chunk"
+        })
+        .await;
+    client.disconnect().await;
+    let status = client.wait_exit().await;
+    assert!(status.code().is_some(), "exited, not killed: {status:?}");
+    assert_no_panic(&client.stderr());
+    assert!(
+        server.wait_for_client_aborts(1, WAIT).await,
+        "the model stream was closed"
+    );
+    let entries = saved(&h);
+    let kinds: Vec<&str> = entries.iter().map(|e| e.kind.as_str()).collect();
+    assert!(
+        entries.iter().any(|e| e.kind == entry_kind::USER_MESSAGE
+            && e.payload.to_string().contains("write done.txt")),
+        "{kinds:?}"
+    );
+    assert!(kinds.contains(&entry_kind::TOOL_CALL), "{kinds:?}");
+    assert!(kinds.contains(&entry_kind::TOOL_RESULT), "{kinds:?}");
+    assert_eq!(
+        std::fs::read_to_string(h.project().join("done.txt")).unwrap(),
+        "done\n"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn client_disconnect_while_a_permission_is_open_denies_and_exits() {
+    let (h, server) = setup(json!({"permission": {"mode": "build"}})).await;
+    server.enqueue_all([
+        Reply::sse(sse::openai_tool_calls(
+            "",
+            &[("w1", "Write", r#"{"file_path":"x.txt","content":"x"}"#)],
+        )),
+        Reply::sse(sse::openai_text("Never.")),
+    ]);
+    let mut client = AcpClient::start(&h, ClientOptions::with_forms()).await;
+    let session = client.new_session(h.project()).await;
+    let _turn = client.prompt(&session, "write x");
+    client.next_permission().await.hold();
+    client.disconnect().await;
+    let status = client.wait_exit().await;
+    assert!(status.code().is_some(), "{status:?}");
+    assert_no_panic(&client.stderr());
+    assert!(!h.project().join("x.txt").exists());
+    let entries = saved(&h);
+    assert!(
+        entries
+            .iter()
+            .any(|e| e.kind == entry_kind::USER_MESSAGE),
+        "{entries:#?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn client_disconnect_then_load_shows_the_saved_turn() {
+    let (h, server) = setup(json!({"permission": {"mode": "yolo"}})).await;
+    server.enqueue_all([
+        Reply::sse(sse::openai_tool_calls(
+            "",
+            &[("w1", "Write", r#"{"file_path":"done.txt","content":"done\n"}"#)],
+        )),
+        Reply::sse_chunks([sse::openai_text("Half")
+            .split("\n\n")
+            .take(2)
+            .map(|e| format!("{e}\n\n"))
+            .collect::<String>()])
+        .delay(Duration::from_secs(120)),
+    ]);
+    let mut client = AcpClient::start(&h, ClientOptions::plain()).await;
+    let session = client.new_session(h.project()).await;
+    let _turn = client.prompt(&session, "write and go on");
+    client.wait_tool_status("w1", "completed").await;
+    client.disconnect().await;
+    client.wait_exit().await;
+    drop(client);
+
+    let client = AcpClient::start(&h, ClientOptions::plain()).await;
+    client
+        .request(
+            "session/load",
+            json!({"sessionId": session, "cwd": h.project(), "mcpServers": []}),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("session/load: {e:?}\n{}", client.diagnostics()));
+    assert!(
+        client
+            .updates_of("tool_call")
+            .iter()
+            .any(|c| c["toolCallId"] == "w1"),
+        "{:#?}",
+        client.updates()
+    );
+    server.enqueue(Reply::sse(sse::openai_text("Resumed.")));
+    assert_eq!(client.run_turn(&session, "go on").await, "end_turn");
+}
