@@ -111,6 +111,7 @@
 //! repository explains every id and says where it is implemented and
 //! tested; `tests/requirement_ids.rs` keeps it complete.
 
+pub mod acp;
 pub mod approval;
 pub mod child_wait;
 pub mod cli;

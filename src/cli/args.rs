@@ -103,6 +103,10 @@ pub enum Command {
     /// for the servers of its .mcp.json.
     #[command(subcommand)]
     Mcp(McpCommand),
+    /// Serve the Agent Client Protocol on stdin and stdout, so that an
+    /// editor or another ACP client (Zed, JetBrains IDEs, Neovim, acpx)
+    /// runs zcode as its agent.
+    Acp,
 }
 
 #[derive(Debug, Subcommand)]
@@ -140,6 +144,7 @@ impl Command {
             Command::Models => "models",
             Command::Sandbox(_) => "sandbox",
             Command::Mcp(_) => "mcp",
+            Command::Acp => "acp",
         }
     }
 }

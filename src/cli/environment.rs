@@ -103,7 +103,21 @@ impl Environment {
         explicit_mode: Option<ModeChoice>,
         headless: bool,
     ) -> anyhow::Result<RuntimeSetup> {
-        let project = Project::resolve(None)?;
+        self.session_setup_in(None, lists, model_ref, start, explicit_mode, headless)
+    }
+
+    /// As [`Self::session_setup`], for the project of `cwd` (else the
+    /// current directory): an ACP client names the directory of each session.
+    pub fn session_setup_in(
+        &self,
+        cwd: Option<&Path>,
+        lists: &ToolLists,
+        model_ref: Option<&str>,
+        start: SessionStart,
+        explicit_mode: Option<ModeChoice>,
+        headless: bool,
+    ) -> anyhow::Result<RuntimeSetup> {
+        let project = Project::resolve(cwd)?;
         let model = select_model(&self.config, |k| std::env::var(k).ok(), model_ref)?;
         let env = |k: &str| std::env::var(k).ok();
         let mcp = crate::mcp::McpSetup::load(&self.config.mcp_servers, &project.workspace, &env);

@@ -1,5 +1,6 @@
 //! Command-line entry: argument definitions and subcommands (CLI-1..7).
 
+mod acp_cmd;
 pub mod args;
 mod command_task;
 mod environment;
@@ -134,6 +135,7 @@ fn run_inner(args: Vec<OsString>) -> anyhow::Result<ExitCode> {
         Some(Command::Models) => models_cmd::run(cli.model.as_deref()),
         Some(Command::Sandbox(args)) => sandbox_cmd::run(args),
         Some(Command::Mcp(cmd)) => mcp_cmd::run(cmd, &tool_lists),
+        Some(Command::Acp) => acp_cmd::run(&cli, &tool_lists),
         Some(Command::Tui) | None => tui_cmd::run(&cli, &tool_lists, first_message),
     }
 }

@@ -1,0 +1,387 @@
+//! Runtime events as ACP session updates: what the editor shows of a turn.
+//! One [`UpdateMapper`] per session remembers what the mapping needs from
+//! earlier events (each call's tool and input, whether the reply streamed,
+//! the context window).
+
+use super::tool_calls;
+use crate::permission::mode::{ExecutionState, Mode};
+use crate::protocol::{Event, HistoryItem};
+use crate::store::{TodoItem, TodoPriority, TodoStatus};
+use agent_client_protocol::v1::schema::{
+    ContentBlock, ContentChunk, CurrentModeUpdate, Diff, Plan, PlanEntry, PlanEntryPriority,
+    PlanEntryStatus, SessionMode, SessionModeState, SessionUpdate, ToolCall, ToolCallContent,
+    ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields, UsageUpdate,
+};
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// The session's modes (`session/set_mode` ids) and the current one.
+pub fn mode_state(state: ExecutionState) -> SessionModeState {
+    let modes = [
+        ("build", "Build", Mode::Build.description()),
+        ("edit", "Edit", Mode::Edit.description()),
+        ("yolo", "Yolo", Mode::Yolo.description()),
+        (
+            "plan",
+            "Plan",
+            ExecutionState::new(Mode::Build, true).description(),
+        ),
+    ];
+    SessionModeState::new(
+        state.label(),
+        modes
+            .into_iter()
+            .map(|(id, name, description)| SessionMode::new(id, name).description(description))
+            .collect(),
+    )
+}
+
+pub fn text_chunk(text: impl Into<String>) -> ContentChunk {
+    ContentChunk::new(ContentBlock::from(text.into()))
+}
+
+/// The todo list as the ACP plan (entries in order).
+pub fn plan(todos: &[TodoItem]) -> Plan {
+    Plan::new(
+        todos
+            .iter()
+            .map(|t| {
+                PlanEntry::new(
+                    t.content.clone(),
+                    match t.priority {
+                        TodoPriority::High => PlanEntryPriority::High,
+                        TodoPriority::Medium => PlanEntryPriority::Medium,
+                        TodoPriority::Low => PlanEntryPriority::Low,
+                    },
+                    match t.status {
+                        TodoStatus::Pending => PlanEntryStatus::Pending,
+                        TodoStatus::InProgress => PlanEntryStatus::InProgress,
+                        TodoStatus::Completed => PlanEntryStatus::Completed,
+                    },
+                )
+            })
+            .collect(),
+    )
+}
+
+/// A tool call as it starts: pending until it runs (or the user allows it).
+pub fn tool_call_started(call_id: &str, tool: &str, input: &Value, workspace: &Path) -> ToolCall {
+    ToolCall::new(
+        call_id.to_string(),
+        tool_calls::title(tool, input, workspace),
+    )
+    .kind(tool_calls::kind(tool))
+    .status(ToolCallStatus::Pending)
+    .raw_input(input.clone())
+    .locations(tool_calls::locations(tool, input, workspace))
+}
+
+/// What a finished call shows: its output, and for Write and Edit the
+/// change as a diff the editor can render.
+pub fn finished_content(
+    tool: &str,
+    input: &Value,
+    output: &str,
+    workspace: &Path,
+) -> Vec<ToolCallContent> {
+    let mut content = Vec::new();
+    if let Some(diff) = diff_of(tool, input, workspace) {
+        content.push(ToolCallContent::Diff(diff));
+    }
+    if !output.is_empty() {
+        content.push(ToolCallContent::from(output.to_string()));
+    }
+    content
+}
+
+fn diff_of(tool: &str, input: &Value, workspace: &Path) -> Option<Diff> {
+    let path = input.get("file_path")?.as_str()?;
+    let path = if Path::new(path).is_absolute() {
+        PathBuf::from(path)
+    } else {
+        workspace.join(path)
+    };
+    match tool {
+        "Write" => Some(Diff::new(path, input.get("content")?.as_str()?.to_string())),
+        "Edit" => Some(
+            Diff::new(path, input.get("new_string")?.as_str()?.to_string())
+                .old_text(input.get("old_string")?.as_str()?.to_string()),
+        ),
+        _ => None,
+    }
+}
+
+pub fn status_update(call_id: &str, status: ToolCallStatus) -> SessionUpdate {
+    SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(
+        call_id.to_string(),
+        ToolCallUpdateFields::new().status(status),
+    ))
+}
+
+/// Turns one session's events into updates.
+pub struct UpdateMapper {
+    workspace: PathBuf,
+    /// Each call's tool and input, for its result's diff.
+    calls: HashMap<String, (String, Value)>,
+    /// Text streamed since the last whole message: the message itself then
+    /// adds nothing.
+    streamed: bool,
+    pub context_window: Option<u64>,
+}
+
+impl UpdateMapper {
+    pub fn new(workspace: PathBuf) -> Self {
+        Self {
+            workspace,
+            calls: HashMap::new(),
+            streamed: false,
+            context_window: None,
+        }
+    }
+
+    pub fn workspace(&self) -> &Path {
+        &self.workspace
+    }
+
+    /// The tool and input of call `call_id`, once it started.
+    pub fn call(&self, call_id: &str) -> Option<&(String, Value)> {
+        self.calls.get(call_id)
+    }
+
+    /// The updates `event` shows as; events that are not part of the
+    /// conversation (approvals, turn bounds) map to none here.
+    pub fn map(&mut self, event: &Event) -> Vec<SessionUpdate> {
+        match event {
+            Event::SessionStarted { context_window, .. } => {
+                self.context_window = *context_window;
+                Vec::new()
+            }
+            Event::ModelChanged { context_window, .. } => {
+                self.context_window = *context_window;
+                Vec::new()
+            }
+            Event::ContextWindowFound { context_window, .. } => {
+                self.context_window = Some(*context_window);
+                Vec::new()
+            }
+            Event::AssistantDelta { text } => {
+                self.streamed = true;
+                vec![SessionUpdate::AgentMessageChunk(text_chunk(text.clone()))]
+            }
+            Event::ReasoningDelta { text } => {
+                vec![SessionUpdate::AgentThoughtChunk(text_chunk(text.clone()))]
+            }
+            Event::AssistantMessage { text } => {
+                let streamed = std::mem::take(&mut self.streamed);
+                if streamed || text.is_empty() {
+                    Vec::new()
+                } else {
+                    vec![SessionUpdate::AgentMessageChunk(text_chunk(text.clone()))]
+                }
+            }
+            Event::ToolCallStarted {
+                call_id,
+                tool,
+                input,
+            } => {
+                self.streamed = false;
+                self.calls
+                    .insert(call_id.clone(), (tool.clone(), input.clone()));
+                vec![
+                    SessionUpdate::ToolCall(tool_call_started(
+                        call_id,
+                        tool,
+                        input,
+                        &self.workspace,
+                    )),
+                    status_update(call_id, ToolCallStatus::InProgress),
+                ]
+            }
+            Event::ToolCallFinished {
+                call_id,
+                tool,
+                output,
+                is_error,
+                ..
+            } => {
+                let input = self
+                    .calls
+                    .get(call_id)
+                    .map(|(_, input)| input.clone())
+                    .unwrap_or(Value::Null);
+                let status = if *is_error {
+                    ToolCallStatus::Failed
+                } else {
+                    ToolCallStatus::Completed
+                };
+                vec![SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(
+                    call_id.clone(),
+                    ToolCallUpdateFields::new()
+                        .status(status)
+                        .content(if *is_error {
+                            vec![ToolCallContent::from(output.clone())]
+                        } else {
+                            finished_content(tool, &input, output, &self.workspace)
+                        })
+                        .raw_output(json!({ "output": output, "isError": is_error })),
+                ))]
+            }
+            Event::ToolCallDenied { denial } => {
+                let mut updates = Vec::new();
+                if !self.calls.contains_key(&denial.call_id) {
+                    // Refused before it started: the editor has not seen it.
+                    self.calls.insert(
+                        denial.call_id.clone(),
+                        (denial.tool.clone(), denial.input.clone()),
+                    );
+                    updates.push(SessionUpdate::ToolCall(tool_call_started(
+                        &denial.call_id,
+                        &denial.tool,
+                        &denial.input,
+                        &self.workspace,
+                    )));
+                }
+                updates.push(SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(
+                    denial.call_id.clone(),
+                    ToolCallUpdateFields::new()
+                        .status(ToolCallStatus::Failed)
+                        .content(vec![ToolCallContent::from(format!(
+                            "Denied: {}",
+                            denial.reason
+                        ))]),
+                )));
+                updates
+            }
+            Event::PlanFeedback { text, .. } => {
+                vec![SessionUpdate::UserMessageChunk(text_chunk(text.clone()))]
+            }
+            Event::TodosChanged { todos } => vec![SessionUpdate::Plan(plan(todos))],
+            Event::SessionModeChanged { state } => vec![SessionUpdate::CurrentModeUpdate(
+                CurrentModeUpdate::new(state.label()),
+            )],
+            Event::Usage { usage, total } => {
+                let used = usage.input_tokens + usage.output_tokens;
+                let size = self.context_window.unwrap_or(0).max(used);
+                let mut meta = serde_json::Map::new();
+                meta.insert(
+                    "zcode".into(),
+                    json!({
+                        "inputTokens": usage.input_tokens,
+                        "outputTokens": usage.output_tokens,
+                        "sessionInputTokens": total.input_tokens,
+                        "sessionOutputTokens": total.output_tokens,
+                        "contextWindowKnown": self.context_window.is_some(),
+                    }),
+                );
+                vec![SessionUpdate::UsageUpdate(
+                    UsageUpdate::new(used, size).meta(meta),
+                )]
+            }
+            Event::History { items } => self.history(items),
+            _ => Vec::new(),
+        }
+    }
+
+    /// A resumed session's conversation, replayed as it happened.
+    fn history(&mut self, items: &[HistoryItem]) -> Vec<SessionUpdate> {
+        let mut updates = Vec::new();
+        for item in items {
+            match item {
+                HistoryItem::User { text } => {
+                    updates.push(SessionUpdate::UserMessageChunk(text_chunk(text.clone())))
+                }
+                HistoryItem::Assistant { text } => {
+                    updates.push(SessionUpdate::AgentMessageChunk(text_chunk(text.clone())))
+                }
+                HistoryItem::Tool {
+                    call_id,
+                    tool,
+                    input,
+                    output,
+                    is_error,
+                    ..
+                } => {
+                    self.calls
+                        .insert(call_id.clone(), (tool.clone(), input.clone()));
+                    let status = if *is_error {
+                        ToolCallStatus::Failed
+                    } else {
+                        ToolCallStatus::Completed
+                    };
+                    updates.push(SessionUpdate::ToolCall(
+                        tool_call_started(call_id, tool, input, &self.workspace)
+                            .status(status)
+                            .content(finished_content(tool, input, output, &self.workspace)),
+                    ));
+                }
+                HistoryItem::Summary => updates.push(SessionUpdate::AgentMessageChunk(text_chunk(
+                    "(Earlier conversation summarised.)",
+                ))),
+            }
+        }
+        updates
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn acp_a_streamed_reply_is_not_sent_twice() {
+        let mut m = UpdateMapper::new("/w".into());
+        assert_eq!(m.map(&Event::AssistantDelta { text: "Hi".into() }).len(), 1);
+        assert!(
+            m.map(&Event::AssistantMessage { text: "Hi".into() })
+                .is_empty()
+        );
+        // A reply that came whole is sent whole.
+        assert_eq!(
+            m.map(&Event::AssistantMessage {
+                text: "Again".into()
+            })
+            .len(),
+            1
+        );
+    }
+
+    #[test]
+    fn acp_an_edit_finishes_with_its_diff() {
+        let mut m = UpdateMapper::new("/w".into());
+        let input = json!({"file_path": "a.txt", "old_string": "x", "new_string": "y"});
+        m.map(&Event::ToolCallStarted {
+            call_id: "c1".into(),
+            tool: "Edit".into(),
+            input,
+        });
+        let updates = m.map(&Event::ToolCallFinished {
+            call_id: "c1".into(),
+            tool: "Edit".into(),
+            output: "edited".into(),
+            is_error: false,
+            diff: None,
+            exit_code: None,
+        });
+        let wire = serde_json::to_value(&updates[0]).unwrap();
+        assert_eq!(wire["status"], "completed");
+        assert_eq!(wire["content"][0]["type"], "diff");
+        assert_eq!(wire["content"][0]["path"], "/w/a.txt");
+        assert_eq!(wire["content"][0]["oldText"], "x");
+        assert_eq!(wire["content"][0]["newText"], "y");
+    }
+
+    #[test]
+    fn acp_modes_are_the_four_choices_and_plan_reads_as_plan() {
+        let state = mode_state(ExecutionState::new(Mode::Edit, true));
+        let wire = serde_json::to_value(&state).unwrap();
+        assert_eq!(wire["currentModeId"], "plan");
+        let ids: Vec<_> = wire["availableModes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["id"].as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(ids, ["build", "edit", "yolo", "plan"]);
+    }
+}
