@@ -214,6 +214,82 @@ async fn prompt_provider_failure_is_an_internal_error_carrying_the_message() {
     assert_eq!(client.run_turn(&session, "again").await, "end_turn");
 }
 
+// ------------------------------------------------------------ commands
+
+#[tokio::test(flavor = "multi_thread")]
+async fn available_commands_list_compact_and_the_command_files() {
+    let (h, server) = setup(json!({})).await;
+    let commands = h.project().join(".zcode").join("commands");
+    std::fs::create_dir_all(&commands).unwrap();
+    std::fs::write(
+        commands.join("review.md"),
+        "---\ndescription: Review a file\nargument-hint: <file>\n---\nReview $ARGUMENTS carefully.\n",
+    )
+    .unwrap();
+    server.enqueue(Reply::sse(sse::openai_text("Reviewed.")));
+    let client = AcpClient::start(&h, ClientOptions::plain()).await;
+    let session = client.new_session(h.project()).await;
+    let update = client
+        .wait_update("available_commands_update", |u| {
+            u["sessionUpdate"] == "available_commands_update"
+        })
+        .await;
+    let listed = update["availableCommands"].as_array().unwrap();
+    let names: Vec<&str> = listed.iter().filter_map(|c| c["name"].as_str()).collect();
+    assert!(names.contains(&"compact"), "{update:#}");
+    let review = listed
+        .iter()
+        .find(|c| c["name"] == "review")
+        .unwrap_or_else(|| panic!("the command file: {update:#}"));
+    assert_eq!(review["description"], "Review a file", "{review:#}");
+    assert_eq!(review["input"]["hint"], "<file>", "{review:#}");
+
+    // `/review main.rs` reaches the model as the file's text.
+    assert_eq!(client.run_turn(&session, "/review main.rs").await, "end_turn");
+    let users = user_texts(&server.requests()[0].json());
+    assert!(
+        users.iter().any(|u| u.contains("Review main.rs carefully.")),
+        "{users:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn two_sessions_on_one_connection_run_at_once_and_keep_their_updates_apart() {
+    let (h, server) = setup(json!({})).await;
+    // Each prompt's reply is chosen by its text, so the order the two
+    // requests arrive in does not matter.
+    server.guard(|request| {
+        let body = request.body_text();
+        if body.contains("alpha question") {
+            Some(Reply::sse(sse::openai_text("alpha answer")))
+        } else if body.contains("beta question") {
+            Some(Reply::sse(sse::openai_text("beta answer")))
+        } else {
+            None
+        }
+    });
+    let client = AcpClient::start(&h, ClientOptions::plain()).await;
+    let a = client.new_session(h.project()).await;
+    let b = client.new_session(h.project()).await;
+    assert_ne!(a, b);
+    let turn_a = client.prompt(&a, "alpha question");
+    let turn_b = client.prompt(&b, "beta question");
+    assert_eq!(turn_a.stop_reason().await, "end_turn");
+    assert_eq!(turn_b.stop_reason().await, "end_turn");
+    let text_of = |session: &str| -> String {
+        client
+            .updates()
+            .iter()
+            .filter(|u| u["sessionId"] == session)
+            .filter(|u| u["update"]["sessionUpdate"] == "agent_message_chunk")
+            .filter_map(|u| u["update"]["content"]["text"].as_str().map(str::to_string))
+            .collect()
+    };
+    assert_eq!(text_of(&a), "alpha answer");
+    assert_eq!(text_of(&b), "beta answer");
+    assert_eq!(h.sessions().len(), 2);
+}
+
 // ------------------------------------------------------------ modes
 
 #[tokio::test(flavor = "multi_thread")]
