@@ -62,7 +62,11 @@ async fn bad_input_malformed_json_is_a_parse_error_and_the_connection_goes_on() 
     ] {
         raw.send_line(garbage).await;
         let response = raw.next_response().await;
-        assert_eq!(error_code(&response), Some(PARSE_ERROR), "{garbage}: {response}");
+        assert_eq!(
+            error_code(&response),
+            Some(PARSE_ERROR),
+            "{garbage}: {response}"
+        );
         assert_eq!(response["id"], Value::Null, "{response}");
     }
     // Bytes that are not UTF-8.
@@ -125,13 +129,25 @@ async fn bad_input_wrong_parameter_types_are_invalid_params() {
     raw.initialize(1).await;
     let cases = [
         ("session/new", json!({"cwd": 42, "mcpServers": []})),
-        ("session/new", json!({"cwd": h.project(), "mcpServers": "none"})),
+        (
+            "session/new",
+            json!({"cwd": h.project(), "mcpServers": "none"}),
+        ),
         // ACP requires an absolute cwd.
-        ("session/new", json!({"cwd": "relative/dir", "mcpServers": []})),
+        (
+            "session/new",
+            json!({"cwd": "relative/dir", "mcpServers": []}),
+        ),
         ("session/new", Value::Null),
         ("session/prompt", json!({"sessionId": 7, "prompt": "text"})),
-        ("session/prompt", json!({"sessionId": "x", "prompt": [{"type": "text"}]})),
-        ("session/set_mode", json!({"sessionId": ["a"], "modeId": true})),
+        (
+            "session/prompt",
+            json!({"sessionId": "x", "prompt": [{"type": "text"}]}),
+        ),
+        (
+            "session/set_mode",
+            json!({"sessionId": ["a"], "modeId": true}),
+        ),
     ];
     for (i, (method, params)) in cases.into_iter().enumerate() {
         let id = json!(10 + i);
@@ -215,7 +231,10 @@ async fn bad_input_prompt_for_an_unknown_session_is_invalid_params() {
         .expect_err("no such session");
     assert_eq!(error.code, INVALID_PARAMS as i32, "{error:?}");
     for (method, params) in [
-        ("session/set_mode", json!({"sessionId": "sess_none", "modeId": "edit"})),
+        (
+            "session/set_mode",
+            json!({"sessionId": "sess_none", "modeId": "edit"}),
+        ),
         (
             "session/set_config_option",
             json!({"sessionId": "sess_none", "configId": "auto_continue", "value": "off"}),
@@ -267,6 +286,67 @@ async fn bad_input_second_prompt_while_one_runs_is_invalid_request() {
     assert_eq!(client.run_turn(&session, "now").await, "end_turn");
 }
 
+#[tokio::test(flavor = "multi_thread")]
+async fn bad_input_session_new_in_a_missing_directory_is_invalid_params() {
+    let (h, _server) = setup(json!({})).await;
+    let client = AcpClient::start(&h, ClientOptions::plain()).await;
+    let missing = h.project().join("no").join("such").join("dir");
+    let error = client
+        .request("session/new", json!({"cwd": missing, "mcpServers": []}))
+        .await
+        .expect_err("no such directory");
+    assert_eq!(error.code, INVALID_PARAMS as i32, "{error:?}");
+    client.new_session(h.project()).await;
+}
+
+/// A cancel sent right after the prompt, before any update, is not lost:
+/// the turn ends cancelled instead of running on.
+#[tokio::test(flavor = "multi_thread")]
+async fn cancel_right_after_the_prompt_is_not_lost() {
+    let (h, server) = setup(json!({})).await;
+    // Should the cancel be lost, this reply holds the turn past the wait.
+    server.guard(|request| {
+        if request.body_text().contains("\"next\"") {
+            return Some(Reply::sse(sse::openai_text("Next.")));
+        }
+        Some(
+            Reply::sse_chunks([sse::openai_text("slow")
+                .split("\n\n")
+                .take(2)
+                .map(|e| format!("{e}\n\n"))
+                .collect::<String>()])
+            .delay(Duration::from_secs(600)),
+        )
+    });
+    let client = AcpClient::start(&h, ClientOptions::plain()).await;
+    let session = client.new_session(h.project()).await;
+    let turn = client.prompt(&session, "quick");
+    client.cancel(&session).await;
+    assert_eq!(turn.stop_reason().await, "cancelled");
+    // A cancel with nothing running changes nothing.
+    client.cancel(&session).await;
+    assert_eq!(client.run_turn(&session, "next").await, "end_turn");
+    assert!(client.agent_text().ends_with("Next."), "{}", client.diagnostics());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn client_disconnect_while_idle_exits_zero_with_the_session_saved() {
+    let (h, server) = setup(json!({})).await;
+    server.enqueue(Reply::sse(sse::openai_text("Idle now.")));
+    let mut client = AcpClient::start(&h, ClientOptions::plain()).await;
+    let session = client.new_session(h.project()).await;
+    assert_eq!(client.run_turn(&session, "hello").await, "end_turn");
+    client.disconnect().await;
+    let status = client.wait_exit().await;
+    assert_eq!(status.code(), Some(0), "{}", client.diagnostics());
+    assert_no_panic(&client.stderr());
+    let kinds: Vec<String> = saved(&h).into_iter().map(|e| e.kind).collect();
+    assert!(
+        kinds.contains(&entry_kind::ASSISTANT_MESSAGE.to_string()),
+        "{kinds:?}"
+    );
+}
+
 // ------------------------------------------------------------ disconnect
 
 /// The store's only session and its entries.
@@ -282,7 +362,11 @@ async fn client_disconnect_mid_turn_cancels_saves_what_was_done_and_exits() {
     server.enqueue_all([
         Reply::sse(sse::openai_tool_calls(
             "",
-            &[("w1", "Write", r#"{"file_path":"done.txt","content":"done\n"}"#)],
+            &[(
+                "w1",
+                "Write",
+                r#"{"file_path":"done.txt","content":"done\n"}"#,
+            )],
         )),
         // Then an answer that would take two minutes after its first words.
         Reply::sse_chunks([sse::openai_text("Now the long part")
@@ -318,13 +402,15 @@ async fn client_disconnect_mid_turn_cancels_saves_what_was_done_and_exits() {
     );
     // The call (kept with the assistant message that made it) and its result.
     assert!(
-        entries.iter().any(|e| e.kind == entry_kind::ASSISTANT_MESSAGE
-            && e.payload.to_string().contains("w1")),
+        entries.iter().any(
+            |e| e.kind == entry_kind::ASSISTANT_MESSAGE && e.payload.to_string().contains("w1")
+        ),
         "{entries:#?}"
     );
     assert!(
-        entries.iter().any(|e| e.kind == entry_kind::TOOL_RESULT
-            && e.payload.to_string().contains("w1")),
+        entries
+            .iter()
+            .any(|e| e.kind == entry_kind::TOOL_RESULT && e.payload.to_string().contains("w1")),
         "{entries:#?}"
     );
     assert_eq!(
@@ -354,9 +440,7 @@ async fn client_disconnect_while_a_permission_is_open_denies_and_exits() {
     assert!(!h.project().join("x.txt").exists());
     let entries = saved(&h);
     assert!(
-        entries
-            .iter()
-            .any(|e| e.kind == entry_kind::USER_MESSAGE),
+        entries.iter().any(|e| e.kind == entry_kind::USER_MESSAGE),
         "{entries:#?}"
     );
 }
@@ -367,7 +451,11 @@ async fn client_disconnect_then_load_shows_the_saved_turn() {
     server.enqueue_all([
         Reply::sse(sse::openai_tool_calls(
             "",
-            &[("w1", "Write", r#"{"file_path":"done.txt","content":"done\n"}"#)],
+            &[(
+                "w1",
+                "Write",
+                r#"{"file_path":"done.txt","content":"done\n"}"#,
+            )],
         )),
         Reply::sse_chunks([sse::openai_text("Half")
             .split("\n\n")

@@ -19,7 +19,10 @@ const BUFFER: &str = "buffer text, not saved\n";
 async fn setup() -> (Harness, FakeModelServer) {
     let h = Harness::new();
     let server = FakeModelServer::start().await;
-    h.write_config(&acp_config(&server, json!({"permission": {"mode": "build"}})));
+    h.write_config(&acp_config(
+        &server,
+        json!({"permission": {"mode": "build"}}),
+    ));
     std::fs::write(h.project().join("notes.txt"), DISK).unwrap();
     (h, server)
 }
@@ -127,8 +130,14 @@ async fn fs_edit_lands_in_the_editor_and_the_disk_is_untouched() {
     // The whole buffer or the changed part, as long as it is the buffer's.
     let old = diff["oldText"].as_str().unwrap_or_default();
     let new = diff["newText"].as_str().unwrap_or_default();
-    assert!(old.contains("not saved") && !old.contains("disk"), "{diff:#}");
-    assert!(new.contains("edited") && !new.contains("not saved"), "{diff:#}");
+    assert!(
+        old.contains("not saved") && !old.contains("disk"),
+        "{diff:#}"
+    );
+    assert!(
+        new.contains("edited") && !new.contains("not saved"),
+        "{diff:#}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -137,7 +146,11 @@ async fn fs_write_goes_through_the_client() {
     server.enqueue_all([
         Reply::sse(sse::openai_tool_calls(
             "",
-            &[("w1", "Write", r#"{"file_path":"new.txt","content":"fresh\n"}"#)],
+            &[(
+                "w1",
+                "Write",
+                r#"{"file_path":"new.txt","content":"fresh\n"}"#,
+            )],
         )),
         Reply::sse(sse::openai_text("Written.")),
     ]);
@@ -188,7 +201,10 @@ async fn fs_through_the_client_permission_is_unchanged_a_denied_edit_writes_noth
     ask.select("deny");
     assert_eq!(turn.stop_reason().await, "end_turn");
     assert!(client.fs_writes().is_empty(), "{:?}", client.fs_writes());
-    assert_eq!(client.buffer(&spellings(&h, "notes.txt")[0]).unwrap(), BUFFER);
+    assert_eq!(
+        client.buffer(&spellings(&h, "notes.txt")[0]).unwrap(),
+        BUFFER
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -262,7 +278,11 @@ async fn fs_client_without_the_capability_is_never_asked_and_the_disk_is_used() 
         )),
         Reply::sse(sse::openai_tool_calls(
             "",
-            &[("w1", "Write", r#"{"file_path":"out.txt","content":"on disk\n"}"#)],
+            &[(
+                "w1",
+                "Write",
+                r#"{"file_path":"out.txt","content":"on disk\n"}"#,
+            )],
         )),
         Reply::sse(sse::openai_text("Done.")),
     ]);
@@ -275,12 +295,19 @@ async fn fs_client_without_the_capability_is_never_asked_and_the_disk_is_used() 
         )
         .await
         .unwrap();
-    assert_eq!(client.run_turn(&session, "read and write").await, "end_turn");
+    assert_eq!(
+        client.run_turn(&session, "read and write").await,
+        "end_turn"
+    );
     assert!(result_of(&server, "r1").contains("disk text"));
     assert_eq!(
         std::fs::read_to_string(h.project().join("out.txt")).unwrap(),
         "on disk\n"
     );
     assert!(client.fs_reads().is_empty() && client.fs_writes().is_empty());
-    assert!(client.other_requests().is_empty(), "{:?}", client.other_requests());
+    assert!(
+        client.other_requests().is_empty(),
+        "{:?}",
+        client.other_requests()
+    );
 }

@@ -17,7 +17,10 @@ use support::headless::Harness;
 async fn setup() -> (Harness, FakeModelServer) {
     let h = Harness::new();
     let server = FakeModelServer::start().await;
-    h.write_config(&acp_config(&server, json!({"permission": {"mode": "build"}})));
+    h.write_config(&acp_config(
+        &server,
+        json!({"permission": {"mode": "build"}}),
+    ));
     (h, server)
 }
 
@@ -77,7 +80,10 @@ async fn tool_round_trip_write_is_announced_pending_asked_allowed_and_completed_
         std::path::Path::new(location).is_absolute(),
         "ACP paths are absolute: {call:#}"
     );
-    assert!(!h.project().join("hello.txt").exists(), "nothing before the answer");
+    assert!(
+        !h.project().join("hello.txt").exists(),
+        "nothing before the answer"
+    );
 
     ask.select("allow_once");
     let done = client.wait_tool_status("w1", "completed").await;
@@ -87,16 +93,26 @@ async fn tool_round_trip_write_is_announced_pending_asked_allowed_and_completed_
         "hi\n"
     );
     // The result carries the diff of the new file.
-    let updates: Vec<Value> = client.updates().into_iter().map(|u| u["update"].clone()).collect();
+    let updates: Vec<Value> = client
+        .updates()
+        .into_iter()
+        .map(|u| u["update"].clone())
+        .collect();
     let diff = updates
         .iter()
         .filter(|u| u["toolCallId"] == "w1")
         .flat_map(|u| u["content"].as_array().cloned().unwrap_or_default())
         .find(|c| c["type"] == "diff")
         .unwrap_or_else(|| panic!("a diff for w1: {done:#} {updates:#?}"));
-    assert!(diff["path"].as_str().unwrap().ends_with("hello.txt"), "{diff:#}");
+    assert!(
+        diff["path"].as_str().unwrap().ends_with("hello.txt"),
+        "{diff:#}"
+    );
     assert_eq!(diff["newText"], "hi\n", "{diff:#}");
-    assert!(diff["oldText"].is_null(), "a new file has no old text: {diff:#}");
+    assert!(
+        diff["oldText"].is_null(),
+        "a new file has no old text: {diff:#}"
+    );
     assert_tool_call_story(&updates, "w1");
     assert!(!last_result(&server, "w1").contains(NOT_EXECUTED));
     client.assert_clean_wire();
@@ -132,7 +148,11 @@ async fn tool_round_trip_edit_carries_the_old_and_new_text() {
         std::fs::read_to_string(h.project().join("a.txt")).unwrap(),
         "one\nthree\n"
     );
-    let updates: Vec<Value> = client.updates().into_iter().map(|u| u["update"].clone()).collect();
+    let updates: Vec<Value> = client
+        .updates()
+        .into_iter()
+        .map(|u| u["update"].clone())
+        .collect();
     let read = updates
         .iter()
         .find(|u| u["sessionUpdate"] == "tool_call" && u["toolCallId"] == "r1")
@@ -159,7 +179,11 @@ async fn tool_round_trip_bash_is_an_execute_call_whose_output_reaches_the_client
     server.enqueue_all([
         Reply::sse(sse::openai_tool_calls(
             "",
-            &[("b1", "Bash", r#"{"command":"echo made-by-bash > out.txt && cat out.txt"}"#)],
+            &[(
+                "b1",
+                "Bash",
+                r#"{"command":"echo made-by-bash > out.txt && cat out.txt"}"#,
+            )],
         )),
         Reply::sse(sse::openai_text("Ran it.")),
     ]);
@@ -215,7 +239,11 @@ async fn permission_options_of_a_write_in_build_are_the_decided_ids_kinds_and_na
         sorted(options),
         sorted(vec![
             option("allow_once", "allow_once", "Allow once"),
-            option("allow_always_project", "allow_always", "Always allow in this project"),
+            option(
+                "allow_always_project",
+                "allow_always",
+                "Always allow in this project"
+            ),
             option(
                 "allow_edits_session",
                 "allow_always",
@@ -248,7 +276,12 @@ async fn permission_options_of_a_command_offer_no_edit_mode() {
     let turn = client.prompt(&session, "touch");
     let ask = client.next_permission().await;
     assert_eq!(
-        sorted(ask.option_ids().into_iter().map(|id| (id, String::new(), String::new())).collect()),
+        sorted(
+            ask.option_ids()
+                .into_iter()
+                .map(|id| (id, String::new(), String::new()))
+                .collect()
+        ),
         sorted(
             ["allow_once", "allow_always_project", "full_access", "deny"]
                 .iter()
@@ -271,7 +304,10 @@ async fn permission_allow_always_project_saves_a_rule_that_answers_the_next_call
     let client = AcpClient::start(&h, ClientOptions::plain()).await;
     let session = client.new_session(h.project()).await;
     let turn = client.prompt(&session, "write p");
-    client.next_permission().await.select("allow_always_project");
+    client
+        .next_permission()
+        .await
+        .select("allow_always_project");
     assert_eq!(turn.stop_reason().await, "end_turn");
     client.wait_tool_status("w1", "completed").await;
 
@@ -290,7 +326,12 @@ async fn permission_allow_always_project_saves_a_rule_that_answers_the_next_call
         Reply::sse(sse::openai_text("Second.")),
     ]);
     assert_eq!(client.run_turn(&again, "write p again").await, "end_turn");
-    assert_eq!(client.permission_log().len(), 1, "{:#?}", client.permission_log());
+    assert_eq!(
+        client.permission_log().len(),
+        1,
+        "{:#?}",
+        client.permission_log()
+    );
     assert_eq!(
         std::fs::read_to_string(h.project().join("p.txt")).unwrap(),
         "two"
@@ -376,7 +417,11 @@ async fn permission_deny_without_forms_denies_and_asks_nothing_more() {
     client.next_permission().await.select("deny");
     assert_eq!(turn.stop_reason().await, "end_turn");
     assert_denied(&client, &server, &h, "w1").await;
-    assert!(client.other_requests().is_empty(), "{:?}", client.other_requests());
+    assert!(
+        client.other_requests().is_empty(),
+        "{:?}",
+        client.other_requests()
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -388,10 +433,25 @@ async fn permission_deny_with_forms_asks_what_instead_and_the_model_reads_it() {
     let turn = client.prompt(&session, "write x");
     client.next_permission().await.select("deny");
     let form = client.next_elicitation().await;
-    assert_eq!(form.message(), "What should it do instead?", "{:#}", form.request);
+    assert_eq!(
+        form.message(),
+        "What should it do instead?",
+        "{:#}",
+        form.request
+    );
     assert_eq!(form.request["mode"], "form", "{:#}", form.request);
-    assert_eq!(form.request["sessionId"], session.as_str(), "{:#}", form.request);
-    assert_eq!(form.properties()["instead"]["type"], "string", "{:#}", form.request);
+    assert_eq!(
+        form.request["sessionId"],
+        session.as_str(),
+        "{:#}",
+        form.request
+    );
+    assert_eq!(
+        form.properties()["instead"]["type"],
+        "string",
+        "{:#}",
+        form.request
+    );
     let required = form.request["requestedSchema"]["required"].clone();
     assert!(
         required.is_null() || required == json!([]),
@@ -429,7 +489,10 @@ async fn permission_option_id_not_offered_is_a_deny() {
     let session = client.new_session(h.project()).await;
     let turn = client.prompt(&session, "write x");
     let ask = client.next_permission().await;
-    assert!(!ask.option_ids().contains(&"allow_always_session".to_string()));
+    assert!(
+        !ask.option_ids()
+            .contains(&"allow_always_session".to_string())
+    );
     // Neither an id of another request's options nor a made-up one counts.
     ask.select("allow_always_session");
     assert_eq!(turn.stop_reason().await, "end_turn");

@@ -18,7 +18,10 @@ const NOT_APPROVED: &str = "The plan was not approved by the user.";
 async fn setup() -> (Harness, FakeModelServer) {
     let h = Harness::new();
     let server = FakeModelServer::start().await;
-    h.write_config(&acp_config(&server, json!({"permission": {"mode": "build"}})));
+    h.write_config(&acp_config(
+        &server,
+        json!({"permission": {"mode": "build"}}),
+    ));
     (h, server)
 }
 
@@ -95,7 +98,10 @@ async fn plan7_review_form_approve_writes_the_plan_and_leaves_plan_mode() {
         "{decision:#}"
     );
     assert_eq!(form.properties()["feedback"]["type"], "string");
-    assert!(client.permission_log().is_empty(), "no permission request as well");
+    assert!(
+        client.permission_log().is_empty(),
+        "no permission request as well"
+    );
 
     form.accept(json!({"decision": "approve"}));
     assert_eq!(turn.stop_reason().await, "end_turn");
@@ -129,7 +135,9 @@ async fn plan8_review_form_feedback_reaches_the_model_and_plan_stays_on() {
     assert!(result.contains(NOT_APPROVED), "{result}");
     let users = last_user_texts(&server);
     assert!(
-        users.iter().any(|u| u.contains("Add error handling first.")),
+        users
+            .iter()
+            .any(|u| u.contains("Add error handling first.")),
         "the feedback is a user message: {users:?}"
     );
     assert!(!plan_file(&h, &session).exists());
@@ -165,13 +173,25 @@ async fn plan_review_without_forms_is_a_switch_mode_permission_approve() {
     let (client, session) = plan_session(&h, ClientOptions::plain()).await;
     let turn = client.prompt(&session, "plan a parser");
     let ask = client.next_permission().await;
-    assert_eq!(ask.request["toolCall"]["kind"], "switch_mode", "{:#}", ask.request);
+    assert_eq!(
+        ask.request["toolCall"]["kind"], "switch_mode",
+        "{:#}",
+        ask.request
+    );
     assert_eq!(ask.tool_call_id(), "p1");
     assert_eq!(
         ask.options(),
         vec![
-            ("approve".to_string(), "allow_once".to_string(), "Approve".to_string()),
-            ("deny".to_string(), "reject_once".to_string(), "Deny".to_string()),
+            (
+                "approve".to_string(),
+                "allow_once".to_string(),
+                "Approve".to_string()
+            ),
+            (
+                "deny".to_string(),
+                "reject_once".to_string(),
+                "Deny".to_string()
+            ),
         ]
     );
     ask.select("approve");

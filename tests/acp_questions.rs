@@ -75,7 +75,12 @@ fn question_result(server: &FakeModelServer) -> String {
 async fn ask(
     h: &Harness,
     server: &FakeModelServer,
-) -> (AcpClient, String, support::acp_client::PromptCall, ElicitationAsk) {
+) -> (
+    AcpClient,
+    String,
+    support::acp_client::PromptCall,
+    ElicitationAsk,
+) {
     script_question(server);
     let client = AcpClient::start(h, ClientOptions::with_forms()).await;
     let session = client.new_session(h.project()).await;
@@ -112,7 +117,10 @@ async fn question_form_has_a_field_per_question_and_an_other_text_none_required(
     let request = form.request.clone();
     assert_eq!(request["mode"], "form", "{request:#}");
     assert_eq!(request["sessionId"], session.as_str(), "{request:#}");
-    assert_eq!(request["toolCallId"], "q1", "scoped to the call: {request:#}");
+    assert_eq!(
+        request["toolCallId"], "q1",
+        "scoped to the call: {request:#}"
+    );
     let props = form.properties().clone();
 
     let q1 = &props["q1"];
@@ -149,7 +157,10 @@ async fn question_form_has_a_field_per_question_and_an_other_text_none_required(
     let result = question_result(&server);
     assert!(result.starts_with(ALL_ANSWERED), "{result}");
     assert!(result.contains(r#""Which language?"="Rust""#), "{result}");
-    assert!(result.contains(r#""What to add?"="Tests, Docs""#), "{result}");
+    assert!(
+        result.contains(r#""What to add?"="Tests, Docs""#),
+        "{result}"
+    );
     let done = client.wait_tool_status("q1", "completed").await;
     assert_eq!(done["toolCallId"], "q1");
 }
@@ -264,7 +275,12 @@ async fn ask7_unanswered_question_shows_a_countdown_then_continues_as_none_answe
         "the content says when it continues: {shown:#}"
     );
 
-    assert_eq!(turn.stop_reason().await, "end_turn", "{}", client.diagnostics());
+    assert_eq!(
+        turn.stop_reason().await,
+        "end_turn",
+        "{}",
+        client.diagnostics()
+    );
     let result = question_result(&server);
     assert!(result.starts_with(NONE_ANSWERED), "{result}");
     // The form the client still shows was withdrawn.
@@ -274,7 +290,11 @@ async fn ask7_unanswered_question_shows_a_countdown_then_continues_as_none_answe
                 m["method"] == "$/cancel_request" && m["params"]["requestId"] == elicitation_id
             })
     });
-    assert!(cancelled, "the elicitation is cancelled\n{}", client.diagnostics());
+    assert!(
+        cancelled,
+        "the elicitation is cancelled\n{}",
+        client.diagnostics()
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]

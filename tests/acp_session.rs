@@ -92,7 +92,10 @@ async fn initialize_prompt_content_advertised_is_what_reaches_the_model() {
         blocks.push(json!({"type": "image", "mimeType": "image/png",
             "data": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="}));
     }
-    let stop = client.prompt_blocks(&session, Value::Array(blocks)).stop_reason().await;
+    let stop = client
+        .prompt_blocks(&session, Value::Array(blocks))
+        .stop_reason()
+        .await;
     assert_eq!(stop, "end_turn", "{}", client.diagnostics());
     let body = server.requests()[0].body_text();
     assert!(body.contains("look at these"), "{body}");
@@ -101,7 +104,10 @@ async fn initialize_prompt_content_advertised_is_what_reaches_the_model() {
         assert!(body.contains("EMBEDDED-CONTEXT-MARKER"), "{body}");
     }
     if prompt_caps["image"] == true {
-        assert!(body.contains("iVBORw0KGgo"), "the image reaches the model: {body}");
+        assert!(
+            body.contains("iVBORw0KGgo"),
+            "the image reaches the model: {body}"
+        );
     }
 }
 
@@ -187,7 +193,10 @@ async fn prompt_streams_the_answer_as_agent_message_chunks_and_ends_end_turn() {
         client.updates().iter().all(|u| u["sessionId"] == session),
         "every update names the session"
     );
-    assert_eq!(user_texts(&server.requests()[0].json()).last().unwrap(), "what is it?");
+    assert_eq!(
+        user_texts(&server.requests()[0].json()).last().unwrap(),
+        "what is it?"
+    );
     client.assert_clean_wire();
 }
 
@@ -212,6 +221,67 @@ async fn prompt_provider_failure_is_an_internal_error_carrying_the_message() {
     // The connection still works.
     server.enqueue(Reply::sse(sse::openai_text("Back.")));
     assert_eq!(client.run_turn(&session, "again").await, "end_turn");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn prompt_round_limit_ends_with_max_turn_requests() {
+    let (h, server) = setup(json!({})).await;
+    // A model that never stops calling a tool that needs no approval.
+    let rounds = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = rounds.clone();
+    server.guard(move |_| {
+        let n = counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let id = format!("g{n}");
+        Some(Reply::sse(sse::openai_tool_calls(
+            "",
+            &[(&id, "Glob", r#"{"pattern":"*.nothing"}"#)],
+        )))
+    });
+    let client = AcpClient::start(&h, ClientOptions::plain()).await;
+    let session = client.new_session(h.project()).await;
+    assert_eq!(
+        client.run_turn(&session, "loop forever").await,
+        "max_turn_requests"
+    );
+    assert_eq!(
+        rounds.load(std::sync::atomic::Ordering::SeqCst),
+        zcode::runtime::turn::MAX_ROUNDS
+    );
+}
+
+/// Content initialize does not advertise is refused, not dropped silently.
+#[tokio::test(flavor = "multi_thread")]
+async fn prompt_content_not_advertised_is_invalid_params() {
+    let (h, server) = setup(json!({})).await;
+    let client = AcpClient::start(&h, ClientOptions::plain()).await;
+    let caps = client.init["agentCapabilities"]["promptCapabilities"].clone();
+    let session = client.new_session(h.project()).await;
+    let mut refused = Vec::new();
+    if caps["image"] != true {
+        refused.push(json!({"type": "image", "mimeType": "image/png", "data": "iVBORw0KGgo="}));
+    }
+    if caps["audio"] != true {
+        refused.push(json!({"type": "audio", "mimeType": "audio/wav", "data": "UklGRg=="}));
+    }
+    if caps["embeddedContext"] != true {
+        refused.push(json!({"type": "resource", "resource": {"uri": "file:///x", "text": "x"}}));
+    }
+    for block in refused {
+        let error = client
+            .prompt_blocks(&session, json!([{"type": "text", "text": "see"}, block]))
+            .response()
+            .await
+            .expect_err("not advertised");
+        assert_eq!(error.code, -32602, "{block}: {error:?}");
+    }
+    assert_eq!(server.request_count(), 0);
+    // An empty prompt is no turn either.
+    let error = client
+        .prompt_blocks(&session, json!([]))
+        .response()
+        .await
+        .expect_err("empty");
+    assert_eq!(error.code, -32602, "{error:?}");
 }
 
 // ------------------------------------------------------------ commands
@@ -245,10 +315,15 @@ async fn available_commands_list_compact_and_the_command_files() {
     assert_eq!(review["input"]["hint"], "<file>", "{review:#}");
 
     // `/review main.rs` reaches the model as the file's text.
-    assert_eq!(client.run_turn(&session, "/review main.rs").await, "end_turn");
+    assert_eq!(
+        client.run_turn(&session, "/review main.rs").await,
+        "end_turn"
+    );
     let users = user_texts(&server.requests()[0].json());
     assert!(
-        users.iter().any(|u| u.contains("Review main.rs carefully.")),
+        users
+            .iter()
+            .any(|u| u.contains("Review main.rs carefully.")),
         "{users:?}"
     );
 }
@@ -332,12 +407,20 @@ async fn set_mode_switches_the_mode_and_sends_current_mode_update() {
     server.enqueue_all([
         Reply::sse(sse::openai_tool_calls(
             "",
-            &[("w1", "Write", r#"{"file_path":"e.txt","content":"edit mode\n"}"#)],
+            &[(
+                "w1",
+                "Write",
+                r#"{"file_path":"e.txt","content":"edit mode\n"}"#,
+            )],
         )),
         Reply::sse(sse::openai_text("Written.")),
     ]);
     assert_eq!(client.run_turn(&session, "write e.txt").await, "end_turn");
-    assert!(client.permission_log().is_empty(), "{:#?}", client.permission_log());
+    assert!(
+        client.permission_log().is_empty(),
+        "{:#?}",
+        client.permission_log()
+    );
     assert_eq!(
         std::fs::read_to_string(h.project().join("e.txt")).unwrap(),
         "edit mode\n"
@@ -388,7 +471,9 @@ async fn cancel_mid_stream_ends_with_cancelled_and_keeps_the_session() {
     let session = client.new_session(h.project()).await;
     let turn = client.prompt(&session, "a long question");
     client
-        .wait_update("the first chunk", |u| u["sessionUpdate"] == "agent_message_chunk")
+        .wait_update("the first chunk", |u| {
+            u["sessionUpdate"] == "agent_message_chunk"
+        })
         .await;
     client.cancel(&session).await;
     assert_eq!(turn.stop_reason().await, "cancelled");
@@ -403,10 +488,8 @@ async fn cancel_mid_stream_ends_with_cancelled_and_keeps_the_session() {
     assert_eq!(sessions.len(), 1);
     let entries = h.entries(&sessions[0].id);
     assert!(
-        entries
-            .iter()
-            .any(|e| e.kind == entry_kind::USER_MESSAGE
-                && e.payload.to_string().contains("a long question")),
+        entries.iter().any(|e| e.kind == entry_kind::USER_MESSAGE
+            && e.payload.to_string().contains("a long question")),
         "{entries:#?}"
     );
     // And it takes the next prompt.
@@ -422,7 +505,11 @@ async fn load_after_restart_replays_the_history_as_updates() {
     server.enqueue_all([
         Reply::sse(sse::openai_tool_calls(
             "Writing it.",
-            &[("w1", "Write", r#"{"file_path":"kept.txt","content":"kept\n"}"#)],
+            &[(
+                "w1",
+                "Write",
+                r#"{"file_path":"kept.txt","content":"kept\n"}"#,
+            )],
         )),
         Reply::sse(sse::openai_text("Wrote kept.txt.")),
     ]);
@@ -437,7 +524,10 @@ async fn load_after_restart_replays_the_history_as_updates() {
             )
             .await
             .unwrap();
-        assert_eq!(client.run_turn(&session, "remember kept.txt").await, "end_turn");
+        assert_eq!(
+            client.run_turn(&session, "remember kept.txt").await,
+            "end_turn"
+        );
         let status = client.shutdown().await;
         assert!(status.success(), "{status:?}");
     }
@@ -456,8 +546,16 @@ async fn load_after_restart_replays_the_history_as_updates() {
         .iter()
         .filter_map(|u| u["content"]["text"].as_str().map(str::to_string))
         .collect();
-    assert!(users.contains("remember kept.txt"), "{:#?}", client.updates());
-    assert!(client.agent_text().contains("Wrote kept.txt."), "{:#?}", client.updates());
+    assert!(
+        users.contains("remember kept.txt"),
+        "{:#?}",
+        client.updates()
+    );
+    assert!(
+        client.agent_text().contains("Wrote kept.txt."),
+        "{:#?}",
+        client.updates()
+    );
     let calls = client.updates_of("tool_call");
     assert!(
         calls.iter().any(|c| c["toolCallId"] == "w1"),
@@ -465,8 +563,10 @@ async fn load_after_restart_replays_the_history_as_updates() {
         client.updates()
     );
     assert!(
-        client.updates().iter().any(|u| u["update"]["toolCallId"] == "w1"
-            && u["update"]["status"] == "completed"),
+        client
+            .updates()
+            .iter()
+            .any(|u| u["update"]["toolCallId"] == "w1" && u["update"]["status"] == "completed"),
         "with its result: {:#?}",
         client.updates()
     );
@@ -477,7 +577,10 @@ async fn load_after_restart_replays_the_history_as_updates() {
     assert_eq!(client.run_turn(&session, "and now?").await, "end_turn");
     let last = server.requests().last().unwrap().json();
     let users = user_texts(&last);
-    assert!(users.iter().any(|u| u.contains("remember kept.txt")), "{users:?}");
+    assert!(
+        users.iter().any(|u| u.contains("remember kept.txt")),
+        "{users:?}"
+    );
     assert_eq!(users.last().unwrap(), "and now?");
     client.assert_clean_wire();
 }
@@ -517,7 +620,9 @@ async fn todo_list_is_sent_as_the_acp_plan() {
     let session = client.new_session(h.project()).await;
     assert_eq!(client.run_turn(&session, "plan it").await, "end_turn");
     let plans = client.updates_of("plan");
-    let plan = plans.last().unwrap_or_else(|| panic!("no plan: {:#?}", client.updates()));
+    let plan = plans
+        .last()
+        .unwrap_or_else(|| panic!("no plan: {:#?}", client.updates()));
     assert_eq!(
         plan["entries"],
         json!([
@@ -541,7 +646,10 @@ async fn token_usage_is_sent_as_usage_updates() {
     let last = usage
         .last()
         .unwrap_or_else(|| panic!("no usage_update: {:#?}", client.updates()));
-    assert_eq!(last["size"], 100_000, "the model's context window: {last:#}");
+    assert_eq!(
+        last["size"], 100_000,
+        "the model's context window: {last:#}"
+    );
     let used = last["used"].as_u64().unwrap_or(0);
     assert!(used >= 10, "tokens in context: {last:#}");
 }

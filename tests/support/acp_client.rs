@@ -29,8 +29,8 @@ use agent_client_protocol::v1::schema::{
     ClientCapabilities, CreateElicitationRequest, CreateElicitationResponse,
     ElicitationCapabilities, ElicitationFormCapabilities, FileSystemCapabilities,
     InitializeRequest, InitializeResponse, ReadTextFileRequest, ReadTextFileResponse,
-    RequestPermissionRequest, RequestPermissionResponse, SessionNotification,
-    WriteTextFileRequest, WriteTextFileResponse,
+    RequestPermissionRequest, RequestPermissionResponse, SessionNotification, WriteTextFileRequest,
+    WriteTextFileResponse,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Agent, Client, Lines, UntypedMessage};
@@ -325,6 +325,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 /// A prompt in flight.
 pub struct PromptCall {
     task: tokio::task::JoinHandle<Result<Value, RpcError>>,
+    shared: Arc<Shared>,
 }
 
 impl PromptCall {
@@ -333,13 +334,20 @@ impl PromptCall {
         match tokio::time::timeout(WAIT, self.task).await {
             Ok(Ok(result)) => result,
             Ok(Err(e)) => panic!("the prompt task failed: {e}"),
-            Err(_) => panic!("no session/prompt response within {WAIT:?}"),
+            Err(_) => panic!(
+                "no session/prompt response within {WAIT:?}\n{}",
+                diagnostics(&self.shared)
+            ),
         }
     }
 
     /// The stop reason of a successful turn.
     pub async fn stop_reason(self) -> String {
-        let response = self.response().await.expect("session/prompt succeeds");
+        let shared = self.shared.clone();
+        let response = self
+            .response()
+            .await
+            .unwrap_or_else(|e| panic!("session/prompt failed: {e:?}\n{}", diagnostics(&shared)));
         response["stopReason"]
             .as_str()
             .unwrap_or_else(|| panic!("no stopReason in {response}"))
@@ -385,8 +393,8 @@ impl AcpClient {
         env: &[(&str, String)],
     ) -> Self {
         let mut client = Self::connect(h, options.buffers.clone(), env).await;
-        let init = InitializeRequest::new(ProtocolVersion::V1)
-            .client_capabilities(options.capabilities());
+        let init =
+            InitializeRequest::new(ProtocolVersion::V1).client_capabilities(options.capabilities());
         let response: InitializeResponse = client
             .within("initialize", client.cx.send_request(init).block_task())
             .await
@@ -420,29 +428,26 @@ impl AcpClient {
 
         let incoming = {
             let shared = shared.clone();
-            futures_util::stream::unfold(
-                Some(BufReader::new(stdout).lines()),
-                move |lines| {
-                    let shared = shared.clone();
-                    async move {
-                        let mut lines = lines?;
-                        match lines.next_line().await {
-                            Ok(Some(line)) => {
-                                shared.update(|s| s.wire.push((Dir::Received, line.clone())));
-                                Some((Ok(line), Some(lines)))
-                            }
-                            Ok(None) => {
-                                shared.update(|s| s.stdout_closed = true);
-                                None
-                            }
-                            Err(e) => {
-                                shared.update(|s| s.stdout_closed = true);
-                                Some((Err(e), None))
-                            }
+            futures_util::stream::unfold(Some(BufReader::new(stdout).lines()), move |lines| {
+                let shared = shared.clone();
+                async move {
+                    let mut lines = lines?;
+                    match lines.next_line().await {
+                        Ok(Some(line)) => {
+                            shared.update(|s| s.wire.push((Dir::Received, line.clone())));
+                            Some((Ok(line), Some(lines)))
+                        }
+                        Ok(None) => {
+                            shared.update(|s| s.stdout_closed = true);
+                            None
+                        }
+                        Err(e) => {
+                            shared.update(|s| s.stdout_closed = true);
+                            Some((Err(e), None))
                         }
                     }
-                },
-            )
+                }
+            })
         };
         let outgoing = {
             let shared = shared.clone();
@@ -515,10 +520,7 @@ impl AcpClient {
     /// `session/new` in the harness's project; the session id.
     pub async fn new_session(&self, cwd: &Path) -> String {
         let response = self
-            .request(
-                "session/new",
-                json!({"cwd": cwd, "mcpServers": []}),
-            )
+            .request("session/new", json!({"cwd": cwd, "mcpServers": []}))
             .await
             .unwrap_or_else(|e| panic!("session/new failed: {e:?}\n{}", self.diagnostics()));
         response["sessionId"]
@@ -549,6 +551,7 @@ impl AcpClient {
         let sent = self.cx.send_request(message);
         PromptCall {
             task: tokio::spawn(async move { sent.block_task().await.map_err(RpcError::from) }),
+            shared: self.shared.clone(),
         }
     }
 
@@ -720,17 +723,7 @@ impl AcpClient {
 
     /// The stderr and the last lines of the wire, for failure messages.
     pub fn diagnostics(&self) -> String {
-        let seen = lock(&self.shared.seen);
-        let start = seen.wire.len().saturating_sub(40);
-        let mut out = String::from("--- last wire lines\n");
-        for (dir, line) in &seen.wire[start..] {
-            let arrow = if *dir == Dir::Sent { "->" } else { "<-" };
-            let shown: String = line.chars().take(600).collect();
-            out.push_str(&format!("{arrow} {shown}\n"));
-        }
-        out.push_str("--- stderr\n");
-        out.push_str(&lock(&self.shared.stderr));
-        out
+        diagnostics(&self.shared)
     }
 
     /// Waits until `take` finds something; panics with the diagnostics
@@ -753,14 +746,13 @@ impl AcpClient {
         }
     }
 
-    async fn within<T>(
-        &self,
-        what: &str,
-        future: impl Future<Output = T>,
-    ) -> T {
+    async fn within<T>(&self, what: &str, future: impl Future<Output = T>) -> T {
         match tokio::time::timeout(WAIT, future).await {
             Ok(v) => v,
-            Err(_) => panic!("no answer to {what} within {WAIT:?}\n{}", self.diagnostics()),
+            Err(_) => panic!(
+                "no answer to {what} within {WAIT:?}\n{}",
+                self.diagnostics()
+            ),
         }
     }
 }
@@ -770,10 +762,8 @@ impl AcpClient {
 fn handlers(
     builder: agent_client_protocol::v1::Builder<Client>,
     shared: Arc<Shared>,
-) -> agent_client_protocol::v1::Builder<
-    Client,
-    impl agent_client_protocol::HandleDispatchFrom<Agent>,
-> {
+) -> agent_client_protocol::v1::Builder<Client, impl agent_client_protocol::HandleDispatchFrom<Agent>>
+{
     let permissions = shared.clone();
     let elicitations = shared.clone();
     let reads = shared.clone();
@@ -864,7 +854,8 @@ fn handlers(
                 let UntypedMessage { method, params } = message;
                 notifications.update(|s| {
                     if method == "session/update" {
-                        if let Err(e) = serde_json::from_value::<SessionNotification>(params.clone())
+                        if let Err(e) =
+                            serde_json::from_value::<SessionNotification>(params.clone())
                         {
                             s.unreadable_updates.push((params.clone(), e.to_string()));
                         }
@@ -879,6 +870,21 @@ fn handlers(
         )
 }
 
+/// The stderr and the last lines of the wire, for failure messages.
+fn diagnostics(shared: &Shared) -> String {
+    let seen = lock(&shared.seen);
+    let start = seen.wire.len().saturating_sub(40);
+    let mut out = String::from("--- last wire lines\n");
+    for (dir, line) in &seen.wire[start..] {
+        let arrow = if *dir == Dir::Sent { "->" } else { "<-" };
+        let shown: String = line.chars().take(600).collect();
+        out.push_str(&format!("{arrow} {shown}\n"));
+    }
+    out.push_str("--- stderr\n");
+    out.push_str(&lock(&shared.stderr));
+    out
+}
+
 /// `line` (1-based) and `limit` as `fs/read_text_file` defines them.
 fn slice_lines(text: &str, line: Option<u32>, limit: Option<u32>) -> String {
     if line.is_none() && limit.is_none() {
@@ -886,10 +892,7 @@ fn slice_lines(text: &str, line: Option<u32>, limit: Option<u32>) -> String {
     }
     let start = line.unwrap_or(1).max(1) as usize - 1;
     let count = limit.map_or(usize::MAX, |l| l as usize);
-    text.split_inclusive('\n')
-        .skip(start)
-        .take(count)
-        .collect()
+    text.split_inclusive('\n').skip(start).take(count).collect()
 }
 
 async fn collect_stderr(stderr: tokio::process::ChildStderr, shared: Arc<Shared>) {
@@ -1022,7 +1025,10 @@ impl RawAcp {
     pub async fn wait_exit(&mut self) -> ExitStatus {
         match tokio::time::timeout(WAIT, self.child.wait()).await {
             Ok(status) => status.expect("waiting for zcode acp"),
-            Err(_) => panic!("zcode acp did not exit within {WAIT:?}\n{}", self.diagnostics()),
+            Err(_) => panic!(
+                "zcode acp did not exit within {WAIT:?}\n{}",
+                self.diagnostics()
+            ),
         }
     }
 
@@ -1061,7 +1067,11 @@ pub fn assert_tool_call_story(updates: &[Value], call_id: &str) {
         .iter()
         .filter(|u| u["status"] == "completed" || u["status"] == "failed")
         .collect();
-    assert_eq!(terminal.len(), 1, "one terminal status for {call_id}: {story:#?}");
+    assert_eq!(
+        terminal.len(),
+        1,
+        "one terminal status for {call_id}: {story:#?}"
+    );
     assert!(
         std::ptr::eq(*terminal[0], *story.last().unwrap()),
         "nothing follows {call_id}'s terminal status: {story:#?}"
