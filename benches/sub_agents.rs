@@ -133,6 +133,7 @@ async fn turn(delays_ms: Vec<u64>, dir: &std::path::Path) -> Duration {
         model_resolver: None,
         mcp: Default::default(),
         agents: Default::default(),
+        client_files: None,
     };
     let mut handle = zcode::runtime::start(setup, store).unwrap();
     let started = Instant::now();

@@ -57,6 +57,9 @@
 //!   subcommand (`permission`, `sessions`, `models`, `sandbox`) itself.
 //! - [`tui`]: the terminal UI, an Elm-style app (`Model`, `Msg`, pure
 //!   `update` and `view`) over the runtime's `Op`/`Event` protocol.
+//! - [`acp`]: `zcode acp`, zcode as an Agent Client Protocol agent for
+//!   editors; questions, the plan review and deny feedback as the
+//!   protocol's form elicitation, and ASK-7's auto-continue clock.
 //! - [`headless`]: `zcode -p`, one task without a UI; the answer on stdout,
 //!   everything else on stderr, optionally as JSON or one event per line.
 //! - [`protocol`]: `Op` and `Event`, the language between the runtime and

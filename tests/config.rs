@@ -929,3 +929,110 @@ fn agents_max_parallel_defaults_to_three_and_takes_1_to_16() {
             .any(|w| w.contains("agents.maxParalel"))
     );
 }
+
+// ---- acp section (ASK-7) ---------------------------------------------------
+
+#[test]
+fn ask7_acp_auto_continue_defaults_when_missing() {
+    use std::time::Duration;
+    let cfg = parse("{}").unwrap();
+    let c = cfg.acp.auto_continue;
+    assert!(c.enabled);
+    assert_eq!(c.grace, Duration::from_secs(60));
+    assert_eq!(c.deadline, Duration::from_secs(300));
+    // An empty section is the defaults too.
+    assert_eq!(
+        parse(r#"{"acp": {"autoContinue": {}}}"#).unwrap().acp,
+        cfg.acp
+    );
+    assert_eq!(parse(r#"{"acp": {}}"#).unwrap().acp, cfg.acp);
+}
+
+#[test]
+fn ask7_acp_auto_continue_as_written() {
+    use std::time::Duration;
+    let cfg = parse(
+        r#"{"acp": {"autoContinue": {"enabled": false, "graceMs": 200, "deadlineMs": 1000}}}"#,
+    )
+    .unwrap();
+    let c = cfg.acp.auto_continue;
+    assert!(!c.enabled);
+    assert_eq!(c.grace, Duration::from_millis(200));
+    assert_eq!(c.deadline, Duration::from_millis(1000));
+    assert!(cfg.warnings.is_empty(), "{:?}", cfg.warnings);
+    // The issue's own example reads as the defaults.
+    let example = parse(
+        r#"{"acp": {"autoContinue": {"enabled": true, "graceMs": 60000, "deadlineMs": 300000}}}"#,
+    )
+    .unwrap();
+    assert_eq!(example.acp, parse("{}").unwrap().acp);
+}
+
+#[test]
+fn ask7_acp_bad_values_name_the_key() {
+    let p = "/home/u/.zcode/config.json";
+    assert_eq!(
+        parse_err(r#"{"acp": {"autoContinue": {"graceMs": 300000}}}"#),
+        format!(
+            "{p}: acp.autoContinue.graceMs: graceMs (300000) must be less than deadlineMs (300000): the countdown is shown before the question continues"
+        )
+    );
+    assert!(
+        parse_err(r#"{"acp": {"autoContinue": {"deadlineMs": 0, "graceMs": 0}}}"#).starts_with(
+            &format!("{p}: acp.autoContinue.deadlineMs: must be greater than 0")
+        )
+    );
+    assert!(
+        parse_err(r#"{"acp": {"autoContinue": {"deadlineMs": 86400001}}}"#)
+            .contains("acp.autoContinue.deadlineMs: 86400001 is out of range")
+    );
+    // The default grace is longer than this deadline: the deadline is named.
+    assert!(
+        parse_err(r#"{"acp": {"autoContinue": {"deadlineMs": 1000}}}"#).starts_with(&format!(
+            "{p}: acp.autoContinue.deadlineMs: graceMs (60000)"
+        ))
+    );
+}
+
+#[test]
+fn ask7_acp_wrong_types_are_type_errors_with_a_position() {
+    for bad in [
+        r#"{"acp": {"autoContinue": {"enabled": "yes"}}}"#,
+        r#"{"acp": {"autoContinue": {"graceMs": "60000"}}}"#,
+        r#"{"acp": {"autoContinue": {"deadlineMs": -1}}}"#,
+        r#"{"acp": {"autoContinue": {"deadlineMs": 1.5}}}"#,
+        r#"{"acp": {"autoContinue": {"deadlineMs": 99999999999999999999999}}}"#,
+        r#"{"acp": {"autoContinue": [true, 1, 2]}}"#,
+        r#"{"acp": [{"autoContinue": {}}]}"#,
+        r#"{"acp": true}"#,
+    ] {
+        match parse(bad) {
+            Err(ConfigError::Parse { line, column, .. }) => {
+                assert_eq!(line, 1, "{bad}");
+                assert!(column > 1, "{bad}");
+            }
+            other => panic!("{bad}: expected a type error, got {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn ask7_acp_unknown_keys_are_warnings() {
+    let cfg =
+        parse(r#"{"acp": {"autoContinu": {}, "autoContinue": {"graceMS": 5, "enabled": true}}}"#)
+            .unwrap();
+    let mut warnings = cfg.warnings.clone();
+    warnings.sort();
+    let p = "/home/u/.zcode/config.json";
+    assert_eq!(
+        warnings,
+        [
+            format!("unknown key 'acp.autoContinu' in {p}"),
+            format!("unknown key 'acp.autoContinue.graceMS' in {p}"),
+        ]
+    );
+    assert_eq!(
+        cfg.acp.auto_continue.grace,
+        std::time::Duration::from_secs(60)
+    );
+}

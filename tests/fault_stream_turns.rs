@@ -77,6 +77,7 @@ impl Session {
             model_resolver: None,
             mcp: Default::default(),
             agents: Default::default(),
+            client_files: None,
         };
         let handle = zcode::runtime::start(setup, store).unwrap();
         Session {

@@ -588,6 +588,7 @@ fn demo_setup(
         model_resolver: None,
         mcp: Default::default(),
         agents: Default::default(),
+        client_files: None,
     };
     (setup, store)
 }

@@ -925,6 +925,7 @@ async fn run5_resume_replays_the_conversation() {
         model_resolver: None,
         mcp: Default::default(),
         agents: Default::default(),
+        client_files: None,
     };
     let mut handle = zcode::runtime::start(setup, Store::open(&h.db).unwrap()).unwrap();
     let mut model = Model::new(80, 24);

@@ -16,9 +16,16 @@
 //! - [`tool_calls`]: how a tool call reads in an editor (kind, title, the
 //!   files it touches).
 //! - [`approvals`]: approvals, questions and plan reviews put to the client.
+//! - [`elicitation`]: the forms of questions, plan reviews and deny
+//!   feedback.
+//! - [`auto_continue`]: ASK-7's clock for a question nobody answers.
+//! - [`client_files`]: the editor's files (its unsaved buffers).
 //! - [`log`]: the log file.
 
 pub mod approvals;
+pub mod auto_continue;
+pub mod client_files;
+pub mod elicitation;
 pub mod log;
 pub mod server;
 pub mod session;
@@ -45,6 +52,8 @@ pub struct SessionRequest {
     pub mcp_servers: Vec<ServerEntry>,
     /// Tools this client cannot serve (AskUserQuestion without forms).
     pub removed_tools: Vec<String>,
+    /// The editor's files, where the client serves them.
+    pub client_files: Option<Arc<dyn crate::tools::ClientFiles>>,
 }
 
 /// A command file, as the client's command list shows it.
@@ -65,6 +74,15 @@ pub trait SessionFactory: Send + Sync + 'static {
     fn commands(&self, workspace: &Path) -> Vec<CommandInfo>;
     /// `/name args` as the text of its command file; other text unchanged.
     fn expand_command(&self, workspace: &Path, text: &str) -> anyhow::Result<String>;
+    /// A store of its own for what the protocol side saves (question
+    /// clocks).
+    fn open_store(&self) -> anyhow::Result<Store>;
+}
+
+/// The `acp` section of the config.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AcpSettings {
+    pub auto_continue: crate::config::AutoContinueConfig,
 }
 
 /// The factory as the server holds it.

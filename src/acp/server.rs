@@ -18,8 +18,10 @@ use agent_client_protocol::v1::schema::{
     CancelNotification, ClientCapabilities, ContentBlock, EmbeddedResourceResource, Implementation,
     InitializeRequest, InitializeResponse, LoadSessionRequest, LoadSessionResponse,
     McpCapabilities, McpServer, NewSessionRequest, NewSessionResponse, PromptCapabilities,
-    PromptRequest, PromptResponse, SessionUpdate, SetSessionModeRequest, SetSessionModeResponse,
-    StopReason, UnstructuredCommandInput,
+    PromptRequest, PromptResponse, SessionConfigKind, SessionConfigOption,
+    SessionConfigOptionValue, SessionConfigSelect, SessionConfigSelectOption, SessionUpdate,
+    SetSessionConfigOptionRequest, SetSessionConfigOptionResponse, SetSessionModeRequest,
+    SetSessionModeResponse, StopReason, UnstructuredCommandInput,
 };
 use agent_client_protocol::{Agent, Client, Error};
 use std::collections::HashMap;
@@ -29,6 +31,7 @@ use std::sync::{Arc, Mutex};
 /// The connection's state.
 pub struct Server {
     factory: Factory,
+    settings: super::AcpSettings,
     log: Log,
     client: Mutex<ClientCapabilities>,
     sessions: Mutex<HashMap<String, Arc<LiveSession>>>,
@@ -43,9 +46,10 @@ fn invalid_request(message: impl Into<String>) -> Error {
 }
 
 impl Server {
-    pub fn new(factory: Factory, log: Log) -> Arc<Self> {
+    pub fn new(factory: Factory, settings: super::AcpSettings, log: Log) -> Arc<Self> {
         Arc::new(Self {
             factory,
+            settings,
             log,
             client: Mutex::new(ClientCapabilities::default()),
             sessions: Mutex::new(HashMap::new()),
@@ -113,6 +117,10 @@ impl Server {
             // a question it would only see refused.
             removed_tools.push("AskUserQuestion".to_string());
         }
+        let session_id = Arc::new(std::sync::OnceLock::new());
+        let client_files =
+            super::client_files::EditorFiles::new(conn.clone(), &caps.fs, session_id.clone())
+                .map(|f| Arc::new(f) as Arc<dyn crate::tools::ClientFiles>);
         let (setup, store) = self
             .factory
             .open(SessionRequest {
@@ -120,19 +128,38 @@ impl Server {
                 start,
                 mcp_servers: mcp_servers.iter().map(server_entry).collect(),
                 removed_tools,
+                client_files,
             })
             .map_err(|e| invalid_params(crate::cli::error_line(&e)))?;
         let workspace = setup.workspace.clone();
         let handle =
             crate::runtime::start(setup, store).map_err(|e| invalid_params(e.to_string()))?;
         let (ops, events, id, task) = split(handle);
-        let session =
-            LiveSession::new(ops, id.clone(), workspace.clone(), Default::default(), task);
+        let _ = session_id.set(id.clone());
+        let timers = match self.factory.open_store() {
+            Ok(store) => Some(store),
+            Err(e) => {
+                self.log.line(format!("question clocks are not saved: {e}"));
+                None
+            }
+        };
+        let session = LiveSession::new(
+            ops,
+            id.clone(),
+            workspace.clone(),
+            task,
+            self.settings.auto_continue,
+            timers,
+        );
         let mut pump = Pump {
             session: session.clone(),
             conn: conn.clone(),
             abilities,
-            mapper: UpdateMapper::new(workspace.clone()),
+            mapper: {
+                let mut mapper = UpdateMapper::new(workspace.clone());
+                mapper.notices = caps.session.as_ref().is_some_and(|s| s.notices.is_some());
+                mapper
+            },
             sub_agents: super::sub_agents::SubAgents::new(caps.subagents.is_some(), workspace),
             log: self.log.clone(),
         };
@@ -229,6 +256,41 @@ impl Server {
     }
 }
 
+/// The session's options: ASK-7's auto-continue, on or off.
+pub const AUTO_CONTINUE_OPTION: &str = "auto_continue";
+
+fn config_options(session: &LiveSession) -> Vec<SessionConfigOption> {
+    vec![
+        SessionConfigOption::new(
+            AUTO_CONTINUE_OPTION,
+            "Auto-continue questions",
+            SessionConfigKind::Select(SessionConfigSelect::new(
+                if session.auto_continue() { "on" } else { "off" },
+                vec![
+                    SessionConfigSelectOption::new("on", "On").description(
+                        "A question nobody answers continues without answers after the deadline",
+                    ),
+                    SessionConfigSelectOption::new("off", "Off")
+                        .description("Questions wait for an answer; running countdowns pause"),
+                ],
+            )),
+        )
+        .description("Whether a question nobody answers continues on its own"),
+    ]
+}
+
+/// The value of the auto-continue option: `on`/`off`, or a boolean.
+fn auto_continue_value(value: &SessionConfigOptionValue) -> Option<bool> {
+    if let Some(b) = value.as_bool() {
+        return Some(b);
+    }
+    match value.as_value_id().map(|v| v.0.as_ref()) {
+        Some("on") => Some(true),
+        Some("off") => Some(false),
+        _ => None,
+    }
+}
+
 /// A server the client passes, as the MCP hub takes it. The client is the
 /// user's own program, so its servers are trusted as the config's are.
 fn server_entry(server: &McpServer) -> ServerEntry {
@@ -294,12 +356,16 @@ fn stop_reason(outcome: TurnOutcome) -> Result<PromptResponse, Error> {
 
 /// Serves ACP on stdin and stdout until the client closes stdin; then
 /// every session's turn is interrupted and saved.
-pub async fn serve_stdio(factory: Factory, log: Log) -> anyhow::Result<()> {
+pub async fn serve_stdio(
+    factory: Factory,
+    settings: super::AcpSettings,
+    log: Log,
+) -> anyhow::Result<()> {
     let transport = agent_client_protocol::Lines::new(
         super::transport::outgoing_lines(tokio::io::stdout()),
         super::transport::incoming_lines(tokio::io::stdin(), super::transport::MAX_LINE_BYTES),
     );
-    let server = Server::new(factory, log.clone());
+    let server = Server::new(factory, settings, log.clone());
     log.line("zcode acp started");
     let served = serve(server.clone(), transport).await;
     server.close_all().await;
@@ -321,6 +387,7 @@ pub async fn serve(
     let s_prompt = server.clone();
     let s_cancel = server.clone();
     let s_mode = server.clone();
+    let s_option = server.clone();
     Agent
         .v1()
         .name("zcode")
@@ -340,7 +407,8 @@ pub async fn serve(
                             let commands = server.commands_update(&session.workspace);
                             let _ = responder.respond(
                                 NewSessionResponse::new(session.id.clone())
-                                    .modes(updates::mode_state(state)),
+                                    .modes(updates::mode_state(state))
+                                    .config_options(config_options(&session)),
                             );
                             pump.send(vec![commands]);
                             pump.spawn(events);
@@ -376,8 +444,11 @@ pub async fn serve(
                             pump.drain(&mut events);
                             let state = session.state();
                             let commands = server.commands_update(&session.workspace);
-                            let _ = responder
-                                .respond(LoadSessionResponse::new().modes(updates::mode_state(state)));
+                            let _ = responder.respond(
+                                LoadSessionResponse::new()
+                                    .modes(updates::mode_state(state))
+                                    .config_options(config_options(&session)),
+                            );
                             pump.send(vec![commands]);
                             pump.spawn(events);
                         }
@@ -455,6 +526,31 @@ pub async fn serve(
                         responder.respond(SetSessionModeResponse::new())
                     }
                     Err(e) => responder.respond_with_error(invalid_params(e.to_string())),
+                }
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: SetSessionConfigOptionRequest, responder, _cx| {
+                let session = match s_option.session(&request.session_id.0) {
+                    Ok(s) => s,
+                    Err(e) => return responder.respond_with_error(e),
+                };
+                if request.config_id.0.as_ref() != AUTO_CONTINUE_OPTION {
+                    return responder.respond_with_error(invalid_params(format!(
+                        "unknown option: {} (options: {AUTO_CONTINUE_OPTION})",
+                        request.config_id.0
+                    )));
+                }
+                match auto_continue_value(&request.value) {
+                    Some(on) => {
+                        session.set_auto_continue(on);
+                        responder.respond(SetSessionConfigOptionResponse::new(config_options(
+                            &session,
+                        )))
+                    }
+                    None => responder
+                        .respond_with_error(invalid_params("auto_continue takes on or off")),
                 }
             },
             agent_client_protocol::on_receive_request!(),

@@ -3,19 +3,25 @@
 //! the client's requests), and the prompt waiting for its turn to end.
 
 use super::approvals::{self, ClientAbilities};
+use super::auto_continue::{self, ClockEvent, QuestionClock, TimerRecord};
+use super::elicitation;
 use super::log::Log;
 use super::updates::UpdateMapper;
+use crate::config::AutoContinueConfig;
 use crate::permission::mode::ExecutionState;
 use crate::protocol::{
     Event, Op, PermissionReply, PermissionRequest, RequestKind, ResolvedBy, TurnEnd,
 };
 use crate::runtime::RuntimeHandle;
+use crate::store::Store;
 use agent_client_protocol::Client;
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{SessionNotification, SessionUpdate};
+use agent_client_protocol::v1::schema::{ToolCallContent, ToolCallUpdate, ToolCallUpdateFields};
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
@@ -53,6 +59,14 @@ pub struct LiveSession {
     open_asks: Mutex<HashMap<String, CancellationToken>>,
     runtime: Mutex<Option<JoinHandle<()>>>,
     pump: Mutex<Option<JoinHandle<()>>>,
+    /// ASK-7's setting and durations; `enabled` follows the session's
+    /// `auto_continue` option.
+    auto_continue: Mutex<AutoContinueConfig>,
+    /// The clocks of the questions waiting for the client, by call id.
+    clocks: Mutex<HashMap<String, Arc<QuestionClock>>>,
+    /// Where the clocks' states are saved; `None`: the store could not be
+    /// opened (the clocks still run).
+    timers: Mutex<Option<Store>>,
 }
 
 impl LiveSession {
@@ -60,24 +74,78 @@ impl LiveSession {
         handle_ops: UnboundedSender<Op>,
         id: String,
         workspace: PathBuf,
-        state: ExecutionState,
         runtime: JoinHandle<()>,
+        auto_continue: AutoContinueConfig,
+        timers: Option<Store>,
     ) -> Arc<Self> {
         Arc::new(Self {
             id,
             workspace,
             ops: handle_ops,
             turn: Mutex::new(None),
-            state: Mutex::new(state),
+            state: Mutex::new(ExecutionState::default()),
             last_error: Mutex::new(None),
             open_asks: Mutex::new(HashMap::new()),
             runtime: Mutex::new(Some(runtime)),
             pump: Mutex::new(None),
+            auto_continue: Mutex::new(auto_continue),
+            clocks: Mutex::new(HashMap::new()),
+            timers: Mutex::new(timers),
         })
     }
 
     pub fn state(&self) -> ExecutionState {
         self.state.lock().map(|s| *s).unwrap_or_default()
+    }
+
+    /// Whether questions continue on their own (ASK-7).
+    pub fn auto_continue(&self) -> bool {
+        self.auto_continue
+            .lock()
+            .map(|c| c.enabled)
+            .unwrap_or(false)
+    }
+
+    /// Turns ASK-7 on or off for this session: off pauses the running
+    /// countdowns for good; on applies to the questions asked from now on.
+    pub fn set_auto_continue(&self, enabled: bool) {
+        if let Ok(mut config) = self.auto_continue.lock() {
+            config.enabled = enabled;
+        }
+        if enabled {
+            return;
+        }
+        let clocks: Vec<_> = self
+            .clocks
+            .lock()
+            .map(|c| c.values().cloned().collect())
+            .unwrap_or_default();
+        for clock in clocks {
+            if clock.pause() {
+                self.save_timer(&clock.record());
+            }
+        }
+    }
+
+    /// The saved clocks of this session's questions.
+    pub fn saved_timers(&self) -> Vec<TimerRecord> {
+        self.timers
+            .lock()
+            .ok()
+            .and_then(|store| {
+                store
+                    .as_ref()
+                    .and_then(|s| auto_continue::load_for_session(s, &self.id).ok())
+            })
+            .unwrap_or_default()
+    }
+
+    fn save_timer(&self, record: &TimerRecord) {
+        if let Ok(mut store) = self.timers.lock()
+            && let Some(store) = store.as_mut()
+        {
+            let _ = auto_continue::save(store, &self.id, record);
+        }
     }
 
     /// Sends `op` to the runtime; `false` when it has stopped.
@@ -258,17 +326,30 @@ impl Pump {
         let conn = self.conn.clone();
         let session = self.session.clone();
         let abilities = self.abilities.clone();
+        let log = self.log.clone();
         tokio::spawn(async move {
             let asked = async {
                 match request.kind {
                     RequestKind::Tool => {
-                        let (reply, _user_denied) =
+                        let (reply, user_denied) =
                             approvals::ask_tool(&conn, &session.id, &request, title, kind).await;
-                        reply
+                        if user_denied && abilities.forms {
+                            ask_deny_feedback(&conn, &session.id, &request).await
+                        } else {
+                            reply
+                        }
+                    }
+                    RequestKind::Plan if abilities.forms => {
+                        ask_plan_review(&conn, &session.id, &request).await
                     }
                     RequestKind::Plan => {
                         approvals::ask_plan_without_forms(&conn, &session.id, &request).await
                     }
+                    RequestKind::Question if abilities.forms => {
+                        ask_question(&conn, &session, &request, &log).await
+                    }
+                    // Not offered to the model without forms; should a
+                    // call come anyway, nobody can answer it.
                     RequestKind::Question => PermissionReply::Deny { feedback: None },
                 }
             };
@@ -278,12 +359,122 @@ impl Pump {
                 // nothing to send.
                 () = token.cancelled() => return,
             };
-            let _ = abilities;
             session.send(Op::PermissionReply {
                 request_id: request.request_id.clone(),
                 reply,
             });
         });
+    }
+}
+
+/// After a deny, "What should it do instead?": its text reaches the model
+/// with the deny (APPR-7). No answer is a plain deny.
+async fn ask_deny_feedback(
+    conn: &ConnectionTo<Client>,
+    session_id: &str,
+    request: &PermissionRequest,
+) -> PermissionReply {
+    let form = elicitation::deny_feedback_request(session_id, &request.call_id, &request.tool);
+    let feedback = match approvals::send_and_wait(conn, form).await {
+        Ok(response) => elicitation::deny_feedback_text(&response),
+        Err(_) => None,
+    };
+    PermissionReply::Deny { feedback }
+}
+
+/// The plan review as a form: approve, changes, or deny (PLAN-7..9).
+async fn ask_plan_review(
+    conn: &ConnectionTo<Client>,
+    session_id: &str,
+    request: &PermissionRequest,
+) -> PermissionReply {
+    let plan = request
+        .input
+        .get("plan")
+        .and_then(serde_json::Value::as_str)
+        .unwrap_or("");
+    let form = elicitation::plan_review_request(session_id, &request.call_id, plan);
+    match approvals::send_and_wait(conn, form).await {
+        Ok(response) => elicitation::plan_review_reply(&response),
+        Err(_) => PermissionReply::Deny { feedback: None },
+    }
+}
+
+/// AskUserQuestion as a form, under ASK-7's clock: after the grace the
+/// client is told the deadline; at the deadline the form is withdrawn and
+/// the question resolved with no answers. An answer stops the clock.
+async fn ask_question(
+    conn: &ConnectionTo<Client>,
+    session: &Arc<LiveSession>,
+    request: &PermissionRequest,
+    log: &Log,
+) -> PermissionReply {
+    let form = match elicitation::question_request(&session.id, &request.call_id, &request.input) {
+        Ok(form) => form,
+        Err(e) => {
+            log.line(format!(
+                "cannot put question {} to the client: {e}",
+                request.call_id
+            ));
+            return PermissionReply::Deny { feedback: None };
+        }
+    };
+    let config = session.auto_continue.lock().map(|c| *c).unwrap_or_default();
+    let (clock, mut ticks) = QuestionClock::start(&request.call_id, config, SystemTime::now());
+    let clock = Arc::new(clock);
+    if let Ok(mut clocks) = session.clocks.lock() {
+        clocks.insert(request.call_id.clone(), clock.clone());
+    }
+    session.save_timer(&clock.record());
+    let forget = || {
+        if let Ok(mut clocks) = session.clocks.lock() {
+            clocks.remove(&request.call_id);
+        }
+        session.save_timer(&clock.record());
+    };
+    let answer = approvals::send_and_wait(conn, form);
+    tokio::pin!(answer);
+    let mut ticking = true;
+    loop {
+        tokio::select! {
+            answer = &mut answer => {
+                let in_time = clock.stop();
+                forget();
+                if !in_time {
+                    return auto_continue::auto_continue_reply();
+                }
+                return match answer {
+                    Ok(response) => elicitation::question_reply(&request.input, &response),
+                    Err(_) => PermissionReply::Deny { feedback: None },
+                };
+            }
+            tick = ticks.recv(), if ticking => match tick {
+                Some(ClockEvent::CountdownShown { deadline }) => {
+                    let update = ToolCallUpdate::new(
+                        request.call_id.clone(),
+                        ToolCallUpdateFields::new().content(vec![ToolCallContent::from(
+                            auto_continue::countdown_text(deadline),
+                        )]),
+                    )
+                    .meta(auto_continue::countdown_meta(deadline));
+                    let _ = conn.send_notification(SessionNotification::new(
+                        session.id.clone(),
+                        SessionUpdate::ToolCallUpdate(update),
+                    ));
+                }
+                Some(ClockEvent::Expired) => {
+                    forget();
+                    log.line(format!(
+                        "question {} continued without answers (ASK-7)",
+                        request.call_id
+                    ));
+                    // Returning drops the wait, which withdraws the form.
+                    return auto_continue::auto_continue_reply();
+                }
+                // Paused or stopped: only an answer ends the wait now.
+                None => ticking = false,
+            },
+        }
     }
 }
 

@@ -8,9 +8,9 @@ use crate::permission::mode::{ExecutionState, Mode};
 use crate::protocol::{Event, HistoryItem};
 use crate::store::{TodoItem, TodoPriority, TodoStatus};
 use agent_client_protocol::v1::schema::{
-    ContentBlock, ContentChunk, CurrentModeUpdate, Diff, Plan, PlanEntry, PlanEntryPriority,
-    PlanEntryStatus, SessionMode, SessionModeState, SessionUpdate, ToolCall, ToolCallContent,
-    ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields, UsageUpdate,
+    ContentBlock, ContentChunk, CurrentModeUpdate, Diff, Notice, NoticeSeverity, Plan, PlanEntry,
+    PlanEntryPriority, PlanEntryStatus, SessionMode, SessionModeState, SessionUpdate, ToolCall,
+    ToolCallContent, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields, UsageUpdate,
 };
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -63,6 +63,16 @@ pub fn plan(todos: &[TodoItem]) -> Plan {
             })
             .collect(),
     )
+}
+
+/// A notice: its first line is the title, the rest its description.
+fn notice(severity: NoticeSeverity, message: &str) -> SessionUpdate {
+    let (title, rest) = message.split_once('\n').unwrap_or((message, ""));
+    let mut notice = Notice::new(severity, title.to_string());
+    if !rest.trim().is_empty() {
+        notice = notice.description(rest.trim().to_string());
+    }
+    SessionUpdate::Notice(notice)
 }
 
 /// A tool call as it starts: pending until it runs (or the user allows it).
@@ -128,6 +138,9 @@ pub struct UpdateMapper {
     /// adds nothing.
     streamed: bool,
     pub context_window: Option<u64>,
+    /// The client shows notices (`session.notices`): notices, retries and
+    /// errors go to it; otherwise they are only logged.
+    pub notices: bool,
 }
 
 impl UpdateMapper {
@@ -137,6 +150,7 @@ impl UpdateMapper {
             calls: HashMap::new(),
             streamed: false,
             context_window: None,
+            notices: false,
         }
     }
 
@@ -279,6 +293,21 @@ impl UpdateMapper {
                 )]
             }
             Event::History { items } => self.history(items),
+            Event::Notice { message } if self.notices => {
+                vec![notice(NoticeSeverity::Info, message)]
+            }
+            Event::Retrying {
+                attempt,
+                max_attempts,
+                delay_ms,
+                reason,
+            } if self.notices => vec![notice(
+                NoticeSeverity::Warning,
+                &crate::protocol::retry_line(*attempt, *max_attempts, *delay_ms, reason),
+            )],
+            Event::Error { message } if self.notices => {
+                vec![notice(NoticeSeverity::Error, message)]
+            }
             _ => Vec::new(),
         }
     }

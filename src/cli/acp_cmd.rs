@@ -14,6 +14,9 @@ use std::sync::Arc;
 pub fn run(cli: &Cli, lists: &ToolLists) -> anyhow::Result<ExitCode> {
     let env = Environment::load()?;
     let log = crate::acp::log::Log::open(&env.home);
+    let settings = crate::acp::AcpSettings {
+        auto_continue: env.config.acp.auto_continue,
+    };
     let factory = Arc::new(EnvSessions {
         env,
         lists: lists.clone(),
@@ -24,7 +27,7 @@ pub fn run(cli: &Cli, lists: &ToolLists) -> anyhow::Result<ExitCode> {
         .enable_all()
         .build()
         .map_err(|e| anyhow::anyhow!("cannot start the async runtime: {e}"))?;
-    let served = rt.block_on(crate::acp::serve_stdio(factory, log));
+    let served = rt.block_on(crate::acp::serve_stdio(factory, settings, log));
     rt.shutdown_timeout(super::RUNTIME_EXIT_GRACE);
     served?;
     Ok(ExitCode::SUCCESS)
@@ -52,6 +55,7 @@ impl SessionFactory for EnvSessions {
         )?;
         setup.broker = BrokerChoice::Channel;
         setup.mcp.entries.extend(request.mcp_servers);
+        setup.client_files = request.client_files;
         let store = self.env.open_store()?;
         Ok((setup, store))
     }
@@ -72,5 +76,9 @@ impl SessionFactory for EnvSessions {
 
     fn expand_command(&self, workspace: &Path, text: &str) -> anyhow::Result<String> {
         super::command_task::expand(text, workspace, &self.env.home)
+    }
+
+    fn open_store(&self) -> anyhow::Result<Store> {
+        self.env.open_store()
     }
 }

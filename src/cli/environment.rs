@@ -141,6 +141,7 @@ impl Environment {
             model_resolver: Some(self.model_resolver()),
             mcp,
             agents: self.config.agents,
+            client_files: None,
         })
     }
 

@@ -64,10 +64,30 @@ struct RawConfig {
     sandbox: Object<RawSandbox>,
     #[serde(default)]
     agents: Object<RawAgents>,
+    #[serde(default)]
+    acp: Object<RawAcp>,
     /// Checked per server by the MCP client, so that one bad definition
     /// is shown rather than refusing the whole file.
     #[serde(default)]
     mcp_servers: Object<serde_json::Map<String, serde_json::Value>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RawAcp {
+    #[serde(default)]
+    auto_continue: Object<RawAutoContinue>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RawAutoContinue {
+    #[serde(default)]
+    enabled: Option<bool>,
+    #[serde(default)]
+    grace_ms: Option<u64>,
+    #[serde(default)]
+    deadline_ms: Option<u64>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -196,6 +216,7 @@ pub(crate) fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
         hooks: v.hooks(raw.hooks.0)?,
         sandbox: v.sandbox(raw.sandbox.0)?,
         agents: v.agents(raw.agents.0)?,
+        acp: v.acp(raw.acp.0)?,
         mcp_servers: raw.mcp_servers.0,
         warnings,
     })
@@ -514,6 +535,14 @@ impl Validator<'_> {
             }
         };
         Ok(super::AgentsConfig { max_parallel })
+    }
+
+    /// `acp.autoContinue` (ASK-7).
+    fn acp(&self, raw: RawAcp) -> Result<super::AcpConfig, ConfigError> {
+        let c = raw.auto_continue.0;
+        let auto_continue = super::acp::auto_continue(c.enabled, c.grace_ms, c.deadline_ms)
+            .map_err(|(at, message)| self.err(at, message))?;
+        Ok(super::AcpConfig { auto_continue })
     }
 
     fn sandbox(&self, raw: RawSandbox) -> Result<SandboxSettings, ConfigError> {

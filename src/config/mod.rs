@@ -1,9 +1,11 @@
 //! Configuration: `$ZCODE_HOME/config.json` (CONF-1, CONF-2), the model
-//! catalog (MODEL-1), hook entries and project ids (GRANT-3).
+//! catalog (MODEL-1), hook entries, project ids (GRANT-3) and the `acp`
+//! section (ASK-7).
 //!
 //! Loading never touches the process environment by itself: functions that
 //! need variables take a lookup `impl Fn(&str) -> Option<String>`.
 
+pub mod acp;
 pub mod catalog;
 mod file;
 pub mod home;
@@ -16,6 +18,7 @@ use std::path::{Path, PathBuf};
 use crate::permission::mode::ExecutionState;
 use crate::permission::settings::PermissionSettings;
 
+pub use acp::{AcpConfig, AutoContinueConfig};
 pub use catalog::{
     Catalog, MaxTokensField, Model, Provider, ProviderKind, StreamSettings, env_providers,
 };
@@ -100,6 +103,8 @@ pub struct Config {
     pub sandbox: crate::sandbox::SandboxSettings,
     /// The `agents` section: how sub-agents run.
     pub agents: AgentsConfig,
+    /// The `acp` section: how `zcode acp` behaves towards its client.
+    pub acp: AcpConfig,
     /// `mcpServers`, as written (see `mcp::config`).
     pub mcp_servers: serde_json::Map<String, serde_json::Value>,
     /// Non-fatal findings such as unknown keys, one line each.

@@ -98,6 +98,9 @@ pub struct SessionCore {
     pub background_shown: Mutex<(usize, Vec<String>)>,
     /// The server is being asked for the model's context window.
     pub window_lookup: Mutex<Option<WindowLookupTask>>,
+    /// The front end's client, when it serves file contents (an editor
+    /// over ACP); shared with the session's sub-agents.
+    pub client_files: Option<Arc<dyn crate::tools::ClientFiles>>,
 }
 
 /// What a turn changes together: the messages the model is sent, what
@@ -256,6 +259,7 @@ impl SessionCore {
             processes: self.processes.clone(),
             call_id: String::new(),
             sub_agents: self.sub_agent_runner(),
+            client_files: self.client_files.clone(),
         }
     }
 

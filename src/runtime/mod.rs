@@ -76,6 +76,9 @@ pub struct RuntimeSetup {
     pub mcp: crate::mcp::McpSetup,
     /// How its sub-agents run (`agents` in the config).
     pub agents: crate::config::AgentsConfig,
+    /// The front end's client, when it serves file contents (an editor
+    /// over ACP); `None`: the tools use the local file system only.
+    pub client_files: Option<Arc<dyn crate::tools::ClientFiles>>,
 }
 
 /// The front end's side of a running runtime.
@@ -176,6 +179,7 @@ pub fn start(setup: RuntimeSetup, mut store: Store) -> Result<RuntimeHandle, Ses
         processes: Arc::default(),
         background_shown: Mutex::default(),
         window_lookup: Mutex::default(),
+        client_files: setup.client_files.clone(),
     });
     // The launcher holds the core weakly: the session ends when its
     // runtime does.

@@ -1,5 +1,5 @@
 //! The SQLite store: sessions, their entries, todos, local settings (project
-//! rules, last selected mode) and the input queue, in one database file
+//! rules, last selected mode, question timers) and the input queue, in one database file
 //! shared by every zcode process of the user (STORE-1, STORE-2).
 //!
 //! Every write runs in a `BEGIN IMMEDIATE` transaction so that the busy
@@ -14,6 +14,7 @@ mod input_queue;
 mod lock_holder;
 mod open;
 mod project_ids;
+mod question_timers;
 mod session_lock;
 mod sessions;
 mod settings;
@@ -27,6 +28,7 @@ pub use input_queue::{InputStatus, QueuedInput};
 pub use lock_holder::{HolderRecord, LockHolder, STALE_AFTER_MS};
 pub use open::{BUSY_TIMEOUT, SCHEMA_VERSION, default_db_path};
 pub use project_ids::ProjectIdCarryOver;
+pub use question_timers::{NAMESPACE_QUESTION_TIMERS, SCOPE_SESSION, TimerRecord, TimerState};
 pub use sessions::{NewSession, SessionFilter, SessionRecord};
 pub use settings::{
     KEY_LAST_SELECTED_MODE, KEY_RULESET, NAMESPACE_EXECUTION, NAMESPACE_PERMISSION, SCOPE_PROJECT,

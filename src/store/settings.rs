@@ -50,7 +50,7 @@ impl<'a> SettingKey<'a> {
         Self::project(project_id, NAMESPACE_EXECUTION, KEY_LAST_SELECTED_MODE)
     }
 
-    fn malformed(&self, message: impl Into<String>) -> StoreError {
+    pub(crate) fn malformed(&self, message: impl Into<String>) -> StoreError {
         StoreError::MalformedSetting {
             scope: self.scope.to_string(),
             scope_id: self.scope_id.to_string(),

@@ -1,9 +1,10 @@
 //! TOOL-3 Edit: exact string replacement in a file the model has read.
 
+use super::client_files::{ClientFiles, Route, read_through, served_as_text, write_through};
 use super::input::{self, Fields};
 use super::special_files::{OpenFailure, read_regular};
 use super::write::atomic_write;
-use super::{Tool, ToolContext, ToolOutput, blocking, diff, paths};
+use super::{Tool, ToolContext, ToolOutput, blocking, blocking_cancellable, diff, paths};
 use crate::permission::capability::{Capability, EDIT_PERMISSION, RiskLevel, SideEffectScope};
 use crate::permission::declaration::{AskReason, CoveredBy, ToolDeclaration};
 use futures_util::future::BoxFuture;
@@ -113,19 +114,32 @@ impl Tool for EditTool {
 
     /// The diff the edit would apply; `None` when it could not apply (the
     /// run reports why).
+    /// A file read through the editor is previewed against the text read
+    /// there (the run checks it is still the editor's).
     fn preview(&self, input: &Value, ctx: &ToolContext) -> Option<String> {
         let input = EditInput::parse(input.clone()).ok()?;
         let path = paths::resolve(&ctx.workspace, &input.file_path);
-        let planned = plan(&path, &input).ok()?;
+        let seen = ctx.lock_files().seen_text(&path);
+        let planned = match seen {
+            Some(text) => plan_text(&path, text?.to_string(), &input).ok()?,
+            None => plan(&path, &input).ok()?,
+        };
         Some(diff::unified(&path, Some(&planned.old), &planned.new))
     }
 
     /// An edit of a file not read in this session (or changed since), or
-    /// one that cannot apply (no such file, `old_string` not found).
+    /// one that cannot apply (no such file, `old_string` not found). A
+    /// file read through the editor is checked against the text read
+    /// there; whether the editor still holds it is checked by the run.
     fn precheck(&self, input: &Value, ctx: &ToolContext) -> Result<(), String> {
         let input = EditInput::parse(input.clone())?;
         let path = paths::resolve(&ctx.workspace, &input.file_path);
-        checked_plan(ctx, &path, &input).map(|_| ())
+        let seen = ctx.lock_files().seen_text(&path);
+        match seen {
+            Some(Some(text)) => plan_text(&path, text.to_string(), &input).map(|_| ()),
+            Some(None) => Ok(()),
+            None => checked_plan(ctx, &path, &input).map(|_| ()),
+        }
     }
 
     fn run<'a>(&'a self, input: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolOutput> {
@@ -135,6 +149,13 @@ impl Tool for EditTool {
                 Err(e) => return ToolOutput::error(e),
             };
             let path = paths::resolve(&ctx.workspace, &input.file_path);
+            if let Some(client) = ctx
+                .client_files
+                .clone()
+                .filter(|c| c.can_read() || c.can_write())
+            {
+                return apply_with_client(client.as_ref(), ctx, &path, &input).await;
+            }
             let ctx = ctx.clone();
             blocking(move || apply(&ctx, &path, &input)).await
         })
@@ -149,6 +170,11 @@ struct Planned {
 }
 
 fn plan(path: &Path, input: &EditInput) -> Result<Planned, String> {
+    plan_text(path, read_disk_text(path)?, input)
+}
+
+/// The text of `path` on disk, which Edit can change only if it is UTF-8.
+fn read_disk_text(path: &Path) -> Result<String, String> {
     let shown = path.display();
     let bytes = read_regular(path).map_err(|e| match e {
         OpenFailure::Missing => {
@@ -156,9 +182,13 @@ fn plan(path: &Path, input: &EditInput) -> Result<Planned, String> {
         }
         e => e.message(path, NAME),
     })?;
-    let old = String::from_utf8(bytes)
-        .map_err(|_| format!("{shown} is not valid UTF-8 text; Edit cannot change it."))?;
+    String::from_utf8(bytes)
+        .map_err(|_| format!("{shown} is not valid UTF-8 text; Edit cannot change it."))
+}
 
+/// The edit of `old`, the current text of `path`.
+fn plan_text(path: &Path, old: String, input: &EditInput) -> Result<Planned, String> {
+    let shown = path.display();
     let (mut find, mut replace) = (input.old_string.clone(), input.new_string.clone());
     // A CRLF file shown by Read without its \r: match (and write) CRLF.
     if !old.contains(&find) && old.contains("\r\n") && find.contains('\n') && !find.contains('\r') {
@@ -241,6 +271,80 @@ fn apply(ctx: &ToolContext, path: &Path, input: &EditInput) -> ToolOutput {
         return ToolOutput::error(format!("Cannot write {}: {e}", path.display()));
     }
     ctx.lock_files().record(path);
+    report(path, &planned)
+}
+
+/// The edit with a client that serves files: a text file is read from the
+/// editor when it reads (the unsaved buffer is what changes), else from
+/// disk, and written through the editor when it writes, else to disk;
+/// other files stay on disk. The guard (TOOL-2) compares with the same
+/// source the edit reads.
+async fn apply_with_client(
+    client: &dyn ClientFiles,
+    ctx: &ToolContext,
+    path: &Path,
+    input: &EditInput,
+) -> ToolOutput {
+    let probe = path.to_path_buf();
+    let route = match blocking_cancellable(NAME, &ctx.cancel, move || served_as_text(&probe)).await
+    {
+        Ok(served) => Route::new(client, served),
+        Err(e) => return ToolOutput::error(e),
+    };
+    let planned = if route.read_editor {
+        let old = match read_through(client, path, &ctx.cancel, NAME).await {
+            Ok(old) => old,
+            Err(e) => return ToolOutput::error(e),
+        };
+        let checked = ctx
+            .lock_files()
+            .check_text(path, &old)
+            .map_err(|why| why.replace("then write", "then edit"));
+        checked.and_then(|()| plan_text(path, old, input))
+    } else {
+        let (disk_ctx, disk_path, disk_input) = (ctx.clone(), path.to_path_buf(), input.clone());
+        blocking_cancellable(NAME, &ctx.cancel, move || {
+            checked_plan(&disk_ctx, &disk_path, &disk_input)
+        })
+        .await
+        .and_then(|planned| planned)
+    };
+    let planned = match planned {
+        Ok(planned) => planned,
+        Err(e) => return ToolOutput::error(e),
+    };
+    let written = if route.write_editor {
+        write_through(client, path, &planned.new, &ctx.cancel, NAME).await
+    } else {
+        let (disk_path, new) = (path.to_path_buf(), planned.new.clone());
+        blocking_write(move || atomic_write(&disk_path, new.as_bytes()))
+            .await
+            .map_err(|e| format!("Cannot write {}: {e}", path.display()))
+    };
+    if let Err(e) = written {
+        return ToolOutput::error(e);
+    }
+    if route.tracks_text() {
+        ctx.lock_files().record_text(path, &planned.new);
+    } else {
+        ctx.lock_files().record(path);
+    }
+    report(path, &planned)
+}
+
+/// Disk work that changes a file, run to its end even when the turn is
+/// cancelled (see [`super::blocking`]).
+pub(super) async fn blocking_write<F>(work: F) -> std::io::Result<()>
+where
+    F: FnOnce() -> std::io::Result<()> + Send + 'static,
+{
+    tokio::task::spawn_blocking(work)
+        .await
+        .unwrap_or_else(|_| Err(std::io::Error::other("an internal error")))
+}
+
+/// What the model is told of an applied edit.
+fn report(path: &Path, planned: &Planned) -> ToolOutput {
     let diff = diff::unified(path, Some(&planned.old), &planned.new);
     let occurrences = if planned.replaced == 1 {
         "1 occurrence".to_string()

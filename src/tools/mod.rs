@@ -15,6 +15,7 @@ pub mod agent;
 pub mod ask_user_question;
 pub mod background;
 pub mod bash;
+pub mod client_files;
 pub mod compact;
 pub mod diff;
 pub mod edit;
@@ -37,11 +38,14 @@ pub mod todo_write;
 pub mod web_fetch;
 pub mod write;
 
+#[cfg(test)]
+mod client_files_tests;
 mod special_files;
 mod walk;
 mod web_redirect;
 
 pub use bash::BashTool;
+pub use client_files::ClientFiles;
 pub use edit::EditTool;
 pub use effect::SessionEffect;
 pub use file_state::FileStateTracker;
@@ -88,6 +92,10 @@ pub struct ToolContext {
     /// Starts sub-agents for the Agent tool; `None` where none may start
     /// (inside a sub-agent: depth 1).
     pub sub_agents: Option<Arc<dyn agent::SubAgentRunner>>,
+    /// The front end's client, when it serves file contents (an editor
+    /// over ACP): Read, Edit and Write go through it for text files.
+    /// `None`: the local file system only.
+    pub client_files: Option<Arc<dyn ClientFiles>>,
 }
 
 /// Decides, while a tool runs, whether it may reach a URL: the same
@@ -135,6 +143,7 @@ impl ToolContext {
             processes: Arc::default(),
             call_id: String::new(),
             sub_agents: None,
+            client_files: None,
         }
     }
 

@@ -1,5 +1,6 @@
 //! TOOL-1 Read: a text file with numbered lines, `cat -n` style.
 
+use super::client_files::{ClientFiles, read_through, served_as_text};
 use super::file_state::FileStamp;
 use super::input::{self, Fields};
 use super::special_files::{OpenFailure, open_regular};
@@ -104,6 +105,15 @@ impl Tool for ReadTool {
                 Err(e) => return ToolOutput::error(e),
             };
             let path = paths::resolve(&ctx.workspace, &input.file_path);
+            if let Some(client) = ctx.client_files.as_ref().filter(|c| c.can_read()) {
+                let probe = path.clone();
+                match blocking_cancellable(NAME, &ctx.cancel, move || served_as_text(&probe)).await
+                {
+                    Ok(true) => return read_from_client(client.as_ref(), ctx, &path, &input).await,
+                    Ok(false) => {}
+                    Err(e) => return ToolOutput::error(e),
+                }
+            }
             let read_path = path.clone();
             let read = blocking_cancellable(NAME, &ctx.cancel, move || {
                 read_numbered(&read_path, input.offset, input.limit)
@@ -119,6 +129,27 @@ impl Tool for ReadTool {
                 Err(e) => ToolOutput::error(e),
             }
         })
+    }
+}
+
+/// Reads the editor's text of `path` (its unsaved buffer, if any) as
+/// numbered lines, and remembers that text for the stale-file guard.
+async fn read_from_client(
+    client: &dyn ClientFiles,
+    ctx: &ToolContext,
+    path: &Path,
+    input: &ReadInput,
+) -> ToolOutput {
+    let text = match read_through(client, path, &ctx.cancel, NAME).await {
+        Ok(text) => text,
+        Err(e) => return ToolOutput::error(e),
+    };
+    match number_lines(text.as_bytes(), path, input.offset, input.limit) {
+        Ok(numbered) => {
+            ctx.lock_files().record_text(path, &text);
+            ToolOutput::ok(numbered)
+        }
+        Err(e) => ToolOutput::error(e),
     }
 }
 
@@ -141,8 +172,19 @@ pub fn read_numbered(
         Err(e) => return Err(e.message(path, NAME)),
     };
     let stamp = stamp.ok_or_else(|| format!("Cannot read {shown}"))?;
-    let mut reader = BufReader::with_capacity(64 * 1024, file);
+    let reader = BufReader::with_capacity(64 * 1024, file);
+    Ok((number_lines(reader, path, offset, limit)?, stamp))
+}
 
+/// The text `reader` gives, as numbered lines from `offset` (1-based) for
+/// `limit` lines; binary content is refused. `path` names it in messages.
+fn number_lines(
+    mut reader: impl BufRead,
+    path: &Path,
+    offset: Option<u64>,
+    limit: Option<u64>,
+) -> Result<String, String> {
+    let shown = path.display();
     let mut head = Vec::with_capacity(SNIFF_BYTES);
     (&mut reader)
         .take(SNIFF_BYTES as u64)
@@ -154,7 +196,7 @@ pub fn read_numbered(
         ));
     }
     if head.is_empty() {
-        return Ok((format!("(The file {shown} exists but is empty.)"), stamp));
+        return Ok(format!("(The file {shown} exists but is empty.)"));
     }
 
     let start = offset.unwrap_or(1);
@@ -244,14 +286,14 @@ pub fn read_numbered(
     if !notes.is_empty() {
         out.push_str(&format!("\n({})\n", notes.join(" ")));
     }
-    Ok((out, stamp))
+    Ok(out)
 }
 
 /// Why `head` (the first bytes of a file) is not text, if it is not: a NUL
 /// byte, or mostly bytes that are neither UTF-8 nor printable. A text file
 /// in another encoding with a few non-UTF-8 bytes (Latin-1 accents) is
 /// still shown, those bytes as U+FFFD.
-fn binary_reason(head: &[u8]) -> Option<&'static str> {
+pub(crate) fn binary_reason(head: &[u8]) -> Option<&'static str> {
     if head.contains(&0) {
         return Some("its first 8 KiB contain NUL bytes");
     }

@@ -1,9 +1,10 @@
 //! TOOL-2 Write: creates or overwrites a file, refusing to overwrite one the
 //! model has not read in this session (or that changed on disk since).
 
+use super::client_files::{ClientFiles, Route, read_through, served_as_text, write_through};
 use super::input::{self, Fields};
 use super::special_files::{OpenFailure, read_regular, special_kind};
-use super::{Tool, ToolContext, ToolOutput, blocking, diff, paths};
+use super::{Tool, ToolContext, ToolOutput, blocking, blocking_cancellable, diff, paths};
 use crate::permission::declaration::{AskReason, CoveredBy, ToolDeclaration};
 
 use futures_util::future::BoxFuture;
@@ -79,6 +80,12 @@ impl Tool for WriteTool {
     fn preview(&self, input: &Value, ctx: &ToolContext) -> Option<String> {
         let input = WriteInput::parse(input.clone()).ok()?;
         let path = paths::resolve(&ctx.workspace, &input.file_path);
+        // A file read through the editor: the text read there is what is
+        // replaced (the run checks it still is).
+        let seen = ctx.lock_files().seen_text(&path).flatten();
+        if let Some(seen) = seen {
+            return Some(diff::unified(&path, Some(&seen), &input.content));
+        }
         // Only a regular file's content is shown as replaced.
         let old = read_regular(&path).ok();
         let old = old.as_deref().map(String::from_utf8_lossy);
@@ -87,7 +94,9 @@ impl Tool for WriteTool {
 
     fn precheck(&self, input: &Value, ctx: &ToolContext) -> Result<(), String> {
         let input = WriteInput::parse(input.clone())?;
-        refusal(ctx, &paths::resolve(&ctx.workspace, &input.file_path))
+        let path = paths::resolve(&ctx.workspace, &input.file_path);
+        shape_refusal(&path)?;
+        ctx.lock_files().precheck_overwrite(&path)
     }
 
     fn run<'a>(&'a self, input: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolOutput> {
@@ -97,6 +106,13 @@ impl Tool for WriteTool {
                 Err(e) => return ToolOutput::error(e),
             };
             let path = paths::resolve(&ctx.workspace, &input.file_path);
+            if let Some(client) = ctx
+                .client_files
+                .clone()
+                .filter(|c| c.can_read() || c.can_write())
+            {
+                return write_with_client(client.as_ref(), ctx, &path, &input.content).await;
+            }
             let ctx = ctx.clone();
             blocking(move || write_file(&ctx, &path, &input.content)).await
         })
@@ -106,6 +122,12 @@ impl Tool for WriteTool {
 /// Why `path` may not be written now: not a regular file, or an existing
 /// file not read in this session (or changed since, TOOL-2).
 fn refusal(ctx: &ToolContext, path: &Path) -> Result<(), String> {
+    shape_refusal(path)?;
+    ctx.lock_files().check_overwrite(path)
+}
+
+/// Why `path` cannot be written as a file: a directory or a special file.
+fn shape_refusal(path: &Path) -> Result<(), String> {
     let shown = path.display();
     if path.is_dir() {
         return Err(format!("{shown} is a directory; Write needs a file path."));
@@ -118,7 +140,101 @@ fn refusal(ctx: &ToolContext, path: &Path) -> Result<(), String> {
             "{shown} is {what}, not a regular file; Write works on regular files only."
         ));
     }
-    ctx.lock_files().check_overwrite(path)
+    Ok(())
+}
+
+/// Where a write with a client finds the text it replaces.
+enum Replaced {
+    /// A new file.
+    Nothing,
+    /// The editor's text (read through it).
+    Editor,
+    /// The disk's.
+    Disk,
+}
+
+/// The write with a client that serves files: for a text file, the text
+/// replaced comes from the editor when it reads, else from disk, and the
+/// guard (TOOL-2) compares with that source; the new text goes through
+/// the editor when it writes, else to disk. Other files stay on disk.
+async fn write_with_client(
+    client: &dyn ClientFiles,
+    ctx: &ToolContext,
+    path: &Path,
+    content: &str,
+) -> ToolOutput {
+    // A file written through the editor may not be on disk yet.
+    let seen_there = ctx.lock_files().seen_text(path).is_some();
+    let probe = path.to_path_buf();
+    let looked = blocking_cancellable(NAME, &ctx.cancel, move || {
+        shape_refusal(&probe)?;
+        Ok((probe.exists() || seen_there, served_as_text(&probe)))
+    })
+    .await
+    .and_then(|looked| looked);
+    let (exists, route) = match looked {
+        Ok((exists, served)) => (exists, Route::new(client, served)),
+        Err(e) => return ToolOutput::error(e),
+    };
+    let source = if !exists {
+        Replaced::Nothing
+    } else if route.read_editor {
+        Replaced::Editor
+    } else {
+        Replaced::Disk
+    };
+    let old = match source {
+        Replaced::Nothing => None,
+        Replaced::Editor => {
+            let old = match read_through(client, path, &ctx.cancel, NAME).await {
+                Ok(old) => old,
+                Err(e) => return ToolOutput::error(e),
+            };
+            if let Err(why) = ctx.lock_files().check_text(path, &old) {
+                return ToolOutput::error(why);
+            }
+            Some(old)
+        }
+        Replaced::Disk => {
+            let (disk_ctx, disk_path) = (ctx.clone(), path.to_path_buf());
+            let old = blocking_cancellable(NAME, &ctx.cancel, move || {
+                disk_ctx.lock_files().check_overwrite(&disk_path)?;
+                match read_regular(&disk_path) {
+                    Ok(bytes) => Ok(Some(String::from_utf8_lossy(&bytes).into_owned())),
+                    Err(OpenFailure::Missing) => Ok(None),
+                    Err(e) => Err(e.message(&disk_path, NAME)),
+                }
+            })
+            .await
+            .and_then(|old| old);
+            match old {
+                Ok(old) => old,
+                Err(e) => return ToolOutput::error(e),
+            }
+        }
+    };
+    let written = if route.write_editor {
+        write_through(client, path, content, &ctx.cancel, NAME).await
+    } else {
+        let (disk_path, new) = (path.to_path_buf(), content.to_string());
+        super::edit::blocking_write(move || {
+            if let Some(parent) = disk_path.parent() {
+                std::fs::create_dir_all(parent)?;
+            }
+            atomic_write(&disk_path, new.as_bytes())
+        })
+        .await
+        .map_err(|e| format!("Cannot write {}: {e}", path.display()))
+    };
+    if let Err(e) = written {
+        return ToolOutput::error(e);
+    }
+    if route.tracks_text() {
+        ctx.lock_files().record_text(path, content);
+    } else {
+        ctx.lock_files().record(path);
+    }
+    report(path, old.as_deref(), content)
 }
 
 fn write_file(ctx: &ToolContext, path: &Path, content: &str) -> ToolOutput {
@@ -140,11 +256,17 @@ fn write_file(ctx: &ToolContext, path: &Path, content: &str) -> ToolOutput {
         return ToolOutput::error(format!("Cannot write {shown}: {e}"));
     }
     ctx.lock_files().record(path);
+    report(path, old.as_deref(), content)
+}
 
+/// What the model is told of a write; `old`: the text replaced, `None`
+/// for a new file.
+fn report(path: &Path, old: Option<&str>, content: &str) -> ToolOutput {
+    let shown = path.display();
     let lines = content.lines().count();
     let lines = format!("{lines} line{}", if lines == 1 { "" } else { "s" });
-    let diff = diff::unified(path, old.as_deref(), content);
-    let text = match &old {
+    let diff = diff::unified(path, old, content);
+    let text = match old {
         None => format!("Created {shown} ({lines})."),
         Some(_) if diff.is_empty() => {
             format!("Overwrote {shown} ({lines}); the content is unchanged.")

@@ -86,6 +86,8 @@ pub struct Setup {
     pub mcp_servers: serde_json::Map<String, serde_json::Value>,
     /// The config's `agents` section.
     pub agents: zcode::config::AgentsConfig,
+    /// The front end's client serving file contents (an editor).
+    pub client_files: Option<Arc<dyn zcode::tools::ClientFiles>>,
     dir: tempfile::TempDir,
 }
 
@@ -106,6 +108,7 @@ impl Setup {
             model_resolver: None,
             mcp_servers: serde_json::Map::new(),
             agents: Default::default(),
+            client_files: None,
             dir,
         }
     }
@@ -113,6 +116,12 @@ impl Setup {
     /// Leaves `tool` out of the registry (`--disallowedTools`).
     pub fn disallow(mut self, tool: &str) -> Self {
         self.disallowed.push(tool.to_string());
+        self
+    }
+
+    /// Serves file contents through `client` (an editor over ACP).
+    pub fn client_files(mut self, client: Arc<dyn zcode::tools::ClientFiles>) -> Self {
+        self.client_files = Some(client);
         self
     }
 
@@ -235,6 +244,7 @@ impl Setup {
                 ..zcode::mcp::McpSetup::load(&self.mcp_servers, &workspace, &|_: &str| None)
             },
             agents: self.agents,
+            client_files: self.client_files,
         };
         let handle = zcode::runtime::start(setup, store).unwrap();
         let mut harness = Harness {

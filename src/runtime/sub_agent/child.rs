@@ -1,6 +1,6 @@
 //! A sub-agent's core, built from its parent's: the same workspace,
 //! store, project context, approval broker, MCP servers, hooks, mode and
-//! permission rules; its own session, conversation, file reads, tools
+//! permission rules and the editor's files; its own session, conversation, file reads, tools
 //! and events.
 
 use crate::model::select::SelectedModel;
@@ -82,5 +82,7 @@ pub(super) fn build(
         processes: parent.processes.clone(),
         background_shown: Mutex::default(),
         window_lookup: Mutex::default(),
+        // The same editor serves its files.
+        client_files: parent.client_files.clone(),
     })
 }
