@@ -199,6 +199,8 @@ async fn fs_through_the_client_permission_is_unchanged_a_denied_edit_writes_noth
     let ask = client.next_permission().await;
     assert_eq!(ask.tool_call_id(), "e1", "build asks before an edit");
     ask.select("deny");
+    // This editor has forms: it is asked what to do instead, and declines.
+    client.next_elicitation().await.decline();
     assert_eq!(turn.stop_reason().await, "end_turn");
     assert!(client.fs_writes().is_empty(), "{:?}", client.fs_writes());
     assert_eq!(
