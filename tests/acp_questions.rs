@@ -414,3 +414,45 @@ async fn ask7_a_never_answered_question_then_session_cancel_ends_cancelled() {
     assert_eq!(turn.stop_reason().await, "cancelled");
     assert_eq!(server.request_count(), 1);
 }
+
+/// ASK-7: the timer's state is saved with the session, so a session loaded
+/// after a restart shows the same absolute deadline.
+#[tokio::test(flavor = "multi_thread")]
+async fn ask7_a_reloaded_session_shows_the_same_absolute_deadline() {
+    let (h, server) = setup(auto_continue(10, 600_000)).await;
+    let (mut client, session, _turn, form) = ask(&h, &server).await;
+    form.hold();
+    let shown = client
+        .wait_update("the auto-continue countdown", |u| {
+            u["toolCallId"] == "q1" && countdown(u).is_some()
+        })
+        .await;
+    let deadline = countdown(&shown).unwrap();
+    client.disconnect().await;
+    client.wait_exit().await;
+    drop(client);
+
+    let client = AcpClient::start(&h, ClientOptions::with_forms()).await;
+    client
+        .request(
+            "session/load",
+            json!({"sessionId": session, "cwd": h.project(), "mcpServers": []}),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("session/load: {e:?}\n{}", client.diagnostics()));
+    let replayed: Vec<Value> = client
+        .updates()
+        .iter()
+        .map(|u| u["update"].clone())
+        .filter(|u| u["toolCallId"] == "q1")
+        .filter_map(|u| countdown(&u))
+        .collect();
+    assert!(
+        replayed
+            .iter()
+            .any(|c| c["deadlineMs"] == deadline["deadlineMs"]
+                && c["deadline"] == deadline["deadline"]),
+        "the saved deadline {deadline} is shown again: {:#?}",
+        client.updates()
+    );
+}
