@@ -29,7 +29,7 @@ use agent_client_protocol::v1::schema::{
     ClientCapabilities, CreateElicitationRequest, CreateElicitationResponse,
     ElicitationCapabilities, ElicitationFormCapabilities, FileSystemCapabilities,
     InitializeRequest, InitializeResponse, ReadTextFileRequest, ReadTextFileResponse,
-    RequestPermissionRequest, RequestPermissionResponse, SessionNotification, WriteTextFileRequest,
+    RequestPermissionRequest, RequestPermissionResponse, SessionNotification, SubagentCapabilities, WriteTextFileRequest,
     WriteTextFileResponse,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
@@ -75,6 +75,8 @@ pub struct ClientOptions {
     pub fs_read: bool,
     pub fs_write: bool,
     pub elicitation_form: bool,
+    /// ACP's sub-agent sessions (unstable in the SDK).
+    pub subagents: bool,
     /// The editor's open buffers, served by `fs/read_text_file`.
     pub buffers: BTreeMap<PathBuf, String>,
 }
@@ -99,8 +101,15 @@ impl ClientOptions {
             fs_read: true,
             fs_write: true,
             elicitation_form: true,
+            subagents: false,
             buffers: BTreeMap::new(),
         }
+    }
+
+    /// Also understands sub-agents as child sessions.
+    pub fn with_subagents(mut self) -> Self {
+        self.subagents = true;
+        self
     }
 
     pub fn buffer(mut self, path: impl Into<PathBuf>, text: &str) -> Self {
@@ -112,7 +121,10 @@ impl ClientOptions {
         let mut fs = FileSystemCapabilities::new();
         fs.read_text_file = self.fs_read;
         fs.write_text_file = self.fs_write;
-        let caps = ClientCapabilities::new().fs(fs);
+        let mut caps = ClientCapabilities::new().fs(fs);
+        if self.subagents {
+            caps = caps.subagents(SubagentCapabilities::new());
+        }
         if self.elicitation_form {
             let mut elicitation = ElicitationCapabilities::new();
             elicitation.form = Some(ElicitationFormCapabilities::new());
