@@ -491,3 +491,62 @@ async fn client_disconnect_then_load_shows_the_saved_turn() {
     server.enqueue(Reply::sse(sse::openai_text("Resumed.")));
     assert_eq!(client.run_turn(&session, "go on").await, "end_turn");
 }
+
+// ------------------------------------------------------------ late answers
+
+#[tokio::test(flavor = "multi_thread")]
+async fn late_permission_answer_after_cancel_is_ignored() {
+    let (h, server) = setup(json!({"permission": {"mode": "build"}})).await;
+    server.enqueue_all([
+        Reply::sse(sse::openai_tool_calls(
+            "",
+            &[("w1", "Write", r#"{"file_path":"late.txt","content":"late"}"#)],
+        )),
+        Reply::sse(sse::openai_text("Never read.")),
+    ]);
+    let client = AcpClient::start(&h, ClientOptions::plain()).await;
+    let session = client.new_session(h.project()).await;
+    let turn = client.prompt(&session, "write late");
+    let ask = client.next_permission().await;
+    client.cancel(&session).await;
+    assert_eq!(turn.stop_reason().await, "cancelled");
+    // The editor's dialog answers after the turn is gone.
+    ask.select("allow_once");
+    let guard = |request: &support::fake_model_server::RecordedRequest| {
+        request
+            .body_text()
+            .contains("after")
+            .then(|| Reply::sse(sse::openai_text("After.")))
+    };
+    server.guard(guard);
+    assert_eq!(client.run_turn(&session, "after").await, "end_turn");
+    assert!(!h.project().join("late.txt").exists());
+    assert_no_panic(&client.stderr());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn late_question_answer_after_auto_continue_is_ignored() {
+    let (h, server) = setup(json!({"acp": support::acp_client::auto_continue(1, 20)})).await;
+    let questions = json!({"questions": [{"question": "Which?", "header": "Pick",
+        "multiSelect": false, "options": [{"label": "A", "description": "a"},
+        {"label": "B", "description": "b"}]}]})
+    .to_string();
+    server.enqueue_all([
+        Reply::sse(sse::openai_tool_calls(
+            "",
+            &[("q1", "AskUserQuestion", &questions)],
+        )),
+        Reply::sse(sse::openai_text("Went on.")),
+        Reply::sse(sse::openai_text("Next turn.")),
+    ]);
+    let client = AcpClient::start(&h, ClientOptions::with_forms()).await;
+    let session = client.new_session(h.project()).await;
+    let turn = client.prompt(&session, "ask me");
+    let form = client.next_elicitation().await;
+    assert_eq!(turn.stop_reason().await, "end_turn");
+    // The user answers the withdrawn form anyway.
+    form.accept(json!({"q1": "A"}));
+    assert_eq!(client.run_turn(&session, "next").await, "end_turn");
+    assert!(client.agent_text().ends_with("Next turn."));
+    assert_no_panic(&client.stderr());
+}
