@@ -338,6 +338,11 @@ pub enum Event {
         tool: String,
         input: Value,
     },
+    /// The call passed its checks (and its approval, if it needed one) and
+    /// runs now; `ToolCallFinished` follows.
+    ToolCallRunning {
+        call_id: String,
+    },
     PermissionRequested {
         request: PermissionRequest,
     },

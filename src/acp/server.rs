@@ -367,7 +367,15 @@ pub async fn serve_stdio(
     );
     let server = Server::new(factory, settings, log.clone());
     log.line("zcode acp started");
-    let served = serve(server.clone(), transport).await;
+    // An editor ends its agent with SIGTERM (or SIGINT) as often as by
+    // closing stdin: either way the turns are interrupted and saved.
+    let served = tokio::select! {
+        served = serve(server.clone(), transport) => served,
+        signal = termination() => {
+            log.line(format!("{signal}: ending the sessions"));
+            Ok(())
+        }
+    };
     server.close_all().await;
     log.line(match &served {
         Ok(()) => "client closed the connection".to_string(),
@@ -440,7 +448,13 @@ pub async fn serve(
                         request.mcp_servers,
                     ) {
                         Ok((session, mut pump, mut events)) => {
-                            // The history goes out before the answer.
+                            // The history goes out before the answer, its
+                            // questions with the deadlines they had.
+                            pump.mapper.question_timers = session
+                                .saved_timers()
+                                .into_iter()
+                                .map(|r| (r.call_id.clone(), r))
+                                .collect();
                             pump.drain(&mut events);
                             let state = session.state();
                             let commands = server.commands_update(&session.workspace);
@@ -557,4 +571,21 @@ pub async fn serve(
         )
         .connect_to(transport)
         .await
+}
+
+/// Resolves when the process is asked to end (SIGTERM, SIGINT, SIGHUP).
+async fn termination() -> &'static str {
+    use tokio::signal::unix::{SignalKind, signal};
+    let (Ok(mut term), Ok(mut int), Ok(mut hup)) = (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::interrupt()),
+        signal(SignalKind::hangup()),
+    ) else {
+        return std::future::pending().await;
+    };
+    tokio::select! {
+        _ = term.recv() => "SIGTERM",
+        _ = int.recv() => "SIGINT",
+        _ = hup.recv() => "SIGHUP",
+    }
 }

@@ -166,10 +166,10 @@ impl LiveSession {
         if let Ok(mut e) = self.last_error.lock() {
             *e = None;
         }
-        if !self.send(op) {
-            if let Some(tx) = turn.take() {
-                let _ = tx.send(TurnOutcome::Gone);
-            }
+        if !self.send(op)
+            && let Some(tx) = turn.take()
+        {
+            let _ = tx.send(TurnOutcome::Gone);
         }
         Ok(rx)
     }

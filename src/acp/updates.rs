@@ -6,7 +6,7 @@
 use super::tool_calls;
 use crate::permission::mode::{ExecutionState, Mode};
 use crate::protocol::{Event, HistoryItem};
-use crate::store::{TodoItem, TodoPriority, TodoStatus};
+use crate::store::{TimerRecord, TodoItem, TodoPriority, TodoStatus};
 use agent_client_protocol::v1::schema::{
     ContentBlock, ContentChunk, CurrentModeUpdate, Diff, Notice, NoticeSeverity, Plan, PlanEntry,
     PlanEntryPriority, PlanEntryStatus, SessionMode, SessionModeState, SessionUpdate, ToolCall,
@@ -63,6 +63,23 @@ pub fn plan(todos: &[TodoItem]) -> Plan {
             })
             .collect(),
     )
+}
+
+/// A question's saved clock, as a replayed call carries it: the same
+/// absolute deadline as when it was asked, and how the clock ended.
+fn timer_meta(record: &TimerRecord) -> serde_json::Map<String, Value> {
+    let deadline = crate::acp::auto_continue::from_unix_ms(record.deadline_ms);
+    let mut meta = serde_json::Map::new();
+    meta.insert(
+        "zcode".into(),
+        json!({"autoContinue": {
+            "deadlineMs": record.deadline_ms,
+            "deadline": crate::acp::auto_continue::rfc3339_utc(deadline),
+            "askedAtMs": record.asked_at_ms,
+            "state": record.state,
+        }}),
+    );
+    meta
 }
 
 /// A notice: its first line is the title, the rest its description.
@@ -141,6 +158,9 @@ pub struct UpdateMapper {
     /// The client shows notices (`session.notices`): notices, retries and
     /// errors go to it; otherwise they are only logged.
     pub notices: bool,
+    /// The saved clocks of the session's questions (ASK-7), by call id: a
+    /// replayed question shows the deadline it had.
+    pub question_timers: HashMap<String, TimerRecord>,
 }
 
 impl UpdateMapper {
@@ -151,6 +171,7 @@ impl UpdateMapper {
             streamed: false,
             context_window: None,
             notices: false,
+            question_timers: HashMap::new(),
         }
     }
 
@@ -202,15 +223,16 @@ impl UpdateMapper {
                 self.streamed = false;
                 self.calls
                     .insert(call_id.clone(), (tool.clone(), input.clone()));
-                vec![
-                    SessionUpdate::ToolCall(tool_call_started(
-                        call_id,
-                        tool,
-                        input,
-                        &self.workspace,
-                    )),
-                    status_update(call_id, ToolCallStatus::InProgress),
-                ]
+                vec![SessionUpdate::ToolCall(tool_call_started(
+                    call_id,
+                    tool,
+                    input,
+                    &self.workspace,
+                ))]
+            }
+            // Pending while it waits for its checks and approval.
+            Event::ToolCallRunning { call_id } => {
+                vec![status_update(call_id, ToolCallStatus::InProgress)]
             }
             Event::ToolCallFinished {
                 call_id,
@@ -338,11 +360,13 @@ impl UpdateMapper {
                     } else {
                         ToolCallStatus::Completed
                     };
-                    updates.push(SessionUpdate::ToolCall(
-                        tool_call_started(call_id, tool, input, &self.workspace)
-                            .status(status)
-                            .content(finished_content(tool, input, output, &self.workspace)),
-                    ));
+                    let mut call = tool_call_started(call_id, tool, input, &self.workspace)
+                        .status(status)
+                        .content(finished_content(tool, input, output, &self.workspace));
+                    if let Some(record) = self.question_timers.get(call_id) {
+                        call = call.meta(timer_meta(record));
+                    }
+                    updates.push(SessionUpdate::ToolCall(call));
                 }
                 HistoryItem::Summary => updates.push(SessionUpdate::AgentMessageChunk(text_chunk(
                     "(Earlier conversation summarised.)",
@@ -398,6 +422,35 @@ mod tests {
         assert_eq!(wire["content"][0]["path"], "/w/a.txt");
         assert_eq!(wire["content"][0]["oldText"], "x");
         assert_eq!(wire["content"][0]["newText"], "y");
+    }
+
+    #[test]
+    fn ask7_a_replayed_question_shows_the_deadline_it_had() {
+        let mut m = UpdateMapper::new("/w".into());
+        m.question_timers.insert(
+            "q1".into(),
+            TimerRecord {
+                call_id: "q1".into(),
+                asked_at_ms: 1_000,
+                deadline_ms: 301_000,
+                state: crate::store::TimerState::Expired,
+            },
+        );
+        let updates = m.map(&Event::History {
+            items: vec![HistoryItem::Tool {
+                call_id: "q1".into(),
+                tool: "AskUserQuestion".into(),
+                input: json!({"questions": []}),
+                output: "none answered".into(),
+                is_error: false,
+                sub_agent: None,
+            }],
+        });
+        let wire = serde_json::to_value(&updates[0]).unwrap();
+        let timer = &wire["_meta"]["zcode"]["autoContinue"];
+        assert_eq!(timer["deadlineMs"], 301_000);
+        assert_eq!(timer["deadline"], "1970-01-01T00:05:01.000Z");
+        assert_eq!(timer["state"], "expired");
     }
 
     #[test]

@@ -290,6 +290,9 @@ async fn run_tool(
     placement: Placement,
     cancel: &CancellationToken,
 ) -> CallOutcome {
+    core.emit(Event::ToolCallRunning {
+        call_id: call.id.clone(),
+    });
     let mut ctx = core.tool_context(cancel);
     ctx.call_id = call.id.clone();
     ctx.sandbox = placement.sandbox.map(|kind| core.sandbox_policy(kind));

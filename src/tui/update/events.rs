@@ -169,6 +169,8 @@ pub(super) fn on_event(model: &mut Model, event: Event) {
             }
             model.approvals.push_back(request);
         }
+        // The cell already shows the call as running.
+        Event::ToolCallRunning { .. } => {}
         Event::PermissionResolved { request_id, .. } => {
             if let Some(i) = model
                 .approvals
