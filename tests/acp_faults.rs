@@ -468,6 +468,13 @@ async fn client_disconnect_then_load_shows_the_saved_turn() {
     let session = client.new_session(h.project()).await;
     let _turn = client.prompt(&session, "write and go on");
     client.wait_tool_status("w1", "completed").await;
+    // The slow reply is taken before the client goes, so it is not left
+    // for the next turn.
+    client
+        .wait_update("the second reply's first words", |u| {
+            u["sessionUpdate"] == "agent_message_chunk"
+        })
+        .await;
     client.disconnect().await;
     client.wait_exit().await;
     drop(client);
