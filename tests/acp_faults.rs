@@ -557,3 +557,47 @@ async fn late_question_answer_after_auto_continue_is_ignored() {
     assert!(client.agent_text().ends_with("Next turn."));
     assert_no_panic(&client.stderr());
 }
+
+// ------------------------------------------------------------ signals
+
+/// An editor stopping its agent with a signal mid-turn: the turn is
+/// interrupted and saved, and the process exits on its own.
+#[tokio::test(flavor = "multi_thread")]
+async fn signal_mid_turn_saves_the_session_and_exits() {
+    for signal in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {
+        let (h, server) = setup(json!({"permission": {"mode": "yolo"}})).await;
+        server.enqueue_all([
+            Reply::sse(sse::openai_tool_calls(
+                "",
+                &[("w1", "Write", r#"{"file_path":"done.txt","content":"done\n"}"#)],
+            )),
+            Reply::sse_chunks([sse::openai_text("Slow part")
+                .split("\n\n")
+                .take(2)
+                .map(|e| format!("{e}\n\n"))
+                .collect::<String>()])
+            .delay(Duration::from_secs(120)),
+        ]);
+        let mut client = AcpClient::start(&h, ClientOptions::plain()).await;
+        let session = client.new_session(h.project()).await;
+        let _turn = client.prompt(&session, "write then talk");
+        client.wait_tool_status("w1", "completed").await;
+        client
+            .wait_update("the slow reply's first words", |u| {
+                u["sessionUpdate"] == "agent_message_chunk"
+            })
+            .await;
+        let pid = client.pid().expect("running") as libc::pid_t;
+        // SAFETY: signalling the child this test started.
+        assert_eq!(unsafe { libc::kill(pid, signal) }, 0);
+        let status = client.wait_exit().await;
+        assert!(status.code().is_some(), "signal {signal}: {status:?}");
+        assert_no_panic(&client.stderr());
+        let entries = saved(&h);
+        assert!(
+            entries.iter().any(|e| e.kind == entry_kind::TOOL_RESULT
+                && e.payload.to_string().contains("w1")),
+            "signal {signal}: {entries:#?}"
+        );
+    }
+}
