@@ -326,7 +326,11 @@ async fn cancel_right_after_the_prompt_is_not_lost() {
     // A cancel with nothing running changes nothing.
     client.cancel(&session).await;
     assert_eq!(client.run_turn(&session, "next").await, "end_turn");
-    assert!(client.agent_text().ends_with("Next."), "{}", client.diagnostics());
+    assert!(
+        client.agent_text().ends_with("Next."),
+        "{}",
+        client.diagnostics()
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -507,7 +511,11 @@ async fn late_permission_answer_after_cancel_is_ignored() {
     server.enqueue_all([
         Reply::sse(sse::openai_tool_calls(
             "",
-            &[("w1", "Write", r#"{"file_path":"late.txt","content":"late"}"#)],
+            &[(
+                "w1",
+                "Write",
+                r#"{"file_path":"late.txt","content":"late"}"#,
+            )],
         )),
         Reply::sse(sse::openai_text("Never read.")),
     ]);
@@ -569,7 +577,11 @@ async fn signal_mid_turn_saves_the_session_and_exits() {
         server.enqueue_all([
             Reply::sse(sse::openai_tool_calls(
                 "",
-                &[("w1", "Write", r#"{"file_path":"done.txt","content":"done\n"}"#)],
+                &[(
+                    "w1",
+                    "Write",
+                    r#"{"file_path":"done.txt","content":"done\n"}"#,
+                )],
             )),
             Reply::sse_chunks([sse::openai_text("Slow part")
                 .split("\n\n")
@@ -595,8 +607,9 @@ async fn signal_mid_turn_saves_the_session_and_exits() {
         assert_no_panic(&client.stderr());
         let entries = saved(&h);
         assert!(
-            entries.iter().any(|e| e.kind == entry_kind::TOOL_RESULT
-                && e.payload.to_string().contains("w1")),
+            entries
+                .iter()
+                .any(|e| e.kind == entry_kind::TOOL_RESULT && e.payload.to_string().contains("w1")),
             "signal {signal}: {entries:#?}"
         );
     }

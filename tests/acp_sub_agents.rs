@@ -20,7 +20,10 @@ async fn setup() -> (Harness, FakeModelServer) {
     let h = Harness::new();
     std::fs::write(h.project().join("lib.rs"), "fn alpha() {}\n").unwrap();
     let server = FakeModelServer::start().await;
-    h.write_config(&acp_config(&server, json!({"permission": {"mode": "build"}})));
+    h.write_config(&acp_config(
+        &server,
+        json!({"permission": {"mode": "build"}}),
+    ));
     sub_agent_script::route_explorers(&server, &["alpha"], None);
     sub_agent_script::enqueue_agent_calls(&server, &[("a1", "explore", "alpha")]);
     server.enqueue(Reply::sse(sse::openai_text("alpha is in lib.rs.")));
@@ -50,9 +53,10 @@ async fn sub_agents_are_child_sessions_for_a_client_that_has_them() {
         .filter(|u| u["update"]["sessionUpdate"] == "tool_call")
         .collect();
     assert!(
-        child_calls
-            .iter()
-            .any(|u| u["update"]["title"].as_str().unwrap_or("").contains("alpha")),
+        child_calls.iter().any(|u| u["update"]["title"]
+            .as_str()
+            .unwrap_or("")
+            .contains("alpha")),
         "the child's Grep under the child's id: {updates:#?}"
     );
     // The parent's own Agent call completes with the report.

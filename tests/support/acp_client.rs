@@ -29,8 +29,8 @@ use agent_client_protocol::v1::schema::{
     ClientCapabilities, CreateElicitationRequest, CreateElicitationResponse,
     ElicitationCapabilities, ElicitationFormCapabilities, FileSystemCapabilities,
     InitializeRequest, InitializeResponse, ReadTextFileRequest, ReadTextFileResponse,
-    RequestPermissionRequest, RequestPermissionResponse, SessionNotification, SubagentCapabilities, WriteTextFileRequest,
-    WriteTextFileResponse,
+    RequestPermissionRequest, RequestPermissionResponse, SessionNotification, SubagentCapabilities,
+    WriteTextFileRequest, WriteTextFileResponse,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Agent, Client, Lines, UntypedMessage};
