@@ -614,3 +614,78 @@ async fn signal_mid_turn_saves_the_session_and_exits() {
         );
     }
 }
+
+// ------------------------------------------------------------ client errors
+
+/// A client whose permission dialog answers with an error: a deny, and the
+/// turn goes on.
+#[tokio::test(flavor = "multi_thread")]
+async fn client_error_answering_a_permission_is_a_deny() {
+    let (h, server) = setup(json!({"permission": {"mode": "build"}})).await;
+    server.enqueue_all([
+        Reply::sse(sse::openai_tool_calls(
+            "",
+            &[("w1", "Write", r#"{"file_path":"x.txt","content":"x"}"#)],
+        )),
+        Reply::sse(sse::openai_text("Not written.")),
+    ]);
+    let client = AcpClient::start(&h, ClientOptions::plain()).await;
+    let session = client.new_session(h.project()).await;
+    let turn = client.prompt(&session, "write x");
+    client.next_permission().await.fail();
+    assert_eq!(turn.stop_reason().await, "end_turn");
+    assert!(!h.project().join("x.txt").exists());
+    client.wait_tool_status("w1", "failed").await;
+    assert_no_panic(&client.stderr());
+}
+
+/// A question form answered with an error or with an action zcode does
+/// not know: the questionnaire is rejected, nothing is made up.
+#[tokio::test(flavor = "multi_thread")]
+async fn client_error_or_unknown_action_answering_a_question_rejects_it() {
+    for answer in ["error", "unknown action"] {
+        let (h, server) = setup(json!({})).await;
+        let questions = json!({"questions": [{"question": "Which?", "header": "Pick",
+            "multiSelect": false, "options": [{"label": "A", "description": "a"},
+            {"label": "B", "description": "b"}]}]})
+        .to_string();
+        server.enqueue_all([
+            Reply::sse(sse::openai_tool_calls(
+                "",
+                &[("q1", "AskUserQuestion", &questions)],
+            )),
+            Reply::sse(sse::openai_text("Went on.")),
+        ]);
+        let client = AcpClient::start(&h, ClientOptions::with_forms()).await;
+        let session = client.new_session(h.project()).await;
+        let turn = client.prompt(&session, "ask me");
+        let form = client.next_elicitation().await;
+        match answer {
+            "error" => form.fail(),
+            _ => form.respond_raw(json!({"action": "_snooze", "until": "later"})),
+        }
+        assert_eq!(turn.stop_reason().await, "end_turn", "{answer}");
+        let result = support::fake_model_server::openai_tool_result(
+            &server.requests().last().unwrap().json(),
+            "q1",
+        );
+        assert!(result.contains("NOT executed"), "{answer}: {result}");
+        assert_no_panic(&client.stderr());
+    }
+}
+
+/// A client asking for a newer protocol than v1 is answered with v1.
+#[tokio::test(flavor = "multi_thread")]
+async fn initialize_with_a_newer_protocol_version_is_answered_with_v1() {
+    let (h, _server) = setup(json!({})).await;
+    let mut raw = RawAcp::start(&h).await;
+    let response = raw
+        .request(
+            json!(1),
+            "initialize",
+            json!({"protocolVersion": 99, "clientCapabilities": {}}),
+        )
+        .await;
+    assert_eq!(response["result"]["protocolVersion"], 1, "{response}");
+    still_works(&mut raw, &h, 2).await;
+}

@@ -233,6 +233,13 @@ impl PermissionAsk {
         let held = self.held.clone();
         lock(&held.held).push(Box::new(self.responder));
     }
+
+    /// Answers with a JSON-RPC error, as a client whose dialog broke.
+    pub fn fail(self) {
+        self.responder
+            .respond_with_error(agent_client_protocol::Error::internal_error())
+            .expect("the error is sent");
+    }
 }
 
 /// An `elicitation/create` waiting for the test's answer.
@@ -270,6 +277,18 @@ impl ElicitationAsk {
 
     pub fn cancel(self) {
         self.answer(json!({"action": "cancel"}));
+    }
+
+    /// Any response object, e.g. an action zcode does not know.
+    pub fn respond_raw(self, response: Value) {
+        self.answer(response);
+    }
+
+    /// Answers with a JSON-RPC error.
+    pub fn fail(self) {
+        self.responder
+            .respond_with_error(agent_client_protocol::Error::internal_error())
+            .expect("the error is sent");
     }
 
     /// Never answers.
