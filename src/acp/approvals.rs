@@ -59,7 +59,7 @@ pub struct ClientAbilities {
 impl ClientAbilities {
     pub fn from_capabilities(caps: &ClientCapabilities) -> Self {
         Self {
-            forms: caps.elicitation.as_ref().is_some_and(|e| e.form.is_some()),
+            forms: super::elicitation::client_supports_forms(caps),
         }
     }
 }

@@ -250,9 +250,7 @@ impl Server {
             .lock()
             .map(|mut s| s.drain().map(|(_, v)| v).collect())
             .unwrap_or_default();
-        for session in sessions {
-            session.close().await;
-        }
+        futures_util::future::join_all(sessions.iter().map(|s| s.close())).await;
     }
 }
 
