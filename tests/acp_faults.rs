@@ -689,3 +689,52 @@ async fn initialize_with_a_newer_protocol_version_is_answered_with_v1() {
     assert_eq!(response["result"]["protocolVersion"], 1, "{response}");
     still_works(&mut raw, &h, 2).await;
 }
+
+/// Two sessions mid-turn when the client goes: both are interrupted and
+/// saved, and the process exits.
+#[tokio::test(flavor = "multi_thread")]
+async fn client_disconnect_with_two_sessions_mid_turn_saves_both() {
+    let (h, server) = setup(json!({})).await;
+    server.guard(|request| {
+        let body = request.body_text();
+        let word = if body.contains("first session") {
+            "one"
+        } else {
+            "two"
+        };
+        Some(
+            Reply::sse_chunks([sse::openai_text(&format!("partial {word}"))
+                .split("\n\n")
+                .take(2)
+                .map(|e| format!("{e}\n\n"))
+                .collect::<String>()])
+            .delay(Duration::from_secs(120)),
+        )
+    });
+    let mut client = AcpClient::start(&h, ClientOptions::plain()).await;
+    let a = client.new_session(h.project()).await;
+    let b = client.new_session(h.project()).await;
+    let _ta = client.prompt(&a, "first session");
+    let _tb = client.prompt(&b, "second session");
+    for session in [&a, &b] {
+        client
+            .wait_for("both sessions streaming", |s| {
+                s.updates_of_session(session, "agent_message_chunk")
+            })
+            .await;
+    }
+    client.disconnect().await;
+    client.wait_exit().await;
+    assert_no_panic(&client.stderr());
+    let sessions = h.sessions();
+    assert_eq!(sessions.len(), 2);
+    for (session, text) in [(&a, "first session"), (&b, "second session")] {
+        let entries = h.entries(session);
+        assert!(
+            entries.iter().any(|e| e.kind == entry_kind::USER_MESSAGE
+                && e.payload.to_string().contains(text)),
+            "{session}: {entries:#?}"
+        );
+    }
+    assert!(server.wait_for_client_aborts(2, WAIT).await);
+}

@@ -334,6 +334,16 @@ pub struct Seen {
     stdout_closed: bool,
 }
 
+impl Seen {
+    /// The first update of this kind for this session, if any.
+    pub fn updates_of_session(&self, session: &str, kind: &str) -> Option<Value> {
+        self.updates
+            .iter()
+            .find(|u| u["sessionId"] == session && u["update"]["sessionUpdate"] == kind)
+            .cloned()
+    }
+}
+
 struct Shared {
     seen: Mutex<Seen>,
     changed: Notify,
