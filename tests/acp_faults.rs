@@ -738,3 +738,43 @@ async fn client_disconnect_with_two_sessions_mid_turn_saves_both() {
     }
     assert!(server.wait_for_client_aborts(2, WAIT).await);
 }
+
+/// A broken config file reaches the user, either as an error the client
+/// can show or as an exit with the reason on stderr; never as text on
+/// stdout, never as a hang.
+#[tokio::test(flavor = "multi_thread")]
+async fn broken_config_is_an_error_or_an_exit_with_the_reason_never_stdout_noise() {
+    let h = Harness::new();
+    std::fs::write(h.home().join("config.json"), "{ this is not json").unwrap();
+    let mut raw = RawAcp::start(&h).await;
+    raw.send(&json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": 1, "clientCapabilities": {}}}))
+        .await;
+    raw.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "session/new",
+        "params": {"cwd": h.project(), "mcpServers": []}}))
+        .await;
+    // Every line must be JSON-RPC (next_line_or_end panics otherwise).
+    let mut answer = None;
+    while let Some(message) = raw.next_message_or_end().await {
+        if message["id"] == 2 {
+            answer = Some(message);
+            break;
+        }
+    }
+    match answer {
+        Some(answer) => {
+            assert!(answer.get("error").is_some(), "{answer}");
+            assert!(answer.to_string().contains("config.json"), "{answer}");
+        }
+        None => {
+            let status = raw.wait_exit().await;
+            assert_ne!(status.code(), Some(0), "{}", raw.diagnostics());
+            assert!(
+                raw.stderr().contains("config.json"),
+                "{}",
+                raw.diagnostics()
+            );
+        }
+    }
+    assert_no_panic(&raw.stderr());
+}

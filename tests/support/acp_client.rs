@@ -1017,6 +1017,21 @@ impl RawAcp {
             .unwrap_or_else(|e| panic!("stdout carried a non-JSON line ({e}): {line}"))
     }
 
+    /// The next line on stdout, parsed, or `None` at the end of output;
+    /// panics on a non-JSON line or after [`WAIT`].
+    pub async fn next_message_or_end(&mut self) -> Option<Value> {
+        let line = match tokio::time::timeout(WAIT, self.lines.next_line()).await {
+            Ok(Ok(Some(line))) => line,
+            Ok(Ok(None)) | Ok(Err(_)) => return None,
+            Err(_) => panic!("nothing on stdout within {WAIT:?}\n{}", self.diagnostics()),
+        };
+        self.read.push(line.clone());
+        Some(
+            serde_json::from_str(&line)
+                .unwrap_or_else(|e| panic!("stdout carried a non-JSON line ({e}): {line}")),
+        )
+    }
+
     /// Reads until a response (no `method`) with this id; notifications on
     /// the way are kept in [`Self::read`].
     pub async fn response_to(&mut self, id: &Value) -> Value {
