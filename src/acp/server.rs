@@ -359,8 +359,9 @@ pub async fn serve_stdio(
     settings: super::AcpSettings,
     log: Log,
 ) -> anyhow::Result<()> {
+    let stdout = super::transport::StdoutLines::start(std::io::stdout());
     let transport = agent_client_protocol::Lines::new(
-        super::transport::outgoing_lines(tokio::io::stdout()),
+        stdout.sink(),
         super::transport::incoming_lines(tokio::io::stdin(), super::transport::MAX_LINE_BYTES),
     );
     let server = Server::new(factory, settings, log.clone());
@@ -375,6 +376,14 @@ pub async fn serve_stdio(
         }
     };
     server.close_all().await;
+    // The last answers are on stdout before the process ends.
+    // Bounded: a connection handle still alive somewhere must not hold
+    // the exit.
+    let _ = tokio::time::timeout(
+        std::time::Duration::from_secs(5),
+        tokio::task::spawn_blocking(move || stdout.finish()),
+    )
+    .await;
     log.line(match &served {
         Ok(()) => "client closed the connection".to_string(),
         Err(e) => format!("connection ended: {e}"),

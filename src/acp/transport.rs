@@ -5,7 +5,7 @@
 //! the connection goes on.
 
 use futures_util::{Sink, Stream};
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
 
 /// The longest message accepted: a prompt with a large embedded file fits
 /// many times over; anything longer is a fault, not a message.
@@ -82,16 +82,54 @@ async fn read_line_capped<R: AsyncRead + Unpin>(
     Ok(Some(String::from_utf8_lossy(&line).into_owned()))
 }
 
-/// Lines written to `output`, each followed by a newline and flushed.
-pub fn outgoing_lines<W: AsyncWrite + Unpin + Send + 'static>(
-    output: W,
-) -> impl Sink<String, Error = std::io::Error> + Send + 'static {
-    futures_util::sink::unfold(output, |mut output, line: String| async move {
-        output.write_all(line.as_bytes()).await?;
-        output.write_all(b"\n").await?;
-        output.flush().await?;
-        Ok::<_, std::io::Error>(output)
-    })
+/// Lines for stdout, written by a thread of their own. tokio's stdout
+/// hands every write to its blocking pool, a thread wake per streamed
+/// delta; here a line costs a channel send, and the writer flushes once
+/// per burst (whatever queued while it wrote), so a fast stream becomes
+/// few large writes (measured in benches/acp_stream.rs).
+pub struct StdoutLines {
+    sender: std::sync::mpsc::Sender<String>,
+    writer: std::thread::JoinHandle<()>,
+}
+
+impl StdoutLines {
+    pub fn start<W: std::io::Write + Send + 'static>(output: W) -> Self {
+        let (sender, lines) = std::sync::mpsc::channel::<String>();
+        let writer = std::thread::spawn(move || {
+            use std::io::Write;
+            let mut out = std::io::BufWriter::with_capacity(64 * 1024, output);
+            while let Ok(line) = lines.recv() {
+                let mut burst = Some(line);
+                while let Some(line) = burst {
+                    if out.write_all(line.as_bytes()).is_err() || out.write_all(b"\n").is_err() {
+                        return;
+                    }
+                    burst = lines.try_recv().ok();
+                }
+                if out.flush().is_err() {
+                    return;
+                }
+            }
+        });
+        Self { sender, writer }
+    }
+
+    /// The sink the connection writes to; it fails once stdout is gone.
+    pub fn sink(&self) -> impl Sink<String, Error = std::io::Error> + Send + 'static {
+        futures_util::sink::unfold(self.sender.clone(), |sender, line: String| async move {
+            sender
+                .send(line)
+                .map_err(|_| std::io::Error::from(std::io::ErrorKind::BrokenPipe))?;
+            Ok::<_, std::io::Error>(sender)
+        })
+    }
+
+    /// Waits until every line sent so far is written (the sinks must be
+    /// gone).
+    pub fn finish(self) {
+        drop(self.sender);
+        let _ = self.writer.join();
+    }
 }
 
 #[cfg(test)]
@@ -119,6 +157,35 @@ mod tests {
         let lines = lines_of(b"0123456789abcdef\n{\"ok\":true}\n", 12).await;
         assert_eq!(lines, vec![OVERSIZE_MARKER, "{\"ok\":true}"]);
         assert!(serde_json::from_str::<serde_json::Value>(OVERSIZE_MARKER).is_err());
+    }
+
+    #[tokio::test]
+    async fn acp_lines_reach_stdout_in_order_and_all_before_finish_returns() {
+        use futures_util::SinkExt;
+        #[derive(Clone, Default)]
+        struct Shared(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+        impl std::io::Write for Shared {
+            fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+                self.0.lock().unwrap().extend_from_slice(buf);
+                Ok(buf.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let out = Shared::default();
+        let lines = StdoutLines::start(out.clone());
+        let mut sink = Box::pin(lines.sink());
+        for i in 0..1000 {
+            sink.send(format!("{{\"n\":{i}}}")).await.unwrap();
+        }
+        drop(sink);
+        lines.finish();
+        let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+        let got: Vec<_> = text.lines().collect();
+        assert_eq!(got.len(), 1000);
+        assert_eq!(got[0], "{\"n\":0}");
+        assert_eq!(got[999], "{\"n\":999}");
     }
 
     #[tokio::test]

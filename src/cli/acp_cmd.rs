@@ -23,7 +23,11 @@ pub fn run(cli: &Cli, lists: &ToolLists) -> anyhow::Result<ExitCode> {
         model: cli.model.clone(),
         mode: cli.mode,
     });
-    let rt = tokio::runtime::Builder::new_multi_thread()
+    // One thread: every streamed delta passes through several of the
+    // protocol's tasks, and on one thread they hand over without waking
+    // another (measured in benches/acp_stream.rs). Blocking work still goes
+    // to tokio's blocking pool.
+    let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| anyhow::anyhow!("cannot start the async runtime: {e}"))?;
