@@ -200,6 +200,62 @@ async fn prompt_streams_the_answer_as_agent_message_chunks_and_ends_end_turn() {
     client.assert_clean_wire();
 }
 
+/// A long streamed answer arrives whole and in order, every chunk before
+/// the prompt's answer.
+#[tokio::test(flavor = "multi_thread")]
+async fn prompt_long_streamed_answer_arrives_whole_and_in_order() {
+    let (h, server) = setup(json!({})).await;
+    let text = support::long_reply::markdown_reply(100 * 1024);
+    server.enqueue(Reply::sse(sse::openai_text(&text)));
+    let client = AcpClient::start(&h, ClientOptions::plain()).await;
+    let session = client.new_session(h.project()).await;
+    assert_eq!(client.run_turn(&session, "a long one").await, "end_turn");
+    assert!(client.agent_text() == text, "the streamed text differs");
+    client.assert_clean_wire();
+}
+
+/// A client that reads its stdin late: nothing is lost while zcode's
+/// output waits in a full pipe, and the answer still comes after every
+/// chunk.
+#[tokio::test(flavor = "multi_thread")]
+async fn prompt_answer_read_late_loses_nothing() {
+    let (h, server) = setup(json!({})).await;
+    let text = support::long_reply::markdown_reply(100 * 1024);
+    server.enqueue(Reply::sse(sse::openai_text(&text)));
+    let mut raw = support::acp_client::RawAcp::start(&h).await;
+    raw.initialize(1).await;
+    let session = raw
+        .request(
+            json!(2),
+            "session/new",
+            json!({"cwd": h.project(), "mcpServers": []}),
+        )
+        .await["result"]["sessionId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    raw.send(
+        &json!({"jsonrpc": "2.0", "id": 3, "method": "session/prompt",
+        "params": {"sessionId": session, "prompt": [{"type": "text", "text": "long"}]}}),
+    )
+    .await;
+    // Nothing is read until the model has been asked (and answers).
+    assert!(server.wait_for_requests(1, support::acp_client::WAIT).await);
+    let mut streamed = String::new();
+    let answer = loop {
+        let message = raw.next_message().await;
+        if message["id"] == 3 {
+            break message;
+        }
+        let update = &message["params"]["update"];
+        if update["sessionUpdate"] == "agent_message_chunk" {
+            streamed.push_str(update["content"]["text"].as_str().unwrap_or_default());
+        }
+    };
+    assert_eq!(answer["result"]["stopReason"], "end_turn", "{answer}");
+    assert!(streamed == text, "the streamed text differs");
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn prompt_provider_failure_is_an_internal_error_carrying_the_message() {
     let (h, server) = setup(json!({})).await;
