@@ -87,3 +87,44 @@ async fn sub_agents_are_their_agent_calls_progress_for_any_other_client() {
     client.wait_tool_status("a1", "completed").await;
     client.assert_clean_wire();
 }
+
+/// FULL-1: a sub-agent's approval is put to the client on the parent's
+/// session, without the Full access option.
+#[tokio::test(flavor = "multi_thread")]
+async fn full1_a_sub_agents_permission_request_offers_no_full_access() {
+    let h = Harness::new();
+    let server = FakeModelServer::start().await;
+    h.write_config(&acp_config(
+        &server,
+        json!({"permission": {"mode": "build"}}),
+    ));
+    let write = json!({"file_path": "from-agent.txt", "content": "x"}).to_string();
+    sub_agent_script::route(
+        &server,
+        std::collections::HashMap::from([(
+            "notes".to_string(),
+            vec![
+                Reply::sse(sse::openai_tool_calls("", &[("sw1", "Write", &write)])),
+                Reply::sse(sse::openai_text("Wrote the notes.")),
+            ],
+        )]),
+    );
+    sub_agent_script::enqueue_agent_calls(&server, &[("a1", "general-purpose", "notes")]);
+    server.enqueue(Reply::sse(sse::openai_text("The agent is done.")));
+    let client = AcpClient::start(&h, ClientOptions::plain()).await;
+    let session = client.new_session(h.project()).await;
+    let turn = client.prompt(&session, "let an agent write notes");
+    let ask = client.next_permission().await;
+    assert_eq!(
+        ask.request["sessionId"],
+        session.as_str(),
+        "{:#}",
+        ask.request
+    );
+    let ids = ask.option_ids();
+    assert!(ids.contains(&"allow_once".to_string()), "{ids:?}");
+    assert!(!ids.contains(&"full_access".to_string()), "{ids:?}");
+    ask.select("allow_once");
+    assert_eq!(turn.stop_reason().await, "end_turn");
+    assert!(h.project().join("from-agent.txt").exists());
+}
