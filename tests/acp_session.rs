@@ -709,3 +709,43 @@ async fn token_usage_is_sent_as_usage_updates() {
     let used = last["used"].as_u64().unwrap_or(0);
     assert!(used >= 10, "tokens in context: {last:#}");
 }
+
+/// A loaded session shows its todo list again, as the ACP plan.
+#[tokio::test(flavor = "multi_thread")]
+async fn load_after_restart_shows_the_todo_list_again() {
+    let (h, server) = setup(json!({})).await;
+    server.enqueue_all([
+        Reply::sse(sse::openai_tool_calls(
+            "",
+            &[(
+                "t1",
+                "TodoWrite",
+                r#"{"todos":[{"content":"Keep me","status":"in_progress","priority":"high"}]}"#,
+            )],
+        )),
+        Reply::sse(sse::openai_text("Listed.")),
+    ]);
+    let session;
+    {
+        let client = AcpClient::start(&h, ClientOptions::plain()).await;
+        session = client.new_session(h.project()).await;
+        assert_eq!(client.run_turn(&session, "list it").await, "end_turn");
+        client.shutdown().await;
+    }
+    let client = AcpClient::start(&h, ClientOptions::plain()).await;
+    client
+        .request(
+            "session/load",
+            json!({"sessionId": session, "cwd": h.project(), "mcpServers": []}),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("session/load: {e:?}\n{}", client.diagnostics()));
+    let plan = client
+        .wait_update("the plan", |u| u["sessionUpdate"] == "plan")
+        .await;
+    assert_eq!(
+        plan["entries"],
+        json!([{"content": "Keep me", "priority": "high", "status": "in_progress"}]),
+        "{plan:#}"
+    );
+}

@@ -4,7 +4,7 @@
 //!
 //! The client advertises the capabilities a test chooses (file system,
 //! form elicitation) and answers nothing by itself: a permission request
-//! or an elicitation arrives as an [`PermissionAsk`] / [`ElicitationAsk`]
+//! or an elicitation arrives as a [`PermissionAsk`] / [`ElicitationAsk`]
 //! the test awaits and answers (an option id, `cancelled`, accept / decline
 //! / cancel, or never). `fs/read_text_file` and `fs/write_text_file` are
 //! served from an in-memory map, as an editor serves its open buffers.
