@@ -642,6 +642,29 @@ async fn load_after_restart_replays_the_history_as_updates() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn load_of_a_session_open_on_this_connection_is_refused() {
+    let (h, _server) = setup(json!({})).await;
+    let client = AcpClient::start(&h, ClientOptions::plain()).await;
+    let session = client.new_session(h.project()).await;
+    let error = client
+        .request(
+            "session/load",
+            json!({"sessionId": session, "cwd": h.project(), "mcpServers": []}),
+        )
+        .await
+        .expect_err("already open");
+    assert!(error.code == -32600 || error.code == -32602, "{error:?}");
+    // The open session is unharmed.
+    client
+        .request(
+            "session/set_mode",
+            json!({"sessionId": session, "modeId": "edit"}),
+        )
+        .await
+        .unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn load_of_an_unknown_session_is_an_error_and_the_connection_goes_on() {
     let (h, _server) = setup(json!({})).await;
     let client = AcpClient::start(&h, ClientOptions::plain()).await;
