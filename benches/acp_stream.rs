@@ -54,6 +54,8 @@ struct Figures {
     lines: usize,
 }
 
+// The children are reaped by `reap_cpu` (wait4, for their CPU figures).
+#[allow(clippy::zombie_processes)]
 fn run_acp(kb: usize) -> Figures {
     let reply = long_reply::markdown_reply(kb * 1024);
     let server =
@@ -92,25 +94,27 @@ fn run_acp(kb: usize) -> Figures {
             }
         }
     };
-    let mut send = |message: serde_json::Value| {
+    let send = |stdin: &mut std::process::ChildStdin, message: serde_json::Value| {
         writeln!(stdin, "{message}").expect("write");
     };
     send(
+        &mut stdin,
         serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}}),
     );
     read_until(1, &mut lines);
     send(
+        &mut stdin,
         serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "session/new",
         "params": {"cwd": work.path(), "mcpServers": []}}),
     );
     let session = read_until(2, &mut lines)["result"]["sessionId"].clone();
     send(
+        &mut stdin,
         serde_json::json!({"jsonrpc": "2.0", "id": 3, "method": "session/prompt",
         "params": {"sessionId": session, "prompt": [{"type": "text", "text": "write it"}]}}),
     );
     let answer = read_until(3, &mut lines);
     assert_eq!(answer["result"]["stopReason"], "end_turn", "{answer}");
-    drop(send);
     drop(stdin);
     let cpu = reap_cpu(pid);
     Figures {
@@ -120,6 +124,7 @@ fn run_acp(kb: usize) -> Figures {
     }
 }
 
+#[allow(clippy::zombie_processes)]
 fn run_headless(kb: usize) -> Figures {
     let reply = long_reply::markdown_reply(kb * 1024);
     let server =

@@ -130,7 +130,7 @@ impl Server {
                 removed_tools,
                 client_files,
             })
-            .map_err(|e| invalid_params(crate::cli::error_line(&e)))?;
+            .map_err(|e| invalid_params(format!("{e:#}")))?;
         let workspace = setup.workspace.clone();
         let handle =
             crate::runtime::start(setup, store).map_err(|e| invalid_params(e.to_string()))?;
@@ -499,7 +499,7 @@ pub async fn serve(
                         Ok(text) => Op::UserInput { text },
                         Err(e) => {
                             return responder
-                                .respond_with_error(invalid_params(crate::cli::error_line(&e)));
+                                .respond_with_error(invalid_params(format!("{e:#}")));
                         }
                     }
                 };

@@ -296,6 +296,9 @@ impl UpdateMapper {
             Event::SessionModeChanged { state } => vec![SessionUpdate::CurrentModeUpdate(
                 CurrentModeUpdate::new(state.label()),
             )],
+            // Without a known window an editor could only show the context
+            // as full or empty; the update waits for the window.
+            Event::Usage { .. } if self.context_window.is_none() => Vec::new(),
             Event::Usage { usage, total } => {
                 let used = usage.input_tokens + usage.output_tokens;
                 let size = self.context_window.unwrap_or(0).max(used);
@@ -307,7 +310,6 @@ impl UpdateMapper {
                         "outputTokens": usage.output_tokens,
                         "sessionInputTokens": total.input_tokens,
                         "sessionOutputTokens": total.output_tokens,
-                        "contextWindowKnown": self.context_window.is_some(),
                     }),
                 );
                 vec![SessionUpdate::UsageUpdate(
