@@ -10,7 +10,8 @@ use super::updates::UpdateMapper;
 use crate::config::AutoContinueConfig;
 use crate::permission::mode::ExecutionState;
 use crate::protocol::{
-    Event, Op, PermissionReply, PermissionRequest, RequestKind, ResolvedBy, TurnEnd,
+    CompactionOutcome, Event, Op, PermissionReply, PermissionRequest, RequestKind, ResolvedBy,
+    TurnEnd,
 };
 use crate::runtime::RuntimeHandle;
 use crate::store::Store;
@@ -284,9 +285,28 @@ impl Pump {
                 };
                 self.session.end_turn(outcome);
             }
-            Event::CompactionFinished { .. } => {
-                self.session
-                    .end_turn(TurnOutcome::Ended(TurnEnd::Completed));
+            // Only `/compact` starts one (a prompt never runs beside a turn).
+            Event::CompactionFinished { outcome } => {
+                let (said, end) = match outcome {
+                    CompactionOutcome::Compacted => {
+                        ("Older history was summarised.", TurnEnd::Completed)
+                    }
+                    CompactionOutcome::NothingToCompact => (
+                        "Nothing to compact yet: there is no earlier turn.",
+                        TurnEnd::Completed,
+                    ),
+                    CompactionOutcome::Failed => (
+                        "The compaction failed; nothing changed.",
+                        TurnEnd::Completed,
+                    ),
+                    CompactionOutcome::Interrupted => {
+                        ("The compaction was cancelled.", TurnEnd::Interrupted)
+                    }
+                };
+                self.send(vec![SessionUpdate::AgentMessageChunk(
+                    super::updates::text_chunk(said),
+                )]);
+                self.session.end_turn(TurnOutcome::Ended(end));
             }
             Event::PermissionRequested { request } => self.ask(request),
             Event::PermissionResolved { request_id, by } => {
