@@ -1,6 +1,8 @@
 //! Shared helpers of the integration tests.
 #![allow(dead_code)]
 
+#[cfg(unix)]
+pub mod acp_client;
 pub mod bash_rules;
 pub mod fake_model_server;
 pub mod fault_server;

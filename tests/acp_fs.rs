@@ -1,0 +1,315 @@
+//! Files through the editor: a client that offers `fs/read_text_file` and
+//! `fs/write_text_file` serves its unsaved buffer to Read and takes Edit's
+//! and Write's result, and the disk is left alone; permission decisions
+//! are unchanged; a client without the capability is never asked.
+
+#![cfg(unix)]
+
+mod support;
+
+use serde_json::json;
+use std::path::{Path, PathBuf};
+use support::acp_client::{AcpClient, ClientOptions, acp_config};
+use support::fake_model_server::{FakeModelServer, Reply, openai_tool_result, sse};
+use support::headless::Harness;
+
+const DISK: &str = "disk text\n";
+const BUFFER: &str = "buffer text, not saved\n";
+
+async fn setup() -> (Harness, FakeModelServer) {
+    let h = Harness::new();
+    let server = FakeModelServer::start().await;
+    h.write_config(&acp_config(
+        &server,
+        json!({"permission": {"mode": "build"}}),
+    ));
+    std::fs::write(h.project().join("notes.txt"), DISK).unwrap();
+    (h, server)
+}
+
+/// The file's path as the project's path spells it and canonically (they
+/// differ where the temporary directory is behind a link).
+fn spellings(h: &Harness, name: &str) -> Vec<PathBuf> {
+    let plain = h.project().join(name);
+    let canonical = std::fs::canonicalize(h.project()).unwrap().join(name);
+    if plain == canonical {
+        vec![plain]
+    } else {
+        vec![plain, canonical]
+    }
+}
+
+/// An editor with `notes.txt` open and changed.
+fn editor_with_buffer(h: &Harness) -> ClientOptions {
+    let mut options = ClientOptions::editor();
+    for path in spellings(h, "notes.txt") {
+        options = options.buffer(path, BUFFER);
+    }
+    options
+}
+
+fn is_file(path: &Path, h: &Harness, name: &str) -> bool {
+    spellings(h, name).iter().any(|p| p == path)
+}
+
+fn result_of(server: &FakeModelServer, call: &str) -> String {
+    openai_tool_result(&server.requests().last().unwrap().json(), call)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn fs_read_returns_the_editor_buffer_not_the_disk() {
+    let (h, server) = setup().await;
+    server.enqueue_all([
+        Reply::sse(sse::openai_tool_calls(
+            "",
+            &[("r1", "Read", r#"{"file_path":"notes.txt"}"#)],
+        )),
+        Reply::sse(sse::openai_text("Read.")),
+    ]);
+    let client = AcpClient::start(&h, editor_with_buffer(&h)).await;
+    let session = client.new_session(h.project()).await;
+    assert_eq!(client.run_turn(&session, "read notes").await, "end_turn");
+    let result = result_of(&server, "r1");
+    assert!(result.contains("buffer text, not saved"), "{result}");
+    assert!(!result.contains("disk text"), "{result}");
+    let reads = client.fs_reads();
+    assert!(
+        reads.iter().any(|p| is_file(p, &h, "notes.txt")),
+        "{reads:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn fs_edit_lands_in_the_editor_and_the_disk_is_untouched() {
+    let (h, server) = setup().await;
+    server.enqueue_all([
+        Reply::sse(sse::openai_tool_calls(
+            "",
+            &[("r1", "Read", r#"{"file_path":"notes.txt"}"#)],
+        )),
+        Reply::sse(sse::openai_tool_calls(
+            "",
+            &[(
+                "e1",
+                "Edit",
+                r#"{"file_path":"notes.txt","old_string":"not saved","new_string":"edited"}"#,
+            )],
+        )),
+        Reply::sse(sse::openai_text("Edited.")),
+    ]);
+    let client = AcpClient::start(&h, editor_with_buffer(&h)).await;
+    let session = client.new_session(h.project()).await;
+    client
+        .request(
+            "session/set_mode",
+            json!({"sessionId": session, "modeId": "edit"}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(client.run_turn(&session, "edit notes").await, "end_turn");
+    let writes = client.fs_writes();
+    let (path, content) = writes
+        .last()
+        .unwrap_or_else(|| panic!("an fs/write_text_file\n{}", client.diagnostics()));
+    assert!(is_file(path, &h, "notes.txt"), "{path:?}");
+    assert_eq!(content, "buffer text, edited\n");
+    assert_eq!(
+        std::fs::read_to_string(h.project().join("notes.txt")).unwrap(),
+        DISK,
+        "the disk is untouched"
+    );
+    assert!(!result_of(&server, "e1").contains("NOT executed"));
+    // The client is told the change as a diff of the buffer.
+    let diff = client
+        .updates_of("tool_call_update")
+        .iter()
+        .filter(|u| u["toolCallId"] == "e1")
+        .flat_map(|u| u["content"].as_array().cloned().unwrap_or_default())
+        .find(|c| c["type"] == "diff")
+        .unwrap_or_else(|| panic!("a diff: {:#?}", client.updates()));
+    // The whole buffer or the changed part, as long as it is the buffer's.
+    let old = diff["oldText"].as_str().unwrap_or_default();
+    let new = diff["newText"].as_str().unwrap_or_default();
+    assert!(
+        old.contains("not saved") && !old.contains("disk"),
+        "{diff:#}"
+    );
+    assert!(
+        new.contains("edited") && !new.contains("not saved"),
+        "{diff:#}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn fs_write_goes_through_the_client() {
+    let (h, server) = setup().await;
+    server.enqueue_all([
+        Reply::sse(sse::openai_tool_calls(
+            "",
+            &[(
+                "w1",
+                "Write",
+                r#"{"file_path":"new.txt","content":"fresh\n"}"#,
+            )],
+        )),
+        Reply::sse(sse::openai_text("Written.")),
+    ]);
+    let client = AcpClient::start(&h, ClientOptions::editor()).await;
+    let session = client.new_session(h.project()).await;
+    client
+        .request(
+            "session/set_mode",
+            json!({"sessionId": session, "modeId": "edit"}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(client.run_turn(&session, "write new").await, "end_turn");
+    let writes = client.fs_writes();
+    assert!(
+        writes
+            .iter()
+            .any(|(p, c)| is_file(p, &h, "new.txt") && c == "fresh\n"),
+        "{writes:?}\n{}",
+        client.diagnostics()
+    );
+    assert!(!h.project().join("new.txt").exists(), "not written to disk");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn fs_through_the_client_permission_is_unchanged_a_denied_edit_writes_nothing() {
+    let (h, server) = setup().await;
+    server.enqueue_all([
+        Reply::sse(sse::openai_tool_calls(
+            "",
+            &[("r1", "Read", r#"{"file_path":"notes.txt"}"#)],
+        )),
+        Reply::sse(sse::openai_tool_calls(
+            "",
+            &[(
+                "e1",
+                "Edit",
+                r#"{"file_path":"notes.txt","old_string":"not saved","new_string":"edited"}"#,
+            )],
+        )),
+        Reply::sse(sse::openai_text("Stopped.")),
+    ]);
+    let client = AcpClient::start(&h, editor_with_buffer(&h)).await;
+    let session = client.new_session(h.project()).await;
+    let turn = client.prompt(&session, "edit notes");
+    let ask = client.next_permission().await;
+    assert_eq!(ask.tool_call_id(), "e1", "build asks before an edit");
+    ask.select("deny");
+    // This editor has forms: it is asked what to do instead, and declines.
+    client.next_elicitation().await.decline();
+    assert_eq!(turn.stop_reason().await, "end_turn");
+    assert!(client.fs_writes().is_empty(), "{:?}", client.fs_writes());
+    assert_eq!(
+        client.buffer(&spellings(&h, "notes.txt")[0]).unwrap(),
+        BUFFER
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn fs_protected_path_is_still_refused_or_asked_through_the_client() {
+    let (h, server) = setup().await;
+    std::fs::create_dir_all(h.project().join(".git")).unwrap();
+    std::fs::write(h.project().join(".git/config"), "[core]\n").unwrap();
+    server.enqueue_all([
+        Reply::sse(sse::openai_tool_calls(
+            "",
+            &[(
+                "w1",
+                "Write",
+                r#"{"file_path":".git/config","content":"[core]\n\tfsmonitor = evil\n"}"#,
+            )],
+        )),
+        Reply::sse(sse::openai_text("Stopped.")),
+    ]);
+    let client = AcpClient::start(&h, ClientOptions::editor()).await;
+    let session = client.new_session(h.project()).await;
+    // Yolo: only a protected path can still stop a write.
+    client
+        .request(
+            "session/set_mode",
+            json!({"sessionId": session, "modeId": "yolo"}),
+        )
+        .await
+        .unwrap();
+    let turn = client.prompt(&session, "configure git");
+    // Either refused outright or asked; if asked, deny.
+    tokio::select! {
+        ask = client.next_permission() => ask.select("deny"),
+        _ = client.wait_tool_status("w1", "failed") => {}
+    }
+    client.wait_tool_status("w1", "failed").await;
+    assert_eq!(turn.stop_reason().await, "end_turn");
+    assert!(client.fs_writes().is_empty(), "{:?}", client.fs_writes());
+    assert_eq!(
+        std::fs::read_to_string(h.project().join(".git/config")).unwrap(),
+        "[core]\n"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn fs_client_error_is_a_tool_error_naming_the_file() {
+    let (h, server) = setup().await;
+    server.enqueue_all([
+        Reply::sse(sse::openai_tool_calls(
+            "",
+            &[("r1", "Read", r#"{"file_path":"missing-in-editor.txt"}"#)],
+        )),
+        Reply::sse(sse::openai_text("Could not.")),
+    ]);
+    std::fs::write(h.project().join("missing-in-editor.txt"), "on disk only\n").unwrap();
+    // The editor knows no such buffer and answers with an error.
+    let client = AcpClient::start(&h, ClientOptions::editor()).await;
+    let session = client.new_session(h.project()).await;
+    assert_eq!(client.run_turn(&session, "read it").await, "end_turn");
+    let result = result_of(&server, "r1");
+    assert!(result.contains("missing-in-editor.txt"), "{result}");
+    client.wait_tool_status("r1", "failed").await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn fs_client_without_the_capability_is_never_asked_and_the_disk_is_used() {
+    let (h, server) = setup().await;
+    server.enqueue_all([
+        Reply::sse(sse::openai_tool_calls(
+            "",
+            &[("r1", "Read", r#"{"file_path":"notes.txt"}"#)],
+        )),
+        Reply::sse(sse::openai_tool_calls(
+            "",
+            &[(
+                "w1",
+                "Write",
+                r#"{"file_path":"out.txt","content":"on disk\n"}"#,
+            )],
+        )),
+        Reply::sse(sse::openai_text("Done.")),
+    ]);
+    let client = AcpClient::start(&h, ClientOptions::with_forms()).await;
+    let session = client.new_session(h.project()).await;
+    client
+        .request(
+            "session/set_mode",
+            json!({"sessionId": session, "modeId": "edit"}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        client.run_turn(&session, "read and write").await,
+        "end_turn"
+    );
+    assert!(result_of(&server, "r1").contains("disk text"));
+    assert_eq!(
+        std::fs::read_to_string(h.project().join("out.txt")).unwrap(),
+        "on disk\n"
+    );
+    assert!(client.fs_reads().is_empty() && client.fs_writes().is_empty());
+    assert!(
+        client.other_requests().is_empty(),
+        "{:?}",
+        client.other_requests()
+    );
+}
