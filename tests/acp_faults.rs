@@ -221,7 +221,7 @@ async fn bad_input_stdin_closed_while_idle_exits_cleanly() {
 // ------------------------------------------------------------ sessions
 
 #[tokio::test(flavor = "multi_thread")]
-async fn bad_input_prompt_for_an_unknown_session_is_invalid_params() {
+async fn bad_input_prompt_for_an_unknown_session_is_session_not_found() {
     let (h, server) = setup(json!({})).await;
     let client = AcpClient::start(&h, ClientOptions::plain()).await;
     let error = client
@@ -229,7 +229,13 @@ async fn bad_input_prompt_for_an_unknown_session_is_invalid_params() {
         .response()
         .await
         .expect_err("no such session");
-    assert_eq!(error.code, INVALID_PARAMS as i32, "{error:?}");
+    // The protocol's resource-not-found, naming the session.
+    assert_eq!(error.code, -32002, "{error:?}");
+    assert_eq!(
+        error.data.as_ref().and_then(|d| d.get("sessionId")),
+        Some(&json!("sess_no_such_session")),
+        "{error:?}"
+    );
     for (method, params) in [
         (
             "session/set_mode",
@@ -241,7 +247,7 @@ async fn bad_input_prompt_for_an_unknown_session_is_invalid_params() {
         ),
     ] {
         let error = client.request(method, params).await.expect_err(method);
-        assert_eq!(error.code, INVALID_PARAMS as i32, "{method}: {error:?}");
+        assert_eq!(error.code, -32002, "{method}: {error:?}");
     }
     // Cancel is a notification: nothing to answer, nothing breaks.
     client.cancel("sess_no_such_session").await;

@@ -675,7 +675,7 @@ async fn load_of_an_unknown_session_is_an_error_and_the_connection_goes_on() {
         )
         .await
         .expect_err("no such session");
-    assert_eq!(error.code, -32602, "{error:?}");
+    assert_eq!(error.code, -32002, "{error:?}");
     client.new_session(h.project()).await;
 }
 

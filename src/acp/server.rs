@@ -41,6 +41,12 @@ fn invalid_params(message: impl Into<String>) -> Error {
     Error::invalid_params().data(serde_json::Value::String(message.into()))
 }
 
+/// The protocol's answer for a session that does not exist or is not open
+/// on this connection: -32002 with `data.sessionId`.
+fn session_not_found(id: &str) -> Error {
+    agent_client_protocol::v1::schema::Error::session_not_found(id.to_string()).into()
+}
+
 fn invalid_request(message: impl Into<String>) -> Error {
     Error::invalid_request().data(serde_json::Value::String(message.into()))
 }
@@ -65,7 +71,7 @@ impl Server {
             .lock()
             .ok()
             .and_then(|s| s.get(id).cloned())
-            .ok_or_else(|| invalid_params(format!("unknown session: {id}")))
+            .ok_or_else(|| session_not_found(id))
     }
 
     fn initialize(&self, request: InitializeRequest) -> InitializeResponse {
@@ -132,8 +138,10 @@ impl Server {
             })
             .map_err(|e| invalid_params(format!("{e:#}")))?;
         let workspace = setup.workspace.clone();
-        let handle =
-            crate::runtime::start(setup, store).map_err(|e| invalid_params(e.to_string()))?;
+        let handle = crate::runtime::start(setup, store).map_err(|e| match e {
+            crate::runtime::session::SessionError::NotFound(id) => session_not_found(&id),
+            other => invalid_params(other.to_string()),
+        })?;
         let (ops, events, id, task) = split(handle);
         let _ = session_id.set(id.clone());
         let timers = match self.factory.open_store() {
