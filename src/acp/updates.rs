@@ -104,34 +104,21 @@ pub fn tool_call_started(call_id: &str, tool: &str, input: &Value, workspace: &P
     .locations(tool_calls::locations(tool, input, workspace))
 }
 
-/// The largest file whose text is kept to show a change in full.
-const WHOLE_FILE_DIFF_LIMIT: u64 = 1024 * 1024;
-
-/// The text of `path` before a Write or Edit changes it: `Some(None)` when
-/// there is no file (a Write creates it), `None` when it cannot be shown
-/// whole (too large, not text, unreadable).
-fn text_before(path: &Path) -> Option<Option<String>> {
-    match std::fs::metadata(path) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some(None),
-        Err(_) => None,
-        Ok(meta) if !meta.is_file() || meta.len() > WHOLE_FILE_DIFF_LIMIT => None,
-        Ok(_) => std::fs::read_to_string(path).ok().map(Some),
-    }
-}
-
 /// What a finished call shows: its output, and for Write and Edit the
-/// change as a diff the editor can render: the whole file before and
-/// after where its text was read as the call started to run (`before`),
-/// else the call's own strings.
+/// change as a diff the editor can render. `unified` is the diff the tool
+/// made from the text it really changed (the editor's buffer, where the
+/// editor serves the file): its hunks, with their context, become the old
+/// and new text, so nothing is read again after the fact. Without it, the
+/// call's own strings stand in.
 pub fn finished_content(
     tool: &str,
     input: &Value,
     output: &str,
     workspace: &Path,
-    before: Option<&Option<String>>,
+    unified: Option<&str>,
 ) -> Vec<ToolCallContent> {
     let mut content = Vec::new();
-    if let Some(diff) = diff_of(tool, input, workspace, before) {
+    if let Some(diff) = diff_of(tool, input, workspace, unified) {
         content.push(ToolCallContent::Diff(diff));
     }
     if !output.is_empty() {
@@ -149,32 +136,53 @@ fn target_path(input: &Value, workspace: &Path) -> Option<PathBuf> {
     })
 }
 
-fn diff_of(
-    tool: &str,
-    input: &Value,
-    workspace: &Path,
-    before: Option<&Option<String>>,
-) -> Option<Diff> {
-    let path = target_path(input, workspace)?;
-    let text = |key: &str| input.get(key).and_then(Value::as_str).map(str::to_string);
-    match (tool, before) {
-        // A Write replaces the file: before is what was there (none: new).
-        ("Write", Some(before)) => Some(Diff::new(path, text("content")?).old_text(before.clone())),
-        // Not known: shown as the new text alone.
-        ("Write", None) => Some(Diff::new(path, text("content")?)),
-        ("Edit", Some(Some(before))) => {
-            let (old, new) = (text("old_string")?, text("new_string")?);
-            let replace_all = input.get("replace_all").and_then(Value::as_bool) == Some(true);
-            let after = if replace_all {
-                before.replace(&old, &new)
-            } else {
-                before.replacen(&old, &new, 1)
-            };
-            Some(Diff::new(path, after).old_text(before.clone()))
-        }
-        ("Edit", _) => Some(Diff::new(path, text("new_string")?).old_text(text("old_string")?)),
-        _ => None,
+fn diff_of(tool: &str, input: &Value, workspace: &Path, unified: Option<&str>) -> Option<Diff> {
+    if tool != "Write" && tool != "Edit" {
+        return None;
     }
+    let path = target_path(input, workspace)?;
+    if let Some((old, new)) = unified.and_then(sides_of_unified) {
+        return Some(Diff::new(path, new).old_text(old));
+    }
+    let text = |key: &str| input.get(key).and_then(Value::as_str).map(str::to_string);
+    match tool {
+        "Write" => Some(Diff::new(path, text("content")?)),
+        _ => Some(Diff::new(path, text("new_string")?).old_text(text("old_string")?)),
+    }
+}
+
+/// Between two hunks of a diff shown as old and new text: the lines left
+/// out, unchanged on both sides.
+const HUNK_GAP: &str = "⋯\n";
+
+/// The old and new text of a unified diff's hunks, context included; the
+/// old text is `None` for a new file (`--- /dev/null`). `None` when it has
+/// no hunk.
+fn sides_of_unified(unified: &str) -> Option<(Option<String>, String)> {
+    let mut new_file = false;
+    let (mut old, mut new) = (String::new(), String::new());
+    let mut hunks = 0;
+    for line in unified.split_inclusive('\n') {
+        if let Some(from) = line.strip_prefix("--- ") {
+            new_file = from.trim_end() == "/dev/null";
+        } else if line.starts_with("+++ ") {
+        } else if line.starts_with("@@") {
+            if hunks > 0 {
+                old.push_str(HUNK_GAP);
+                new.push_str(HUNK_GAP);
+            }
+            hunks += 1;
+        } else if let Some(both) = line.strip_prefix(' ') {
+            old.push_str(both);
+            new.push_str(both);
+        } else if let Some(removed) = line.strip_prefix('-') {
+            old.push_str(removed);
+        } else if let Some(added) = line.strip_prefix('+') {
+            new.push_str(added);
+        }
+        // "\ No newline at end of file" and anything else: not text.
+    }
+    (hunks > 0).then(|| ((!new_file).then_some(old), new))
 }
 
 pub fn status_update(call_id: &str, status: ToolCallStatus) -> SessionUpdate {
@@ -189,8 +197,6 @@ pub struct UpdateMapper {
     workspace: PathBuf,
     /// Each call's tool and input, for its result's diff.
     calls: HashMap<String, (String, Value)>,
-    /// The text of a Write's or Edit's file as it was when the call ran.
-    before: HashMap<String, Option<String>>,
     /// Text streamed since the last whole message: the message itself then
     /// adds nothing.
     streamed: bool,
@@ -208,7 +214,6 @@ impl UpdateMapper {
         Self {
             workspace,
             calls: HashMap::new(),
-            before: HashMap::new(),
             streamed: false,
             context_window: None,
             notices: false,
@@ -273,13 +278,6 @@ impl UpdateMapper {
             }
             // Pending while it waits for its checks and approval.
             Event::ToolCallRunning { call_id } => {
-                if let Some((tool, input)) = self.calls.get(call_id)
-                    && (tool == "Write" || tool == "Edit")
-                    && let Some(path) = target_path(input, &self.workspace)
-                    && let Some(before) = text_before(&path)
-                {
-                    self.before.insert(call_id.clone(), before);
-                }
                 vec![status_update(call_id, ToolCallStatus::InProgress)]
             }
             Event::ToolCallFinished {
@@ -287,6 +285,7 @@ impl UpdateMapper {
                 tool,
                 output,
                 is_error,
+                diff,
                 ..
             } => {
                 let input = self
@@ -294,7 +293,6 @@ impl UpdateMapper {
                     .get(call_id)
                     .map(|(_, input)| input.clone())
                     .unwrap_or(Value::Null);
-                let before = self.before.remove(call_id);
                 let status = if *is_error {
                     ToolCallStatus::Failed
                 } else {
@@ -307,7 +305,7 @@ impl UpdateMapper {
                         .content(if *is_error {
                             vec![ToolCallContent::from(output.clone())]
                         } else {
-                            finished_content(tool, &input, output, &self.workspace, before.as_ref())
+                            finished_content(tool, &input, output, &self.workspace, diff.as_deref())
                         })
                         .raw_output(json!({ "output": output, "isError": is_error })),
                 ))]
@@ -505,57 +503,76 @@ mod tests {
     }
 
     #[test]
-    fn acp_a_write_over_a_file_shows_what_it_replaced_and_an_edit_the_whole_file() {
-        let dir = tempfile::tempdir().unwrap();
-        let ws = dir.path().to_path_buf();
-        std::fs::write(ws.join("old.txt"), "before\n").unwrap();
-        std::fs::write(ws.join("code.rs"), "fn a() {}\nfn b() {}\n").unwrap();
-        let mut m = UpdateMapper::new(ws.clone());
-        let mut diff_after = |call: &str, tool: &str, input: Value, change: &dyn Fn()| {
+    fn acp_a_write_or_edit_shows_the_change_the_tool_made_with_its_context() {
+        let mut m = UpdateMapper::new("/w".into());
+        let mut diff_of_call = |call: &str, tool: &str, input: Value, unified: Option<String>| {
             m.map(&Event::ToolCallStarted {
                 call_id: call.into(),
                 tool: tool.into(),
                 input,
             });
-            m.map(&Event::ToolCallRunning {
-                call_id: call.into(),
-            });
-            change();
             let updates = m.map(&Event::ToolCallFinished {
                 call_id: call.into(),
                 tool: tool.into(),
                 output: "done".into(),
                 is_error: false,
-                diff: None,
+                diff: unified,
                 exit_code: None,
             });
             serde_json::to_value(&updates[0]).unwrap()["content"][0].clone()
         };
-        let ws2 = ws.clone();
-        let write = diff_after(
+        let path = Path::new("/w/old.txt");
+        let unified =
+            |old: Option<&str>, new: &str| Some(crate::tools::diff::unified(path, old, new));
+        // A Write over a file shows what it replaced.
+        let write = diff_of_call(
             "w1",
             "Write",
-            json!({"file_path": ws.join("old.txt"), "content": "after\n"}),
-            &|| std::fs::write(ws2.join("old.txt"), "after\n").unwrap(),
+            json!({"file_path": "/w/old.txt", "content": "after\n"}),
+            unified(Some("before\n"), "after\n"),
         );
         assert_eq!(write["oldText"], "before\n");
         assert_eq!(write["newText"], "after\n");
-        let created = diff_after(
+        // A new file has no old text at all.
+        let created = diff_of_call(
             "w2",
             "Write",
-            json!({"file_path": "new.txt", "content": "x"}),
-            &|| {},
+            json!({"file_path": "/w/old.txt", "content": "x\n"}),
+            unified(None, "x\n"),
         );
-        // A new file: no old text at all.
         assert!(created.get("oldText").is_none(), "{created}");
-        let edit = diff_after(
+        assert_eq!(created["newText"], "x\n");
+        // An Edit: the changed lines with their context, hunks apart.
+        let before: String = (1..=20).map(|i| format!("line {i}\n")).collect();
+        let after = before
+            .replace("line 2\n", "line two\n")
+            .replace("line 19\n", "line nineteen\n");
+        let edit = diff_of_call(
             "e1",
             "Edit",
-            json!({"file_path": "code.rs", "old_string": "fn b() {}", "new_string": "fn c() {}"}),
-            &|| {},
+            json!({"file_path": "/w/old.txt", "old_string": "line 2", "new_string": "line two"}),
+            unified(Some(&before), &after),
         );
-        assert_eq!(edit["oldText"], "fn a() {}\nfn b() {}\n");
-        assert_eq!(edit["newText"], "fn a() {}\nfn c() {}\n");
+        let old = edit["oldText"].as_str().unwrap();
+        let new = edit["newText"].as_str().unwrap();
+        assert!(old.starts_with("line 1\nline 2\nline 3\n"), "{old}");
+        assert!(new.starts_with("line 1\nline two\nline 3\n"), "{new}");
+        assert!(old.contains("⋯\n") && new.contains("⋯\n"), "{old}");
+        assert!(
+            new.contains("line nineteen\n") && !new.contains("line 10\n"),
+            "{new}"
+        );
+        // No diff from the tool: the call's own strings.
+        let bare = diff_of_call(
+            "e2",
+            "Edit",
+            json!({"file_path": "a.txt", "old_string": "x", "new_string": "y"}),
+            None,
+        );
+        assert_eq!(
+            (bare["oldText"].as_str(), bare["newText"].as_str()),
+            (Some("x"), Some("y"))
+        );
     }
 
     #[test]
