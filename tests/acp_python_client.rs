@@ -20,6 +20,7 @@ use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::Duration;
+use support::acp_client::{acp_setup, last_user_texts, text_reply, tool_reply, two_questions};
 use support::fake_model_server::{FakeModelServer, Reply, openai_tool_result, sse};
 use support::headless::{Harness, Run};
 
@@ -114,20 +115,7 @@ async fn setup() -> (Harness, FakeModelServer) {
 
 /// As [`setup`], with this config `acp` section.
 async fn setup_with_acp(acp: Value) -> (Harness, FakeModelServer) {
-    let h = Harness::new();
-    let server = FakeModelServer::start().await;
-    h.write_config(&json!({
-        "model": "fake/m",
-        "providers": [{
-            "id": "fake",
-            "kind": "openai",
-            "baseUrl": server.openai_base_url(),
-            "models": [{"id": "m", "contextWindow": 100_000}],
-        }],
-        "permission": {"mode": "build"},
-        "acp": acp,
-    }));
-    (h, server)
+    acp_setup(json!({"permission": {"mode": "build"}, "acp": acp})).await
 }
 
 /// The project as zcode sees it (no symlinks), so paths compare.
@@ -235,44 +223,13 @@ fn last_result(server: &FakeModelServer, call_id: &str) -> String {
     openai_tool_result(&requests.last().expect("a model request").json(), call_id)
 }
 
-/// The user messages of the last model request.
-fn last_user_texts(server: &FakeModelServer) -> Vec<String> {
-    let requests = server.requests();
-    requests.last().expect("a model request").json()["messages"]
-        .as_array()
-        .expect("messages")
-        .iter()
-        .filter(|m| m["role"] == "user")
-        .map(|m| match &m["content"] {
-            Value::String(s) => s.clone(),
-            other => other.to_string(),
-        })
-        .collect()
-}
-
 // ------------------------------------------------------------ questions
-
-fn two_questions() -> String {
-    json!({"questions": [
-        {"question": "Which language?", "header": "Language", "multiSelect": false,
-         "options": [{"label": "Rust", "description": "Compiled, no GC"},
-                     {"label": "Go", "description": "Compiled, GC"}]},
-        {"question": "What to add?", "header": "Extras", "multiSelect": true,
-         "options": [{"label": "Tests", "description": "Unit tests"},
-                     {"label": "Docs", "description": "A README"},
-                     {"label": "CI", "description": "A workflow"}]},
-    ]})
-    .to_string()
-}
 
 /// The model asks (call `q1`), then closes with a text.
 fn script_question(server: &FakeModelServer, questions: &str) {
     server.enqueue_all([
-        Reply::sse(sse::openai_tool_calls(
-            "",
-            &[("q1", "AskUserQuestion", questions)],
-        )),
-        Reply::sse(sse::openai_text("Thanks.")),
+        tool_reply("q1", "AskUserQuestion", questions),
+        text_reply("Thanks."),
     ]);
 }
 
@@ -399,8 +356,8 @@ const PLAN: &str = "1. Add a parser.\n2. Test it.";
 fn script_plan(server: &FakeModelServer) {
     let args = json!({"plan": PLAN}).to_string();
     server.enqueue_all([
-        Reply::sse(sse::openai_tool_calls("", &[("p1", "ExitPlanMode", &args)])),
-        Reply::sse(sse::openai_text("Going on.")),
+        tool_reply("p1", "ExitPlanMode", &args),
+        text_reply("Going on."),
     ]);
 }
 
@@ -521,10 +478,7 @@ async fn python_sdk_denies_a_write_and_what_it_should_do_instead_reaches_the_mod
     let (h, server) = setup().await;
     let file = project(&h).join("x.txt");
     let args = json!({"file_path": file, "content": "x"}).to_string();
-    server.enqueue_all([
-        Reply::sse(sse::openai_tool_calls("", &[("w1", "Write", &args)])),
-        Reply::sse(sse::openai_text("Understood.")),
-    ]);
+    server.enqueue_all([tool_reply("w1", "Write", &args), text_reply("Understood.")]);
     let instead = "write it to y.txt instead";
     let out = client(
         &h,
@@ -668,8 +622,8 @@ async fn python_sdk_reads_every_update_of_a_tool_round_trip_as_sent() {
             "",
             &[("t1", "TodoWrite", &todos), ("w1", "Write", &write)],
         )),
-        Reply::sse(sse::openai_tool_calls("", &[("e1", "Edit", &edit)])),
-        Reply::sse(sse::openai_text("Written and fixed.")),
+        tool_reply("e1", "Edit", &edit),
+        text_reply("Written and fixed."),
     ]);
     let out = client(
         &h,
