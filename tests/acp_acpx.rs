@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::Duration;
-use support::acp_client::{text_reply, tool_reply};
+use support::acp_client::{client_process, text_reply, tool_reply};
 use support::fake_model_server::{FakeModelServer, openai_tool_result};
 use support::headless::{Harness, Run};
 
@@ -95,23 +95,11 @@ async fn acpx(h: &Harness, server: &FakeModelServer, args: &[&str]) -> Run {
         std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
     ))
     .unwrap();
-    let mut cmd = tokio::process::Command::new(acpx_bin_dir().join("acpx"));
+    let mut cmd = client_process(acpx_bin_dir().join("acpx"), h, &project(h));
     cmd.args(args)
-        .current_dir(project(h))
         .env("PATH", path)
         .env("HOME", h.home().join("user"))
-        .env("ZCODE_HOME", h.home())
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .kill_on_drop(true);
-    for (key, _) in std::env::vars_os() {
-        let key = key.to_string_lossy();
-        if key.starts_with("OPENAI_") || key.starts_with("ANTHROPIC_") {
-            cmd.env_remove(key.as_ref());
-        }
-    }
-    cmd.env("OPENAI_BASE_URL", server.openai_base_url());
+        .env("OPENAI_BASE_URL", server.openai_base_url());
     let out = tokio::time::timeout(ACPX_TIMEOUT, cmd.output())
         .await
         .unwrap_or_else(|_| panic!("acpx {args:?} did not finish in {ACPX_TIMEOUT:?}"))

@@ -438,13 +438,7 @@ async fn client_disconnect_then_load_shows_the_saved_turn() {
     drop(client);
 
     let client = AcpClient::start(&h, ClientOptions::plain()).await;
-    client
-        .request(
-            "session/load",
-            json!({"sessionId": session, "cwd": h.project(), "mcpServers": []}),
-        )
-        .await
-        .unwrap_or_else(|e| panic!("session/load: {e:?}\n{}", client.diagnostics()));
+    client.load_session(&session, h.project()).await;
     assert!(
         client
             .updates_of("tool_call")

@@ -50,6 +50,20 @@ fn is_file(path: &Path, h: &Harness, name: &str) -> bool {
     spellings(h, name).iter().any(|p| p == path)
 }
 
+/// The model reads `notes.txt` (`r1`), changes "not saved" to "edited"
+/// (`e1`), then says `closing`.
+fn script_read_then_edit(server: &FakeModelServer, closing: &str) {
+    server.enqueue_all([
+        read_reply("r1", "notes.txt"),
+        tool_reply(
+            "e1",
+            "Edit",
+            r#"{"file_path":"notes.txt","old_string":"not saved","new_string":"edited"}"#,
+        ),
+        text_reply(closing),
+    ]);
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn fs_read_returns_the_editor_buffer_not_the_disk() {
     let (h, server) = setup().await;
@@ -69,15 +83,7 @@ async fn fs_read_returns_the_editor_buffer_not_the_disk() {
 #[tokio::test(flavor = "multi_thread")]
 async fn fs_edit_lands_in_the_editor_and_the_disk_is_untouched() {
     let (h, server) = setup().await;
-    server.enqueue_all([
-        read_reply("r1", "notes.txt"),
-        tool_reply(
-            "e1",
-            "Edit",
-            r#"{"file_path":"notes.txt","old_string":"not saved","new_string":"edited"}"#,
-        ),
-        text_reply("Edited."),
-    ]);
+    script_read_then_edit(&server, "Edited.");
     let (client, session) = AcpClient::start_with_session(&h, editor_with_buffer(&h)).await;
     client.set_mode(&session, "edit").await;
     assert_eq!(client.run_turn(&session, "edit notes").await, "end_turn");
@@ -133,15 +139,7 @@ async fn fs_write_goes_through_the_client() {
 #[tokio::test(flavor = "multi_thread")]
 async fn fs_through_the_client_permission_is_unchanged_a_denied_edit_writes_nothing() {
     let (h, server) = setup().await;
-    server.enqueue_all([
-        read_reply("r1", "notes.txt"),
-        tool_reply(
-            "e1",
-            "Edit",
-            r#"{"file_path":"notes.txt","old_string":"not saved","new_string":"edited"}"#,
-        ),
-        text_reply("Stopped."),
-    ]);
+    script_read_then_edit(&server, "Stopped.");
     let (client, session) = AcpClient::start_with_session(&h, editor_with_buffer(&h)).await;
     let turn = client.prompt(&session, "edit notes");
     let ask = client.next_permission().await;

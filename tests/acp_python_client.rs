@@ -20,7 +20,9 @@ use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::Duration;
-use support::acp_client::{acp_setup, last_user_texts, text_reply, tool_reply, two_questions};
+use support::acp_client::{
+    acp_setup, client_process, last_user_texts, text_reply, tool_reply, two_questions,
+};
 use support::fake_model_server::{FakeModelServer, Reply, openai_tool_result, sse};
 use support::headless::{Harness, Run};
 
@@ -135,25 +137,13 @@ async fn client(h: &Harness, script: Value) -> Outcome {
     script["cwd"] = json!(project(h));
     let script_path = h.home().join("script.json");
     std::fs::write(&script_path, script.to_string()).unwrap();
-    let mut cmd = tokio::process::Command::new(python());
+    let mut cmd = client_process(python(), h, &project(h));
     cmd.arg(python_dir().join("client.py"))
         .arg("--zcode")
         .arg(env!("CARGO_BIN_EXE_zcode"))
         .arg("--script")
         .arg(&script_path)
-        .args(["--timeout", CLIENT_OWN_TIMEOUT_SECS])
-        .current_dir(project(h))
-        .env("ZCODE_HOME", h.home())
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .kill_on_drop(true);
-    for (key, _) in std::env::vars_os() {
-        let key = key.to_string_lossy();
-        if key.starts_with("OPENAI_") || key.starts_with("ANTHROPIC_") {
-            cmd.env_remove(key.as_ref());
-        }
-    }
+        .args(["--timeout", CLIENT_OWN_TIMEOUT_SECS]);
     let out = tokio::time::timeout(CLIENT_TIMEOUT, cmd.output())
         .await
         .unwrap_or_else(|_| panic!("the Python client did not finish in {CLIENT_TIMEOUT:?}"))

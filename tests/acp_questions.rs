@@ -396,13 +396,7 @@ async fn ask7_a_reloaded_session_shows_the_same_absolute_deadline() {
     drop(client);
 
     let client = AcpClient::start(&h, ClientOptions::with_forms()).await;
-    client
-        .request(
-            "session/load",
-            json!({"sessionId": session, "cwd": h.project(), "mcpServers": []}),
-        )
-        .await
-        .unwrap_or_else(|e| panic!("session/load: {e:?}\n{}", client.diagnostics()));
+    client.load_session(&session, h.project()).await;
     let replayed: Vec<Value> = client
         .updates()
         .iter()

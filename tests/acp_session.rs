@@ -496,13 +496,7 @@ async fn load_after_restart_replays_the_history_as_updates() {
     }
 
     let client = AcpClient::start(&h, ClientOptions::plain()).await;
-    let response = client
-        .request(
-            "session/load",
-            json!({"sessionId": session, "cwd": h.project(), "mcpServers": []}),
-        )
-        .await
-        .unwrap_or_else(|e| panic!("session/load: {e:?}\n{}", client.diagnostics()));
+    let response = client.load_session(&session, h.project()).await;
     // The replay is complete when the response arrives.
     let users: String = client
         .updates_of("user_message_chunk")
@@ -644,13 +638,7 @@ async fn load_after_restart_shows_the_todo_list_again() {
         client.shutdown().await;
     }
     let client = AcpClient::start(&h, ClientOptions::plain()).await;
-    client
-        .request(
-            "session/load",
-            json!({"sessionId": session, "cwd": h.project(), "mcpServers": []}),
-        )
-        .await
-        .unwrap_or_else(|e| panic!("session/load: {e:?}\n{}", client.diagnostics()));
+    client.load_session(&session, h.project()).await;
     let plan = client
         .wait_update("the plan", |u| u["sessionUpdate"] == "plan")
         .await;
