@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::Duration;
-use support::acp_client::{client_process, text_reply, tool_reply};
+use support::acp_client::{text_reply, tool_reply};
 use support::fake_model_server::{FakeModelServer, openai_tool_result};
 use support::headless::{Harness, Run};
 
@@ -95,8 +95,9 @@ async fn acpx(h: &Harness, server: &FakeModelServer, args: &[&str]) -> Run {
         std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
     ))
     .unwrap();
-    let mut cmd = client_process(acpx_bin_dir().join("acpx"), h, &project(h));
-    cmd.args(args)
+    let mut cmd = h.process(acpx_bin_dir().join("acpx"));
+    cmd.current_dir(project(h))
+        .args(args)
         .env("PATH", path)
         .env("HOME", h.home().join("user"))
         .env("OPENAI_BASE_URL", server.openai_base_url());

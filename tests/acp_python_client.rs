@@ -20,9 +20,7 @@ use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::Duration;
-use support::acp_client::{
-    acp_setup, client_process, last_user_texts, text_reply, tool_reply, two_questions,
-};
+use support::acp_client::{acp_setup, last_user_texts, text_reply, tool_reply, two_questions};
 use support::fake_model_server::{FakeModelServer, Reply, openai_tool_result, sse};
 use support::headless::{Harness, Run};
 
@@ -137,8 +135,9 @@ async fn client(h: &Harness, script: Value) -> Outcome {
     script["cwd"] = json!(project(h));
     let script_path = h.home().join("script.json");
     std::fs::write(&script_path, script.to_string()).unwrap();
-    let mut cmd = client_process(python(), h, &project(h));
-    cmd.arg(python_dir().join("client.py"))
+    let mut cmd = h.process(python());
+    cmd.current_dir(project(h))
+        .arg(python_dir().join("client.py"))
         .arg("--zcode")
         .arg(env!("CARGO_BIN_EXE_zcode"))
         .arg("--script")
@@ -382,18 +381,25 @@ fn assert_plan_review_form(form: &Value) {
     );
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn python_sdk_approves_the_plan_review_and_the_plan_file_is_written() {
+/// A plan-mode prompt "plan a parser" whose model presents [`PLAN`]
+/// (`p1`), run by a client with or without forms that gives `answers`
+/// (the script's `elicitations` or `permissions`).
+async fn plan_review(forms: bool, answers: Value) -> (Harness, FakeModelServer, Outcome) {
     let (h, server) = setup().await;
     script_plan(&server);
-    let out = client(
-        &h,
-        json!({
-            "forms": true,
-            "mode": "plan",
-            "prompts": ["plan a parser"],
-            "elicitations": [{"action": "accept", "content": {"decision": "approve"}}],
-        }),
+    let mut script = json!({"forms": forms, "mode": "plan", "prompts": ["plan a parser"]});
+    if let (Some(script), Some(answers)) = (script.as_object_mut(), answers.as_object()) {
+        script.extend(answers.clone());
+    }
+    let out = client(&h, script).await;
+    (h, server, out)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn python_sdk_approves_the_plan_review_and_the_plan_file_is_written() {
+    let (h, server, out) = plan_review(
+        true,
+        json!({"elicitations": [{"action": "accept", "content": {"decision": "approve"}}]}),
     )
     .await;
     out.assert_clean();
@@ -427,18 +433,11 @@ async fn python_sdk_approves_the_plan_review_and_the_plan_file_is_written() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn python_sdk_sends_plan_feedback_and_the_model_reads_it_as_a_user_message() {
-    let (h, server) = setup().await;
-    script_plan(&server);
     let feedback = "Add error handling first.";
-    let out = client(
-        &h,
-        json!({
-            "forms": true,
-            "mode": "plan",
-            "prompts": ["plan a parser"],
-            "elicitations": [{"action": "accept", "content":
-                {"decision": "revise", "feedback": feedback}}],
-        }),
+    let (h, server, out) = plan_review(
+        true,
+        json!({"elicitations": [{"action": "accept", "content":
+            {"decision": "revise", "feedback": feedback}}]}),
     )
     .await;
     out.assert_clean();
@@ -692,18 +691,7 @@ async fn python_sdk_reads_every_update_of_a_tool_round_trip_as_sent() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn python_sdk_without_forms_gets_the_plan_review_as_a_switch_mode_permission() {
-    let (h, server) = setup().await;
-    script_plan(&server);
-    let out = client(
-        &h,
-        json!({
-            "forms": false,
-            "mode": "plan",
-            "prompts": ["plan a parser"],
-            "permissions": ["approve"],
-        }),
-    )
-    .await;
+    let (h, server, out) = plan_review(false, json!({"permissions": ["approve"]})).await;
     out.assert_clean();
     assert_eq!(
         out.summary["elicitations"],

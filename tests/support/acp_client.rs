@@ -177,31 +177,6 @@ pub fn tool_names(body: &Value) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// A third-party ACP client `program` run from `cwd` as `h`'s editor:
-/// zcode's home is the harness's, stdin is empty, the output is kept, the
-/// process dies with the test, and no model credentials of the environment
-/// reach it.
-pub fn client_process(
-    program: impl AsRef<std::ffi::OsStr>,
-    h: &Harness,
-    cwd: &Path,
-) -> tokio::process::Command {
-    let mut cmd = tokio::process::Command::new(program);
-    cmd.current_dir(cwd)
-        .env("ZCODE_HOME", h.home())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true);
-    for (key, _) in std::env::vars_os() {
-        let key = key.to_string_lossy();
-        if key.starts_with("OPENAI_") || key.starts_with("ANTHROPIC_") {
-            cmd.env_remove(key.as_ref());
-        }
-    }
-    cmd
-}
-
 /// The tool result the model read for `call_id` in the last request.
 pub fn last_tool_result(server: &FakeModelServer, call_id: &str) -> String {
     let requests = server.requests();
