@@ -27,26 +27,14 @@ fn script_write(server: &FakeModelServer, id: &str, file: &str, content: &str) {
 }
 
 /// A build session whose running turn asks to Write `x.txt` (as `w1`).
-struct WriteAsked {
-    h: Harness,
-    server: FakeModelServer,
-    client: AcpClient,
-    session: String,
-    turn: PromptCall,
-}
-
-async fn write_x_asked(options: ClientOptions) -> WriteAsked {
+async fn write_x_asked(
+    options: ClientOptions,
+) -> (Harness, FakeModelServer, AcpClient, String, PromptCall) {
     let (h, server) = setup().await;
     script_write(&server, "w1", "x.txt", "x");
     let (client, session) = AcpClient::start_with_session(&h, options).await;
     let turn = client.prompt(&session, "write x");
-    WriteAsked {
-        h,
-        server,
-        client,
-        session,
-        turn,
-    }
+    (h, server, client, session, turn)
 }
 
 const NOT_EXECUTED: &str = "NOT executed";
@@ -202,13 +190,7 @@ fn option(id: &str, kind: &str, name: &str) -> (String, String, String) {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn permission_options_of_a_write_in_build_are_the_decided_ids_kinds_and_names() {
-    let WriteAsked {
-        h: _h,
-        server: _server,
-        client,
-        session: _session,
-        turn,
-    } = write_x_asked(ClientOptions::plain()).await;
+    let (_h, _server, client, _session, turn) = write_x_asked(ClientOptions::plain()).await;
     let ask = client.next_permission().await;
     let options = ask.options();
     assert_eq!(options.first().unwrap().0, "allow_once", "{options:?}");
@@ -359,13 +341,7 @@ async fn assert_denied(client: &AcpClient, server: &FakeModelServer, h: &Harness
 
 #[tokio::test(flavor = "multi_thread")]
 async fn permission_deny_without_forms_denies_and_asks_nothing_more() {
-    let WriteAsked {
-        h,
-        server,
-        client,
-        session: _session,
-        turn,
-    } = write_x_asked(ClientOptions::plain()).await;
+    let (h, server, client, _session, turn) = write_x_asked(ClientOptions::plain()).await;
     client.next_permission().await.select("deny");
     assert_eq!(turn.stop_reason().await, "end_turn");
     assert_denied(&client, &server, &h, "w1").await;
@@ -378,13 +354,7 @@ async fn permission_deny_without_forms_denies_and_asks_nothing_more() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn permission_deny_with_forms_asks_what_instead_and_the_model_reads_it() {
-    let WriteAsked {
-        h,
-        server,
-        client,
-        session,
-        turn,
-    } = write_x_asked(ClientOptions::with_forms()).await;
+    let (h, server, client, session, turn) = write_x_asked(ClientOptions::with_forms()).await;
     client.next_permission().await.select("deny");
     let form = client.next_elicitation().await;
     assert!(
@@ -423,13 +393,7 @@ async fn permission_deny_with_forms_asks_what_instead_and_the_model_reads_it() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn permission_deny_feedback_form_declined_is_a_plain_deny() {
-    let WriteAsked {
-        h,
-        server,
-        client,
-        session: _session,
-        turn,
-    } = write_x_asked(ClientOptions::with_forms()).await;
+    let (h, server, client, _session, turn) = write_x_asked(ClientOptions::with_forms()).await;
     client.next_permission().await.select("deny");
     client.next_elicitation().await.decline();
     assert_eq!(turn.stop_reason().await, "end_turn");
@@ -438,13 +402,7 @@ async fn permission_deny_feedback_form_declined_is_a_plain_deny() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn permission_option_id_not_offered_is_a_deny() {
-    let WriteAsked {
-        h,
-        server,
-        client,
-        session,
-        turn,
-    } = write_x_asked(ClientOptions::plain()).await;
+    let (h, server, client, session, turn) = write_x_asked(ClientOptions::plain()).await;
     let ask = client.next_permission().await;
     assert!(
         !ask.option_ids()
@@ -464,13 +422,7 @@ async fn permission_option_id_not_offered_is_a_deny() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn permission_cancelled_outcome_is_a_deny_without_the_feedback_form() {
-    let WriteAsked {
-        h,
-        server: _server,
-        client,
-        session: _session,
-        turn,
-    } = write_x_asked(ClientOptions::with_forms()).await;
+    let (h, _server, client, _session, turn) = write_x_asked(ClientOptions::with_forms()).await;
     client.next_permission().await.cancel();
     let stop = turn.stop_reason().await;
     assert!(stop == "end_turn" || stop == "cancelled", "{stop}");
@@ -484,13 +436,7 @@ async fn permission_cancelled_outcome_is_a_deny_without_the_feedback_form() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn permission_never_answered_then_session_cancel_ends_the_turn_cancelled() {
-    let WriteAsked {
-        h,
-        server,
-        client,
-        session,
-        turn,
-    } = write_x_asked(ClientOptions::plain()).await;
+    let (h, server, client, session, turn) = write_x_asked(ClientOptions::plain()).await;
     client.next_permission().await.hold();
     client.cancel(&session).await;
     assert_eq!(turn.stop_reason().await, "cancelled");

@@ -222,18 +222,28 @@ fn script_question(server: &FakeModelServer, questions: &str) {
     ]);
 }
 
+/// A client with forms that prompts "set up the project" and gives the
+/// question form of the scripted questions this `answer`.
+async fn answer_question_form(h: &Harness, answer: Value) -> Outcome {
+    client(
+        h,
+        json!({
+            "forms": true,
+            "prompts": ["set up the project"],
+            "elicitations": [answer],
+        }),
+    )
+    .await
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn python_sdk_reads_the_question_form_and_its_answers_reach_the_model() {
     let (h, server) = setup().await;
     script_question(&server, &two_questions());
-    let out = client(
+    let out = answer_question_form(
         &h,
-        json!({
-            "forms": true,
-            "prompts": ["set up the project"],
-            "elicitations": [{"action": "accept", "content":
-                {"q1": "Rust", "q2": ["Tests", "Docs"], "q2_other": "A changelog"}}],
-        }),
+        json!({"action": "accept", "content":
+            {"q1": "Rust", "q2": ["Tests", "Docs"], "q2_other": "A changelog"}}),
     )
     .await;
     out.assert_clean();
@@ -307,15 +317,7 @@ async fn python_sdk_declines_a_question_and_the_model_reads_it_was_not_answered(
     ]})
     .to_string();
     script_question(&server, &one);
-    let out = client(
-        &h,
-        json!({
-            "forms": true,
-            "prompts": ["set up the project"],
-            "elicitations": [{"action": "decline"}],
-        }),
-    )
-    .await;
+    let out = answer_question_form(&h, json!({"action": "decline"})).await;
     out.assert_clean();
     let form = out.only_form();
     // One question: its text is the message.
@@ -540,15 +542,7 @@ async fn python_sdk_question_nobody_answers_is_withdrawn_and_continues_on_its_ow
     )
     .await;
     script_question(&server, &two_questions());
-    let out = client(
-        &h,
-        json!({
-            "forms": true,
-            "prompts": ["set up the project"],
-            "elicitations": [{"action": "hold"}],
-        }),
-    )
-    .await;
+    let out = answer_question_form(&h, json!({"action": "hold"})).await;
     out.assert_clean();
     let form = out.only_form();
     assert_eq!(
@@ -727,15 +721,8 @@ async fn python_sdk_without_forms_gets_the_plan_review_as_a_switch_mode_permissi
 async fn python_sdk_reloads_a_session_and_reads_its_replayed_history() {
     let (h, server) = setup_with_acp(json!({"autoContinue": {"enabled": true}})).await;
     script_question(&server, &two_questions());
-    let first = client(
-        &h,
-        json!({
-            "forms": true,
-            "prompts": ["set up the project"],
-            "elicitations": [{"action": "accept", "content": {"q1": "Go"}}],
-        }),
-    )
-    .await;
+    let first =
+        answer_question_form(&h, json!({"action": "accept", "content": {"q1": "Go"}})).await;
     first.assert_clean();
 
     // A new client process loads it: the history comes back as updates
