@@ -206,10 +206,7 @@ async fn bad_input_wrong_parameter_types_are_invalid_params() {
 async fn bad_input_oversize_message_is_an_error_and_the_connection_goes_on() {
     let (h, server) = setup(json!({})).await;
     let mut raw = RawAcp::start_initialized(&h).await;
-    let session = raw.new_session(&h, 2).await["result"]["sessionId"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let session = raw.new_session_id(&h, 2).await;
     let huge = "x".repeat(64 << 20);
     let line = json!({"jsonrpc": "2.0", "id": 3, "method": "session/prompt",
         "params": {"sessionId": session, "prompt": [{"type": "text", "text": huge}]}})

@@ -184,10 +184,7 @@ async fn prompt_answer_read_late_loses_nothing() {
     let text = support::long_reply::markdown_reply(100 * 1024);
     server.enqueue(text_reply(&text));
     let mut raw = support::acp_client::RawAcp::start_initialized(&h).await;
-    let session = raw.new_session(&h, 2).await["result"]["sessionId"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let session = raw.new_session_id(&h, 2).await;
     raw.send(
         &json!({"jsonrpc": "2.0", "id": 3, "method": "session/prompt",
         "params": {"sessionId": session, "prompt": [{"type": "text", "text": "long"}]}}),

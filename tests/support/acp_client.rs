@@ -1259,6 +1259,15 @@ impl RawAcp {
         .await
     }
 
+    /// `session/new` in the project as request `id`; the session id.
+    pub async fn new_session_id(&mut self, h: &Harness, id: i64) -> String {
+        let response = self.new_session(h, id).await;
+        response["result"]["sessionId"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no sessionId in {response}"))
+            .to_string()
+    }
+
     pub async fn initialize(&mut self, id: i64) -> Value {
         let response = self
             .request(
