@@ -16,7 +16,8 @@ use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::Duration;
-use support::fake_model_server::{FakeModelServer, Reply, openai_tool_result, sse};
+use support::acp_client::{text_reply, tool_reply};
+use support::fake_model_server::{FakeModelServer, openai_tool_result};
 use support::headless::{Harness, Run};
 
 /// Bounds one whole acpx run (zcode's start, two model turns and the exit);
@@ -73,15 +74,12 @@ fn project(h: &Harness) -> PathBuf {
 /// The model writes hello.txt, then answers.
 fn write_then_answer(server: &FakeModelServer, file: &Path, answer: &str) {
     server.enqueue_all([
-        Reply::sse(sse::openai_tool_calls(
-            "",
-            &[(
-                "write",
-                "Write",
-                &json!({"file_path": file, "content": "hi\n"}).to_string(),
-            )],
-        )),
-        Reply::sse(sse::openai_text(answer)),
+        tool_reply(
+            "write",
+            "Write",
+            &json!({"file_path": file, "content": "hi\n"}).to_string(),
+        ),
+        text_reply(answer),
     ]);
 }
 
@@ -97,23 +95,12 @@ async fn acpx(h: &Harness, server: &FakeModelServer, args: &[&str]) -> Run {
         std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
     ))
     .unwrap();
-    let mut cmd = tokio::process::Command::new(acpx_bin_dir().join("acpx"));
-    cmd.args(args)
-        .current_dir(project(h))
+    let mut cmd = h.process(acpx_bin_dir().join("acpx"));
+    cmd.current_dir(project(h))
+        .args(args)
         .env("PATH", path)
         .env("HOME", h.home().join("user"))
-        .env("ZCODE_HOME", h.home())
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .kill_on_drop(true);
-    for (key, _) in std::env::vars_os() {
-        let key = key.to_string_lossy();
-        if key.starts_with("OPENAI_") || key.starts_with("ANTHROPIC_") {
-            cmd.env_remove(key.as_ref());
-        }
-    }
-    cmd.env("OPENAI_BASE_URL", server.openai_base_url());
+        .env("OPENAI_BASE_URL", server.openai_base_url());
     let out = tokio::time::timeout(ACPX_TIMEOUT, cmd.output())
         .await
         .unwrap_or_else(|_| panic!("acpx {args:?} did not finish in {ACPX_TIMEOUT:?}"))
@@ -170,26 +157,79 @@ fn stop_reason(messages: &[Value], run: &Run) -> String {
         .to_string()
 }
 
+/// `acpx --agent AGENT ANSWER_ALL --format json --timeout 60 exec PROMPT`.
+async fn acpx_json(
+    h: &Harness,
+    server: &FakeModelServer,
+    agent: &str,
+    answer_all: &str,
+    prompt: &str,
+) -> Run {
+    acpx(
+        h,
+        server,
+        &[
+            "--agent",
+            agent,
+            answer_all,
+            "--format",
+            "json",
+            "--timeout",
+            "60",
+            "exec",
+            prompt,
+        ],
+    )
+    .await
+}
+
+/// The option ids of a `session/request_permission`, in order.
+fn option_ids(ask: &Value) -> Vec<&str> {
+    ask["params"]["options"]
+        .as_array()
+        .expect("options")
+        .iter()
+        .filter_map(|o| o["optionId"].as_str())
+        .collect()
+}
+
+/// The client's answer to a permission request selected `option`.
+fn assert_selected(answer: &Value, option: &str, run: &Run) {
+    assert_eq!(
+        answer["result"]["outcome"],
+        json!({"outcome": "selected", "optionId": option}),
+        "{run}"
+    );
+}
+
+/// The Write's tool call ended `failed`.
+fn assert_write_failed(messages: &[Value], run: &Run) {
+    assert!(
+        updates(messages, "tool_call_update")
+            .iter()
+            .any(|u| u["toolCallId"] == "write" && u["status"] == "failed"),
+        "{run}"
+    );
+}
+
+/// The agent's message is `text` and the turn ended normally.
+fn assert_answered(messages: &[Value], text: &str, run: &Run) {
+    assert_eq!(agent_text(messages), text, "{run}");
+    assert_eq!(stop_reason(messages, run), "end_turn", "{run}");
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn acpx_approves_a_write_in_build_mode_and_zcode_writes_the_file() {
     let h = harness();
     let file = project(&h).join("hello.txt");
     let server = FakeModelServer::start().await;
     write_then_answer(&server, &file, "hello.txt now says hi.");
-    let run = acpx(
+    let run = acpx_json(
         &h,
         &server,
-        &[
-            "--agent",
-            "zcode acp",
-            "--approve-all",
-            "--format",
-            "json",
-            "--timeout",
-            "60",
-            "exec",
-            "create hello.txt saying hi",
-        ],
+        "zcode acp",
+        "--approve-all",
+        "create hello.txt saying hi",
     )
     .await;
     assert_eq!(run.code, Some(0), "{run}");
@@ -208,12 +248,7 @@ async fn acpx_approves_a_write_in_build_mode_and_zcode_writes_the_file() {
 
     // zcode asked before writing, with its options; acpx allowed once.
     let (ask, answer) = exchange(&messages, "session/request_permission", &run);
-    let ids: Vec<&str> = ask["params"]["options"]
-        .as_array()
-        .expect("options")
-        .iter()
-        .filter_map(|o| o["optionId"].as_str())
-        .collect();
+    let ids = option_ids(ask);
     assert_eq!(
         ids,
         [
@@ -226,11 +261,7 @@ async fn acpx_approves_a_write_in_build_mode_and_zcode_writes_the_file() {
         "{ask}"
     );
     assert_eq!(ask["params"]["toolCall"]["toolCallId"], "write", "{ask}");
-    assert_eq!(
-        answer["result"]["outcome"],
-        json!({"outcome": "selected", "optionId": "allow_once"}),
-        "{run}"
-    );
+    assert_selected(answer, "allow_once", &run);
 
     // acpx serves files (fs.writeTextFile), so the Write reached it and acpx
     // wrote the file; the tool call completed, the model read the result
@@ -287,8 +318,7 @@ async fn acpx_approves_a_write_in_build_mode_and_zcode_writes_the_file() {
     let second = server.requests()[1].json();
     let result = openai_tool_result(&second, "write");
     assert!(result.starts_with("Created"), "{result}");
-    assert_eq!(agent_text(&messages), "hello.txt now says hi.", "{run}");
-    assert_eq!(stop_reason(&messages, &run), "end_turn", "{run}");
+    assert_answered(&messages, "hello.txt now says hi.", &run);
     assert!(
         !messages.iter().any(|m| m["method"] == "elicitation/create"),
         "acpx offers no elicitation, so none is sent: {run}"
@@ -313,20 +343,12 @@ async fn acpx_denies_a_write_and_the_model_reads_the_deny() {
     let file = project(&h).join("hello.txt");
     let server = FakeModelServer::start().await;
     write_then_answer(&server, &file, "Understood, I left it alone.");
-    let run = acpx(
+    let run = acpx_json(
         &h,
         &server,
-        &[
-            "--agent",
-            "zcode acp",
-            "--deny-all",
-            "--format",
-            "json",
-            "--timeout",
-            "60",
-            "exec",
-            "create hello.txt saying hi",
-        ],
+        "zcode acp",
+        "--deny-all",
+        "create hello.txt saying hi",
     )
     .await;
     // acpx's exit status when permissions were asked and none approved.
@@ -334,11 +356,7 @@ async fn acpx_denies_a_write_and_the_model_reads_the_deny() {
     let messages = messages(&run);
 
     let (_, answer) = exchange(&messages, "session/request_permission", &run);
-    assert_eq!(
-        answer["result"]["outcome"],
-        json!({"outcome": "selected", "optionId": "deny"}),
-        "{run}"
-    );
+    assert_selected(answer, "deny", &run);
     assert!(!file.exists(), "a denied Write writes nothing");
     assert!(
         !messages.iter().any(|m| m["method"] == "fs/write_text_file"),
@@ -355,18 +373,8 @@ async fn acpx_denies_a_write_and_the_model_reads_the_deny() {
         openai_tool_result(&second, "write"),
         zcode::approval::deny_text::user_denied("Write", None)
     );
-    assert!(
-        updates(&messages, "tool_call_update")
-            .iter()
-            .any(|u| u["toolCallId"] == "write" && u["status"] == "failed"),
-        "{run}"
-    );
-    assert_eq!(
-        agent_text(&messages),
-        "Understood, I left it alone.",
-        "{run}"
-    );
-    assert_eq!(stop_reason(&messages, &run), "end_turn", "{run}");
+    assert_write_failed(&messages, &run);
+    assert_answered(&messages, "Understood, I left it alone.", &run);
 }
 
 /// Read and Edit go through the client's files too: acpx answers
@@ -379,34 +387,20 @@ async fn acpx_serves_the_file_a_read_and_an_edit_use() {
     let path = file.to_string_lossy().into_owned();
     let server = FakeModelServer::start().await;
     server.enqueue_all([
-        Reply::sse(sse::openai_tool_calls(
-            "",
-            &[("read", "Read", &json!({"file_path": path}).to_string())],
-        )),
-        Reply::sse(sse::openai_tool_calls(
-            "",
-            &[(
-                "edit",
-                "Edit",
-                &json!({"file_path": path, "old_string": "two", "new_string": "2"}).to_string(),
-            )],
-        )),
-        Reply::sse(sse::openai_text("Edited.")),
+        tool_reply("read", "Read", &json!({"file_path": path}).to_string()),
+        tool_reply(
+            "edit",
+            "Edit",
+            &json!({"file_path": path, "old_string": "two", "new_string": "2"}).to_string(),
+        ),
+        text_reply("Edited."),
     ]);
-    let run = acpx(
+    let run = acpx_json(
         &h,
         &server,
-        &[
-            "--agent",
-            "zcode acp",
-            "--approve-all",
-            "--format",
-            "json",
-            "--timeout",
-            "60",
-            "exec",
-            "change two to 2 in notes.txt",
-        ],
+        "zcode acp",
+        "--approve-all",
+        "change two to 2 in notes.txt",
     )
     .await;
     assert_eq!(run.code, Some(0), "{run}");
@@ -431,8 +425,7 @@ async fn acpx_serves_the_file_a_read_and_an_edit_use() {
     // Only the Edit was asked about; the Read needs no approval.
     let (ask, _) = exchange(&messages, "session/request_permission", &run);
     assert_eq!(ask["params"]["toolCall"]["toolCallId"], "edit", "{ask}");
-    assert_eq!(agent_text(&messages), "Edited.", "{run}");
-    assert_eq!(stop_reason(&messages, &run), "end_turn", "{run}");
+    assert_answered(&messages, "Edited.", &run);
 }
 
 /// A file request the client refuses is a tool error naming the file: acpx
@@ -447,20 +440,12 @@ async fn acpx_refuses_a_write_outside_its_folder_and_the_model_reads_the_error()
         .join("hello.txt");
     let server = FakeModelServer::start().await;
     write_then_answer(&server, &file, "It failed.");
-    let run = acpx(
+    let run = acpx_json(
         &h,
         &server,
-        &[
-            "--agent",
-            "zcode acp",
-            "--approve-all",
-            "--format",
-            "json",
-            "--timeout",
-            "60",
-            "exec",
-            "create hello.txt elsewhere",
-        ],
+        "zcode acp",
+        "--approve-all",
+        "create hello.txt elsewhere",
     )
     .await;
     assert_eq!(run.code, Some(0), "{run}");
@@ -470,24 +455,15 @@ async fn acpx_refuses_a_write_outside_its_folder_and_the_model_reads_the_error()
     assert!(!file.exists(), "zcode does not write it itself");
     let result = openai_tool_result(&server.requests()[1].json(), "write");
     assert!(result.contains(&*file.to_string_lossy()), "{result}");
-    assert!(
-        updates(&messages, "tool_call_update")
-            .iter()
-            .any(|u| u["toolCallId"] == "write" && u["status"] == "failed"),
-        "{run}"
-    );
-    assert_eq!(agent_text(&messages), "It failed.", "{run}");
-    assert_eq!(stop_reason(&messages, &run), "end_turn", "{run}");
+    assert_write_failed(&messages, &run);
+    assert_answered(&messages, "It failed.", &run);
 }
 
 /// The model presents a plan in plan mode, then answers.
 fn plan_then_answer(server: &FakeModelServer, plan: &str, answer: &str) {
     server.enqueue_all([
-        Reply::sse(sse::openai_tool_calls(
-            "",
-            &[("plan", "ExitPlanMode", &json!({"plan": plan}).to_string())],
-        )),
-        Reply::sse(sse::openai_text(answer)),
+        tool_reply("plan", "ExitPlanMode", &json!({"plan": plan}).to_string()),
+        text_reply(answer),
     ]);
 }
 
@@ -500,20 +476,12 @@ async fn acpx_approves_a_plan_review_sent_as_a_switch_mode_permission() {
     let server = FakeModelServer::start().await;
     let plan = "# Hello\n\n1. Write hello.txt";
     plan_then_answer(&server, plan, "Starting.");
-    let run = acpx(
+    let run = acpx_json(
         &h,
         &server,
-        &[
-            "--agent",
-            "zcode acp --mode plan",
-            "--approve-all",
-            "--format",
-            "json",
-            "--timeout",
-            "60",
-            "exec",
-            "plan hello.txt",
-        ],
+        "zcode acp --mode plan",
+        "--approve-all",
+        "plan hello.txt",
     )
     .await;
     assert_eq!(run.code, Some(0), "{run}");
@@ -526,18 +494,9 @@ async fn acpx_approves_a_plan_review_sent_as_a_switch_mode_permission() {
 
     let (ask, answer) = exchange(&messages, "session/request_permission", &run);
     assert_eq!(ask["params"]["toolCall"]["kind"], "switch_mode", "{ask}");
-    let ids: Vec<&str> = ask["params"]["options"]
-        .as_array()
-        .expect("options")
-        .iter()
-        .filter_map(|o| o["optionId"].as_str())
-        .collect();
+    let ids = option_ids(ask);
     assert_eq!(ids, ["approve", "deny"], "{ask}");
-    assert_eq!(
-        answer["result"]["outcome"],
-        json!({"outcome": "selected", "optionId": "approve"}),
-        "{run}"
-    );
+    assert_selected(answer, "approve", &run);
 
     let result = openai_tool_result(&server.requests()[1].json(), "plan");
     assert!(
@@ -554,8 +513,7 @@ async fn acpx_approves_a_plan_review_sent_as_a_switch_mode_permission() {
             .any(|u| u["currentModeId"] == "build"),
         "plan mode ends: {run}"
     );
-    assert_eq!(agent_text(&messages), "Starting.", "{run}");
-    assert_eq!(stop_reason(&messages, &run), "end_turn", "{run}");
+    assert_answered(&messages, "Starting.", &run);
 }
 
 /// `--deny-all` picks Deny: a plain deny ends the turn at once, plan mode
@@ -565,30 +523,18 @@ async fn acpx_denies_a_plan_review_and_the_turn_ends() {
     let h = harness();
     let server = FakeModelServer::start().await;
     plan_then_answer(&server, "# Hello", "never sent");
-    let run = acpx(
+    let run = acpx_json(
         &h,
         &server,
-        &[
-            "--agent",
-            "zcode acp --mode plan",
-            "--deny-all",
-            "--format",
-            "json",
-            "--timeout",
-            "60",
-            "exec",
-            "plan hello.txt",
-        ],
+        "zcode acp --mode plan",
+        "--deny-all",
+        "plan hello.txt",
     )
     .await;
     assert_eq!(run.code, Some(5), "{run}");
     let messages = messages(&run);
     let (_, answer) = exchange(&messages, "session/request_permission", &run);
-    assert_eq!(
-        answer["result"]["outcome"],
-        json!({"outcome": "selected", "optionId": "deny"}),
-        "{run}"
-    );
+    assert_selected(answer, "deny", &run);
     assert_eq!(server.request_count(), 1, "the model is not asked again");
     assert!(!project(&h).join(".zcode/plans").exists());
     assert!(
@@ -597,8 +543,7 @@ async fn acpx_denies_a_plan_review_and_the_turn_ends() {
             .any(|u| u["currentModeId"] != "plan"),
         "plan mode stays on: {run}"
     );
-    assert_eq!(agent_text(&messages), "", "{run}");
-    assert_eq!(stop_reason(&messages, &run), "end_turn", "{run}");
+    assert_answered(&messages, "", &run);
 }
 
 /// The README's "Editors" section.

@@ -10,9 +10,12 @@
 mod support;
 
 use serde_json::{Value, json};
-use std::time::Duration;
-use support::acp_client::{AcpClient, ClientOptions, RawAcp, WAIT, acp_config, error_code};
-use support::fake_model_server::{FakeModelServer, Reply, sse};
+use std::process::ExitStatus;
+use support::acp_client::{
+    AcpClient, ClientOptions, PromptCall, RawAcp, WAIT, error_code, has_user_message,
+    last_tool_result, stalled_reply, text_reply, tool_reply, which_question, write_reply,
+};
+use support::fake_model_server::FakeModelServer;
 use support::headless::Harness;
 use zcode::store::entry_kind;
 
@@ -21,22 +24,11 @@ const INVALID_REQUEST: i64 = -32600;
 const METHOD_NOT_FOUND: i64 = -32601;
 const INVALID_PARAMS: i64 = -32602;
 
-async fn setup(extra: Value) -> (Harness, FakeModelServer) {
-    let h = Harness::new();
-    let server = FakeModelServer::start().await;
-    h.write_config(&acp_config(&server, extra));
-    (h, server)
-}
+use support::acp_client::acp_setup as setup;
 
 /// The connection still works: a new session is made.
 async fn still_works(raw: &mut RawAcp, h: &Harness, id: i64) {
-    let response = raw
-        .request(
-            json!(id),
-            "session/new",
-            json!({"cwd": h.project(), "mcpServers": []}),
-        )
-        .await;
+    let response = raw.new_session(h, id).await;
     assert!(
         response["result"]["sessionId"].is_string(),
         "{response}\n{}",
@@ -48,13 +40,53 @@ fn assert_no_panic(stderr: &str) {
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
 
+/// A yolo turn that has written `done.txt` (as `w1`) and is held in the
+/// middle of its second reply, whose first words the client has seen (so
+/// the slow reply is taken and not left for a next turn).
+struct HeldTurn {
+    h: Harness,
+    server: FakeModelServer,
+    client: AcpClient,
+    session: String,
+    turn: PromptCall,
+}
+
+async fn held_turn_after_a_write(slow: &str, prompt: &str) -> HeldTurn {
+    let (h, server) = setup(json!({"permission": {"mode": "yolo"}})).await;
+    server.enqueue_all([
+        write_reply("w1", "done.txt", "done\n"),
+        // An answer that would take two minutes after its first words.
+        stalled_reply(slow, 120),
+    ]);
+    let (client, session) = AcpClient::start_with_session(&h, ClientOptions::plain()).await;
+    let turn = client.prompt(&session, prompt);
+    client.wait_tool_status("w1", "completed").await;
+    client
+        .wait_first_words("the slow reply's first words")
+        .await;
+    HeldTurn {
+        h,
+        server,
+        client,
+        session,
+        turn,
+    }
+}
+
+/// The client goes away; zcode exits on its own, without a panic.
+async fn disconnect_and_exit(client: &mut AcpClient) -> ExitStatus {
+    client.disconnect().await;
+    let status = client.wait_exit().await;
+    assert_no_panic(&client.stderr());
+    status
+}
+
 // ------------------------------------------------------------ raw input
 
 #[tokio::test(flavor = "multi_thread")]
 async fn bad_input_malformed_json_is_a_parse_error_and_the_connection_goes_on() {
     let (h, _server) = setup(json!({})).await;
-    let mut raw = RawAcp::start(&h).await;
-    raw.initialize(1).await;
+    let mut raw = RawAcp::start_initialized(&h).await;
     for garbage in [
         "{not json",
         "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"session/new\",",
@@ -80,8 +112,7 @@ async fn bad_input_malformed_json_is_a_parse_error_and_the_connection_goes_on() 
 #[tokio::test(flavor = "multi_thread")]
 async fn bad_input_invalid_envelopes_are_invalid_request() {
     let (h, _server) = setup(json!({})).await;
-    let mut raw = RawAcp::start(&h).await;
-    raw.initialize(1).await;
+    let mut raw = RawAcp::start_initialized(&h).await;
     for envelope in [
         json!({"jsonrpc": "2.0", "id": 2, "method": 7}),
         json!({"jsonrpc": "2.0", "id": {"nested": true}, "method": "session/new"}),
@@ -103,8 +134,7 @@ async fn bad_input_invalid_envelopes_are_invalid_request() {
 #[tokio::test(flavor = "multi_thread")]
 async fn bad_input_unknown_method_is_method_not_found_and_an_unknown_notification_is_ignored() {
     let (h, _server) = setup(json!({})).await;
-    let mut raw = RawAcp::start(&h).await;
-    raw.initialize(1).await;
+    let mut raw = RawAcp::start_initialized(&h).await;
     let response = raw
         .request(json!(2), "session/teleport", json!({"to": "mars"}))
         .await;
@@ -125,8 +155,7 @@ async fn bad_input_unknown_method_is_method_not_found_and_an_unknown_notificatio
 #[tokio::test(flavor = "multi_thread")]
 async fn bad_input_wrong_parameter_types_are_invalid_params() {
     let (h, server) = setup(json!({})).await;
-    let mut raw = RawAcp::start(&h).await;
-    raw.initialize(1).await;
+    let mut raw = RawAcp::start_initialized(&h).await;
     let cases = [
         ("session/new", json!({"cwd": 42, "mcpServers": []})),
         (
@@ -176,18 +205,8 @@ async fn bad_input_wrong_parameter_types_are_invalid_params() {
 #[tokio::test(flavor = "multi_thread")]
 async fn bad_input_oversize_message_is_an_error_and_the_connection_goes_on() {
     let (h, server) = setup(json!({})).await;
-    let mut raw = RawAcp::start(&h).await;
-    raw.initialize(1).await;
-    let session = raw
-        .request(
-            json!(2),
-            "session/new",
-            json!({"cwd": h.project(), "mcpServers": []}),
-        )
-        .await["result"]["sessionId"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let mut raw = RawAcp::start_initialized(&h).await;
+    let session = raw.new_session_id(&h, 2).await;
     let huge = "x".repeat(64 << 20);
     let line = json!({"jsonrpc": "2.0", "id": 3, "method": "session/prompt",
         "params": {"sessionId": session, "prompt": [{"type": "text", "text": huge}]}})
@@ -210,8 +229,7 @@ async fn bad_input_oversize_message_is_an_error_and_the_connection_goes_on() {
 #[tokio::test(flavor = "multi_thread")]
 async fn bad_input_stdin_closed_while_idle_exits_cleanly() {
     let (h, _server) = setup(json!({})).await;
-    let mut raw = RawAcp::start(&h).await;
-    raw.initialize(1).await;
+    let mut raw = RawAcp::start_initialized(&h).await;
     raw.close_stdin();
     let status = raw.wait_exit().await;
     assert_eq!(status.code(), Some(0), "{}", raw.diagnostics());
@@ -251,7 +269,7 @@ async fn bad_input_prompt_for_an_unknown_session_is_session_not_found() {
     }
     // Cancel is a notification: nothing to answer, nothing breaks.
     client.cancel("sess_no_such_session").await;
-    server.enqueue(Reply::sse(sse::openai_text("Here.")));
+    server.enqueue(text_reply("Here."));
     let session = client.new_session(h.project()).await;
     assert_eq!(client.run_turn(&session, "hello").await, "end_turn");
     assert_no_panic(&client.stderr());
@@ -260,15 +278,8 @@ async fn bad_input_prompt_for_an_unknown_session_is_session_not_found() {
 #[tokio::test(flavor = "multi_thread")]
 async fn bad_input_second_prompt_while_one_runs_is_invalid_request() {
     let (h, server) = setup(json!({"permission": {"mode": "build"}})).await;
-    server.enqueue_all([
-        Reply::sse(sse::openai_tool_calls(
-            "",
-            &[("w1", "Write", r#"{"file_path":"a.txt","content":"a"}"#)],
-        )),
-        Reply::sse(sse::openai_text("First done.")),
-    ]);
-    let client = AcpClient::start(&h, ClientOptions::plain()).await;
-    let session = client.new_session(h.project()).await;
+    server.enqueue_all([write_reply("w1", "a.txt", "a"), text_reply("First done.")]);
+    let (client, session) = AcpClient::start_with_session(&h, ClientOptions::plain()).await;
     let first = client.prompt(&session, "write a");
     // The first turn is certainly running while it waits for the answer.
     let ask = client.next_permission().await;
@@ -288,7 +299,7 @@ async fn bad_input_second_prompt_while_one_runs_is_invalid_request() {
         "the refused prompt never reached the model"
     );
     // Afterwards a prompt is taken again.
-    server.enqueue(Reply::sse(sse::openai_text("Second.")));
+    server.enqueue(text_reply("Second."));
     assert_eq!(client.run_turn(&session, "now").await, "end_turn");
 }
 
@@ -313,19 +324,11 @@ async fn cancel_right_after_the_prompt_is_not_lost() {
     // Should the cancel be lost, this reply holds the turn past the wait.
     server.guard(|request| {
         if request.body_text().contains("\"next\"") {
-            return Some(Reply::sse(sse::openai_text("Next.")));
+            return Some(text_reply("Next."));
         }
-        Some(
-            Reply::sse_chunks([sse::openai_text("slow")
-                .split("\n\n")
-                .take(2)
-                .map(|e| format!("{e}\n\n"))
-                .collect::<String>()])
-            .delay(Duration::from_secs(600)),
-        )
+        Some(stalled_reply("slow", 600))
     });
-    let client = AcpClient::start(&h, ClientOptions::plain()).await;
-    let session = client.new_session(h.project()).await;
+    let (client, session) = AcpClient::start_with_session(&h, ClientOptions::plain()).await;
     let turn = client.prompt(&session, "quick");
     client.cancel(&session).await;
     assert_eq!(turn.stop_reason().await, "cancelled");
@@ -342,14 +345,11 @@ async fn cancel_right_after_the_prompt_is_not_lost() {
 #[tokio::test(flavor = "multi_thread")]
 async fn client_disconnect_while_idle_exits_zero_with_the_session_saved() {
     let (h, server) = setup(json!({})).await;
-    server.enqueue(Reply::sse(sse::openai_text("Idle now.")));
-    let mut client = AcpClient::start(&h, ClientOptions::plain()).await;
-    let session = client.new_session(h.project()).await;
+    server.enqueue(text_reply("Idle now."));
+    let (mut client, session) = AcpClient::start_with_session(&h, ClientOptions::plain()).await;
     assert_eq!(client.run_turn(&session, "hello").await, "end_turn");
-    client.disconnect().await;
-    let status = client.wait_exit().await;
+    let status = disconnect_and_exit(&mut client).await;
     assert_eq!(status.code(), Some(0), "{}", client.diagnostics());
-    assert_no_panic(&client.stderr());
     let kinds: Vec<String> = saved(&h).into_iter().map(|e| e.kind).collect();
     assert!(
         kinds.contains(&entry_kind::ASSISTANT_MESSAGE.to_string()),
@@ -368,48 +368,22 @@ fn saved(h: &Harness) -> Vec<zcode::store::EntryRecord> {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn client_disconnect_mid_turn_cancels_saves_what_was_done_and_exits() {
-    let (h, server) = setup(json!({"permission": {"mode": "yolo"}})).await;
-    server.enqueue_all([
-        Reply::sse(sse::openai_tool_calls(
-            "",
-            &[(
-                "w1",
-                "Write",
-                r#"{"file_path":"done.txt","content":"done\n"}"#,
-            )],
-        )),
-        // Then an answer that would take two minutes after its first words.
-        Reply::sse_chunks([sse::openai_text("Now the long part")
-            .split("\n\n")
-            .take(2)
-            .map(|e| format!("{e}\n\n"))
-            .collect::<String>()])
-        .delay(Duration::from_secs(120)),
-    ]);
-    let mut client = AcpClient::start(&h, ClientOptions::plain()).await;
-    let session = client.new_session(h.project()).await;
-    let _turn = client.prompt(&session, "write done.txt then explain");
-    client.wait_tool_status("w1", "completed").await;
-    client
-        .wait_update("the second reply's first words", |u| {
-            u["sessionUpdate"] == "agent_message_chunk"
-        })
-        .await;
-    client.disconnect().await;
-    let status = client.wait_exit().await;
+    let HeldTurn {
+        h,
+        server,
+        mut client,
+        session: _session,
+        turn: _turn,
+    } = held_turn_after_a_write("Now the long part", "write done.txt then explain").await;
+    let status = disconnect_and_exit(&mut client).await;
     assert!(status.code().is_some(), "exited, not killed: {status:?}");
-    assert_no_panic(&client.stderr());
     assert!(
         server.wait_for_client_aborts(1, WAIT).await,
         "the model stream was closed"
     );
     let entries = saved(&h);
     let kinds: Vec<&str> = entries.iter().map(|e| e.kind.as_str()).collect();
-    assert!(
-        entries.iter().any(|e| e.kind == entry_kind::USER_MESSAGE
-            && e.payload.to_string().contains("write done.txt")),
-        "{kinds:?}"
-    );
+    assert!(has_user_message(&entries, "write done.txt"), "{kinds:?}");
     // The call (kept with the assistant message that made it) and its result.
     assert!(
         entries.iter().any(
@@ -432,21 +406,13 @@ async fn client_disconnect_mid_turn_cancels_saves_what_was_done_and_exits() {
 #[tokio::test(flavor = "multi_thread")]
 async fn client_disconnect_while_a_permission_is_open_denies_and_exits() {
     let (h, server) = setup(json!({"permission": {"mode": "build"}})).await;
-    server.enqueue_all([
-        Reply::sse(sse::openai_tool_calls(
-            "",
-            &[("w1", "Write", r#"{"file_path":"x.txt","content":"x"}"#)],
-        )),
-        Reply::sse(sse::openai_text("Never.")),
-    ]);
-    let mut client = AcpClient::start(&h, ClientOptions::with_forms()).await;
-    let session = client.new_session(h.project()).await;
+    server.enqueue_all([write_reply("w1", "x.txt", "x"), text_reply("Never.")]);
+    let (mut client, session) =
+        AcpClient::start_with_session(&h, ClientOptions::with_forms()).await;
     let _turn = client.prompt(&session, "write x");
     client.next_permission().await.hold();
-    client.disconnect().await;
-    let status = client.wait_exit().await;
+    let status = disconnect_and_exit(&mut client).await;
     assert!(status.code().is_some(), "{status:?}");
-    assert_no_panic(&client.stderr());
     assert!(!h.project().join("x.txt").exists());
     let entries = saved(&h);
     assert!(
@@ -457,46 +423,19 @@ async fn client_disconnect_while_a_permission_is_open_denies_and_exits() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn client_disconnect_then_load_shows_the_saved_turn() {
-    let (h, server) = setup(json!({"permission": {"mode": "yolo"}})).await;
-    server.enqueue_all([
-        Reply::sse(sse::openai_tool_calls(
-            "",
-            &[(
-                "w1",
-                "Write",
-                r#"{"file_path":"done.txt","content":"done\n"}"#,
-            )],
-        )),
-        Reply::sse_chunks([sse::openai_text("Half")
-            .split("\n\n")
-            .take(2)
-            .map(|e| format!("{e}\n\n"))
-            .collect::<String>()])
-        .delay(Duration::from_secs(120)),
-    ]);
-    let mut client = AcpClient::start(&h, ClientOptions::plain()).await;
-    let session = client.new_session(h.project()).await;
-    let _turn = client.prompt(&session, "write and go on");
-    client.wait_tool_status("w1", "completed").await;
-    // The slow reply is taken before the client goes, so it is not left
-    // for the next turn.
-    client
-        .wait_update("the second reply's first words", |u| {
-            u["sessionUpdate"] == "agent_message_chunk"
-        })
-        .await;
+    let HeldTurn {
+        h,
+        server,
+        mut client,
+        session,
+        turn: _turn,
+    } = held_turn_after_a_write("Half", "write and go on").await;
     client.disconnect().await;
     client.wait_exit().await;
     drop(client);
 
     let client = AcpClient::start(&h, ClientOptions::plain()).await;
-    client
-        .request(
-            "session/load",
-            json!({"sessionId": session, "cwd": h.project(), "mcpServers": []}),
-        )
-        .await
-        .unwrap_or_else(|e| panic!("session/load: {e:?}\n{}", client.diagnostics()));
+    client.load_session(&session, h.project()).await;
     assert!(
         client
             .updates_of("tool_call")
@@ -505,7 +444,7 @@ async fn client_disconnect_then_load_shows_the_saved_turn() {
         "{:#?}",
         client.updates()
     );
-    server.enqueue(Reply::sse(sse::openai_text("Resumed.")));
+    server.enqueue(text_reply("Resumed."));
     assert_eq!(client.run_turn(&session, "go on").await, "end_turn");
 }
 
@@ -515,18 +454,10 @@ async fn client_disconnect_then_load_shows_the_saved_turn() {
 async fn late_permission_answer_after_cancel_is_ignored() {
     let (h, server) = setup(json!({"permission": {"mode": "build"}})).await;
     server.enqueue_all([
-        Reply::sse(sse::openai_tool_calls(
-            "",
-            &[(
-                "w1",
-                "Write",
-                r#"{"file_path":"late.txt","content":"late"}"#,
-            )],
-        )),
-        Reply::sse(sse::openai_text("Never read.")),
+        write_reply("w1", "late.txt", "late"),
+        text_reply("Never read."),
     ]);
-    let client = AcpClient::start(&h, ClientOptions::plain()).await;
-    let session = client.new_session(h.project()).await;
+    let (client, session) = AcpClient::start_with_session(&h, ClientOptions::plain()).await;
     let turn = client.prompt(&session, "write late");
     let ask = client.next_permission().await;
     client.cancel(&session).await;
@@ -537,7 +468,7 @@ async fn late_permission_answer_after_cancel_is_ignored() {
         request
             .body_text()
             .contains("after")
-            .then(|| Reply::sse(sse::openai_text("After.")))
+            .then(|| text_reply("After."))
     };
     server.guard(guard);
     assert_eq!(client.run_turn(&session, "after").await, "end_turn");
@@ -548,20 +479,13 @@ async fn late_permission_answer_after_cancel_is_ignored() {
 #[tokio::test(flavor = "multi_thread")]
 async fn late_question_answer_after_auto_continue_is_ignored() {
     let (h, server) = setup(json!({"acp": support::acp_client::auto_continue(1, 20)})).await;
-    let questions = json!({"questions": [{"question": "Which?", "header": "Pick",
-        "multiSelect": false, "options": [{"label": "A", "description": "a"},
-        {"label": "B", "description": "b"}]}]})
-    .to_string();
+    let questions = which_question();
     server.enqueue_all([
-        Reply::sse(sse::openai_tool_calls(
-            "",
-            &[("q1", "AskUserQuestion", &questions)],
-        )),
-        Reply::sse(sse::openai_text("Went on.")),
-        Reply::sse(sse::openai_text("Next turn.")),
+        tool_reply("q1", "AskUserQuestion", &questions),
+        text_reply("Went on."),
+        text_reply("Next turn."),
     ]);
-    let client = AcpClient::start(&h, ClientOptions::with_forms()).await;
-    let session = client.new_session(h.project()).await;
+    let (client, session) = AcpClient::start_with_session(&h, ClientOptions::with_forms()).await;
     let turn = client.prompt(&session, "ask me");
     let form = client.next_elicitation().await;
     assert_eq!(turn.stop_reason().await, "end_turn");
@@ -579,32 +503,13 @@ async fn late_question_answer_after_auto_continue_is_ignored() {
 #[tokio::test(flavor = "multi_thread")]
 async fn signal_mid_turn_saves_the_session_and_exits() {
     for signal in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {
-        let (h, server) = setup(json!({"permission": {"mode": "yolo"}})).await;
-        server.enqueue_all([
-            Reply::sse(sse::openai_tool_calls(
-                "",
-                &[(
-                    "w1",
-                    "Write",
-                    r#"{"file_path":"done.txt","content":"done\n"}"#,
-                )],
-            )),
-            Reply::sse_chunks([sse::openai_text("Slow part")
-                .split("\n\n")
-                .take(2)
-                .map(|e| format!("{e}\n\n"))
-                .collect::<String>()])
-            .delay(Duration::from_secs(120)),
-        ]);
-        let mut client = AcpClient::start(&h, ClientOptions::plain()).await;
-        let session = client.new_session(h.project()).await;
-        let _turn = client.prompt(&session, "write then talk");
-        client.wait_tool_status("w1", "completed").await;
-        client
-            .wait_update("the slow reply's first words", |u| {
-                u["sessionUpdate"] == "agent_message_chunk"
-            })
-            .await;
+        let HeldTurn {
+            h,
+            server: _server,
+            mut client,
+            session: _session,
+            turn: _turn,
+        } = held_turn_after_a_write("Slow part", "write then talk").await;
         let pid = client.pid().expect("running") as libc::pid_t;
         // SAFETY: signalling the child this test started.
         assert_eq!(unsafe { libc::kill(pid, signal) }, 0);
@@ -628,15 +533,8 @@ async fn signal_mid_turn_saves_the_session_and_exits() {
 #[tokio::test(flavor = "multi_thread")]
 async fn client_error_answering_a_permission_is_a_deny() {
     let (h, server) = setup(json!({"permission": {"mode": "build"}})).await;
-    server.enqueue_all([
-        Reply::sse(sse::openai_tool_calls(
-            "",
-            &[("w1", "Write", r#"{"file_path":"x.txt","content":"x"}"#)],
-        )),
-        Reply::sse(sse::openai_text("Not written.")),
-    ]);
-    let client = AcpClient::start(&h, ClientOptions::plain()).await;
-    let session = client.new_session(h.project()).await;
+    server.enqueue_all([write_reply("w1", "x.txt", "x"), text_reply("Not written.")]);
+    let (client, session) = AcpClient::start_with_session(&h, ClientOptions::plain()).await;
     let turn = client.prompt(&session, "write x");
     client.next_permission().await.fail();
     assert_eq!(turn.stop_reason().await, "end_turn");
@@ -651,19 +549,13 @@ async fn client_error_answering_a_permission_is_a_deny() {
 async fn client_error_or_unknown_action_answering_a_question_rejects_it() {
     for answer in ["error", "unknown action"] {
         let (h, server) = setup(json!({})).await;
-        let questions = json!({"questions": [{"question": "Which?", "header": "Pick",
-            "multiSelect": false, "options": [{"label": "A", "description": "a"},
-            {"label": "B", "description": "b"}]}]})
-        .to_string();
+        let questions = which_question();
         server.enqueue_all([
-            Reply::sse(sse::openai_tool_calls(
-                "",
-                &[("q1", "AskUserQuestion", &questions)],
-            )),
-            Reply::sse(sse::openai_text("Went on.")),
+            tool_reply("q1", "AskUserQuestion", &questions),
+            text_reply("Went on."),
         ]);
-        let client = AcpClient::start(&h, ClientOptions::with_forms()).await;
-        let session = client.new_session(h.project()).await;
+        let (client, session) =
+            AcpClient::start_with_session(&h, ClientOptions::with_forms()).await;
         let turn = client.prompt(&session, "ask me");
         let form = client.next_elicitation().await;
         match answer {
@@ -671,10 +563,7 @@ async fn client_error_or_unknown_action_answering_a_question_rejects_it() {
             _ => form.respond_raw(json!({"action": "_snooze", "until": "later"})),
         }
         assert_eq!(turn.stop_reason().await, "end_turn", "{answer}");
-        let result = support::fake_model_server::openai_tool_result(
-            &server.requests().last().unwrap().json(),
-            "q1",
-        );
+        let result = last_tool_result(&server, "q1");
         assert!(result.contains("NOT executed"), "{answer}: {result}");
         assert_no_panic(&client.stderr());
     }
@@ -708,14 +597,7 @@ async fn client_disconnect_with_two_sessions_mid_turn_saves_both() {
         } else {
             "two"
         };
-        Some(
-            Reply::sse_chunks([sse::openai_text(&format!("partial {word}"))
-                .split("\n\n")
-                .take(2)
-                .map(|e| format!("{e}\n\n"))
-                .collect::<String>()])
-            .delay(Duration::from_secs(120)),
-        )
+        Some(stalled_reply(&format!("partial {word}"), 120))
     });
     let mut client = AcpClient::start(&h, ClientOptions::plain()).await;
     let a = client.new_session(h.project()).await;
@@ -729,18 +611,12 @@ async fn client_disconnect_with_two_sessions_mid_turn_saves_both() {
             })
             .await;
     }
-    client.disconnect().await;
-    client.wait_exit().await;
-    assert_no_panic(&client.stderr());
+    disconnect_and_exit(&mut client).await;
     let sessions = h.sessions();
     assert_eq!(sessions.len(), 2);
     for (session, text) in [(&a, "first session"), (&b, "second session")] {
         let entries = h.entries(session);
-        assert!(
-            entries.iter().any(|e| e.kind == entry_kind::USER_MESSAGE
-                && e.payload.to_string().contains(text)),
-            "{session}: {entries:#?}"
-        );
+        assert!(has_user_message(&entries, text), "{session}: {entries:#?}");
     }
     assert!(server.wait_for_client_aborts(2, WAIT).await);
 }

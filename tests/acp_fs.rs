@@ -9,20 +9,18 @@ mod support;
 
 use serde_json::json;
 use std::path::{Path, PathBuf};
-use support::acp_client::{AcpClient, ClientOptions, acp_config};
-use support::fake_model_server::{FakeModelServer, Reply, openai_tool_result, sse};
+use support::acp_client::{
+    AcpClient, ClientOptions, acp_setup, diff_of, last_tool_result, read_reply, text_reply,
+    tool_reply, write_reply,
+};
+use support::fake_model_server::FakeModelServer;
 use support::headless::Harness;
 
 const DISK: &str = "disk text\n";
 const BUFFER: &str = "buffer text, not saved\n";
 
 async fn setup() -> (Harness, FakeModelServer) {
-    let h = Harness::new();
-    let server = FakeModelServer::start().await;
-    h.write_config(&acp_config(
-        &server,
-        json!({"permission": {"mode": "build"}}),
-    ));
+    let (h, server) = acp_setup(json!({"permission": {"mode": "build"}})).await;
     std::fs::write(h.project().join("notes.txt"), DISK).unwrap();
     (h, server)
 }
@@ -52,24 +50,27 @@ fn is_file(path: &Path, h: &Harness, name: &str) -> bool {
     spellings(h, name).iter().any(|p| p == path)
 }
 
-fn result_of(server: &FakeModelServer, call: &str) -> String {
-    openai_tool_result(&server.requests().last().unwrap().json(), call)
+/// The model reads `notes.txt` (`r1`), changes "not saved" to "edited"
+/// (`e1`), then says `closing`.
+fn script_read_then_edit(server: &FakeModelServer, closing: &str) {
+    server.enqueue_all([
+        read_reply("r1", "notes.txt"),
+        tool_reply(
+            "e1",
+            "Edit",
+            r#"{"file_path":"notes.txt","old_string":"not saved","new_string":"edited"}"#,
+        ),
+        text_reply(closing),
+    ]);
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn fs_read_returns_the_editor_buffer_not_the_disk() {
     let (h, server) = setup().await;
-    server.enqueue_all([
-        Reply::sse(sse::openai_tool_calls(
-            "",
-            &[("r1", "Read", r#"{"file_path":"notes.txt"}"#)],
-        )),
-        Reply::sse(sse::openai_text("Read.")),
-    ]);
-    let client = AcpClient::start(&h, editor_with_buffer(&h)).await;
-    let session = client.new_session(h.project()).await;
+    server.enqueue_all([read_reply("r1", "notes.txt"), text_reply("Read.")]);
+    let (client, session) = AcpClient::start_with_session(&h, editor_with_buffer(&h)).await;
     assert_eq!(client.run_turn(&session, "read notes").await, "end_turn");
-    let result = result_of(&server, "r1");
+    let result = last_tool_result(&server, "r1");
     assert!(result.contains("buffer text, not saved"), "{result}");
     assert!(!result.contains("disk text"), "{result}");
     let reads = client.fs_reads();
@@ -82,30 +83,9 @@ async fn fs_read_returns_the_editor_buffer_not_the_disk() {
 #[tokio::test(flavor = "multi_thread")]
 async fn fs_edit_lands_in_the_editor_and_the_disk_is_untouched() {
     let (h, server) = setup().await;
-    server.enqueue_all([
-        Reply::sse(sse::openai_tool_calls(
-            "",
-            &[("r1", "Read", r#"{"file_path":"notes.txt"}"#)],
-        )),
-        Reply::sse(sse::openai_tool_calls(
-            "",
-            &[(
-                "e1",
-                "Edit",
-                r#"{"file_path":"notes.txt","old_string":"not saved","new_string":"edited"}"#,
-            )],
-        )),
-        Reply::sse(sse::openai_text("Edited.")),
-    ]);
-    let client = AcpClient::start(&h, editor_with_buffer(&h)).await;
-    let session = client.new_session(h.project()).await;
-    client
-        .request(
-            "session/set_mode",
-            json!({"sessionId": session, "modeId": "edit"}),
-        )
-        .await
-        .unwrap();
+    script_read_then_edit(&server, "Edited.");
+    let (client, session) = AcpClient::start_with_session(&h, editor_with_buffer(&h)).await;
+    client.set_mode(&session, "edit").await;
     assert_eq!(client.run_turn(&session, "edit notes").await, "end_turn");
     let writes = client.fs_writes();
     let (path, content) = writes
@@ -118,14 +98,9 @@ async fn fs_edit_lands_in_the_editor_and_the_disk_is_untouched() {
         DISK,
         "the disk is untouched"
     );
-    assert!(!result_of(&server, "e1").contains("NOT executed"));
+    assert!(!last_tool_result(&server, "e1").contains("NOT executed"));
     // The client is told the change as a diff of the buffer.
-    let diff = client
-        .updates_of("tool_call_update")
-        .iter()
-        .filter(|u| u["toolCallId"] == "e1")
-        .flat_map(|u| u["content"].as_array().cloned().unwrap_or_default())
-        .find(|c| c["type"] == "diff")
+    let diff = diff_of(&client.updates_of("tool_call_update"), "e1")
         .unwrap_or_else(|| panic!("a diff: {:#?}", client.updates()));
     // The whole buffer or the changed part, as long as it is the buffer's.
     let old = diff["oldText"].as_str().unwrap_or_default();
@@ -144,25 +119,11 @@ async fn fs_edit_lands_in_the_editor_and_the_disk_is_untouched() {
 async fn fs_write_goes_through_the_client() {
     let (h, server) = setup().await;
     server.enqueue_all([
-        Reply::sse(sse::openai_tool_calls(
-            "",
-            &[(
-                "w1",
-                "Write",
-                r#"{"file_path":"new.txt","content":"fresh\n"}"#,
-            )],
-        )),
-        Reply::sse(sse::openai_text("Written.")),
+        write_reply("w1", "new.txt", "fresh\n"),
+        text_reply("Written."),
     ]);
-    let client = AcpClient::start(&h, ClientOptions::editor()).await;
-    let session = client.new_session(h.project()).await;
-    client
-        .request(
-            "session/set_mode",
-            json!({"sessionId": session, "modeId": "edit"}),
-        )
-        .await
-        .unwrap();
+    let (client, session) = AcpClient::start_with_session(&h, ClientOptions::editor()).await;
+    client.set_mode(&session, "edit").await;
     assert_eq!(client.run_turn(&session, "write new").await, "end_turn");
     let writes = client.fs_writes();
     assert!(
@@ -178,23 +139,8 @@ async fn fs_write_goes_through_the_client() {
 #[tokio::test(flavor = "multi_thread")]
 async fn fs_through_the_client_permission_is_unchanged_a_denied_edit_writes_nothing() {
     let (h, server) = setup().await;
-    server.enqueue_all([
-        Reply::sse(sse::openai_tool_calls(
-            "",
-            &[("r1", "Read", r#"{"file_path":"notes.txt"}"#)],
-        )),
-        Reply::sse(sse::openai_tool_calls(
-            "",
-            &[(
-                "e1",
-                "Edit",
-                r#"{"file_path":"notes.txt","old_string":"not saved","new_string":"edited"}"#,
-            )],
-        )),
-        Reply::sse(sse::openai_text("Stopped.")),
-    ]);
-    let client = AcpClient::start(&h, editor_with_buffer(&h)).await;
-    let session = client.new_session(h.project()).await;
+    script_read_then_edit(&server, "Stopped.");
+    let (client, session) = AcpClient::start_with_session(&h, editor_with_buffer(&h)).await;
     let turn = client.prompt(&session, "edit notes");
     let ask = client.next_permission().await;
     assert_eq!(ask.tool_call_id(), "e1", "build asks before an edit");
@@ -215,26 +161,12 @@ async fn fs_protected_path_is_still_refused_or_asked_through_the_client() {
     std::fs::create_dir_all(h.project().join(".git")).unwrap();
     std::fs::write(h.project().join(".git/config"), "[core]\n").unwrap();
     server.enqueue_all([
-        Reply::sse(sse::openai_tool_calls(
-            "",
-            &[(
-                "w1",
-                "Write",
-                r#"{"file_path":".git/config","content":"[core]\n\tfsmonitor = evil\n"}"#,
-            )],
-        )),
-        Reply::sse(sse::openai_text("Stopped.")),
+        write_reply("w1", ".git/config", "[core]\n\tfsmonitor = evil\n"),
+        text_reply("Stopped."),
     ]);
-    let client = AcpClient::start(&h, ClientOptions::editor()).await;
-    let session = client.new_session(h.project()).await;
+    let (client, session) = AcpClient::start_with_session(&h, ClientOptions::editor()).await;
     // Yolo: only a protected path can still stop a write.
-    client
-        .request(
-            "session/set_mode",
-            json!({"sessionId": session, "modeId": "yolo"}),
-        )
-        .await
-        .unwrap();
+    client.set_mode(&session, "yolo").await;
     let turn = client.prompt(&session, "configure git");
     // Either refused outright or asked; if asked, deny.
     tokio::select! {
@@ -254,18 +186,14 @@ async fn fs_protected_path_is_still_refused_or_asked_through_the_client() {
 async fn fs_client_error_is_a_tool_error_naming_the_file() {
     let (h, server) = setup().await;
     server.enqueue_all([
-        Reply::sse(sse::openai_tool_calls(
-            "",
-            &[("r1", "Read", r#"{"file_path":"missing-in-editor.txt"}"#)],
-        )),
-        Reply::sse(sse::openai_text("Could not.")),
+        read_reply("r1", "missing-in-editor.txt"),
+        text_reply("Could not."),
     ]);
     std::fs::write(h.project().join("missing-in-editor.txt"), "on disk only\n").unwrap();
     // The editor knows no such buffer and answers with an error.
-    let client = AcpClient::start(&h, ClientOptions::editor()).await;
-    let session = client.new_session(h.project()).await;
+    let (client, session) = AcpClient::start_with_session(&h, ClientOptions::editor()).await;
     assert_eq!(client.run_turn(&session, "read it").await, "end_turn");
-    let result = result_of(&server, "r1");
+    let result = last_tool_result(&server, "r1");
     assert!(result.contains("missing-in-editor.txt"), "{result}");
     client.wait_tool_status("r1", "failed").await;
 }
@@ -274,34 +202,17 @@ async fn fs_client_error_is_a_tool_error_naming_the_file() {
 async fn fs_client_without_the_capability_is_never_asked_and_the_disk_is_used() {
     let (h, server) = setup().await;
     server.enqueue_all([
-        Reply::sse(sse::openai_tool_calls(
-            "",
-            &[("r1", "Read", r#"{"file_path":"notes.txt"}"#)],
-        )),
-        Reply::sse(sse::openai_tool_calls(
-            "",
-            &[(
-                "w1",
-                "Write",
-                r#"{"file_path":"out.txt","content":"on disk\n"}"#,
-            )],
-        )),
-        Reply::sse(sse::openai_text("Done.")),
+        read_reply("r1", "notes.txt"),
+        write_reply("w1", "out.txt", "on disk\n"),
+        text_reply("Done."),
     ]);
-    let client = AcpClient::start(&h, ClientOptions::with_forms()).await;
-    let session = client.new_session(h.project()).await;
-    client
-        .request(
-            "session/set_mode",
-            json!({"sessionId": session, "modeId": "edit"}),
-        )
-        .await
-        .unwrap();
+    let (client, session) = AcpClient::start_with_session(&h, ClientOptions::with_forms()).await;
+    client.set_mode(&session, "edit").await;
     assert_eq!(
         client.run_turn(&session, "read and write").await,
         "end_turn"
     );
-    assert!(result_of(&server, "r1").contains("disk text"));
+    assert!(last_tool_result(&server, "r1").contains("disk text"));
     assert_eq!(
         std::fs::read_to_string(h.project().join("out.txt")).unwrap(),
         "on disk\n"

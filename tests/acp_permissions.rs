@@ -10,33 +10,31 @@
 mod support;
 
 use serde_json::{Value, json};
-use support::acp_client::{AcpClient, ClientOptions, acp_config, assert_tool_call_story};
-use support::fake_model_server::{FakeModelServer, Reply, openai_tool_result, sse};
+use support::acp_client::{
+    AcpClient, ClientOptions, PromptCall, acp_setup, assert_tool_call_story, bash_reply, diff_of,
+    last_tool_result, read_reply, text_reply, tool_reply, write_reply,
+};
+use support::fake_model_server::FakeModelServer;
 use support::headless::Harness;
 
 async fn setup() -> (Harness, FakeModelServer) {
-    let h = Harness::new();
-    let server = FakeModelServer::start().await;
-    h.write_config(&acp_config(
-        &server,
-        json!({"permission": {"mode": "build"}}),
-    ));
-    (h, server)
+    acp_setup(json!({"permission": {"mode": "build"}})).await
 }
 
 /// One Write of `content` to `file`, then a closing text.
 fn script_write(server: &FakeModelServer, id: &str, file: &str, content: &str) {
-    let args = json!({"file_path": file, "content": content}).to_string();
-    server.enqueue_all([
-        Reply::sse(sse::openai_tool_calls("", &[(id, "Write", &args)])),
-        Reply::sse(sse::openai_text("Done.")),
-    ]);
+    server.enqueue_all([write_reply(id, file, content), text_reply("Done.")]);
 }
 
-/// The tool result the model read for `call_id` in the last request.
-fn last_result(server: &FakeModelServer, call_id: &str) -> String {
-    let requests = server.requests();
-    openai_tool_result(&requests.last().unwrap().json(), call_id)
+/// A build session whose running turn asks to Write `x.txt` (as `w1`).
+async fn write_x_asked(
+    options: ClientOptions,
+) -> (Harness, FakeModelServer, AcpClient, String, PromptCall) {
+    let (h, server) = setup().await;
+    script_write(&server, "w1", "x.txt", "x");
+    let (client, session) = AcpClient::start_with_session(&h, options).await;
+    let turn = client.prompt(&session, "write x");
+    (h, server, client, session, turn)
 }
 
 const NOT_EXECUTED: &str = "NOT executed";
@@ -47,8 +45,7 @@ const NOT_EXECUTED: &str = "NOT executed";
 async fn tool_round_trip_write_is_announced_pending_asked_allowed_and_completed_with_a_diff() {
     let (h, server) = setup().await;
     script_write(&server, "w1", "hello.txt", "hi\n");
-    let client = AcpClient::start(&h, ClientOptions::plain()).await;
-    let session = client.new_session(h.project()).await;
+    let (client, session) = AcpClient::start_with_session(&h, ClientOptions::plain()).await;
     let turn = client.prompt(&session, "create hello.txt");
 
     let ask = client.next_permission().await;
@@ -103,17 +100,9 @@ async fn tool_round_trip_write_is_announced_pending_asked_allowed_and_completed_
         "hi\n"
     );
     // The result carries the diff of the new file.
-    let updates: Vec<Value> = client
-        .updates()
-        .into_iter()
-        .map(|u| u["update"].clone())
-        .collect();
-    let diff = updates
-        .iter()
-        .filter(|u| u["toolCallId"] == "w1")
-        .flat_map(|u| u["content"].as_array().cloned().unwrap_or_default())
-        .find(|c| c["type"] == "diff")
-        .unwrap_or_else(|| panic!("a diff for w1: {done:#} {updates:#?}"));
+    let updates = client.update_bodies();
+    let diff =
+        diff_of(&updates, "w1").unwrap_or_else(|| panic!("a diff for w1: {done:#} {updates:#?}"));
     assert!(
         diff["path"].as_str().unwrap().ends_with("hello.txt"),
         "{diff:#}"
@@ -124,7 +113,7 @@ async fn tool_round_trip_write_is_announced_pending_asked_allowed_and_completed_
         "a new file has no old text: {diff:#}"
     );
     assert_tool_call_story(&updates, "w1");
-    assert!(!last_result(&server, "w1").contains(NOT_EXECUTED));
+    assert!(!last_tool_result(&server, "w1").contains(NOT_EXECUTED));
     client.assert_clean_wire();
 }
 
@@ -133,22 +122,15 @@ async fn tool_round_trip_edit_carries_the_old_and_new_text() {
     let (h, server) = setup().await;
     std::fs::write(h.project().join("a.txt"), "one\ntwo\n").unwrap();
     server.enqueue_all([
-        Reply::sse(sse::openai_tool_calls(
-            "",
-            &[("r1", "Read", r#"{"file_path":"a.txt"}"#)],
-        )),
-        Reply::sse(sse::openai_tool_calls(
-            "",
-            &[(
-                "e1",
-                "Edit",
-                r#"{"file_path":"a.txt","old_string":"two","new_string":"three"}"#,
-            )],
-        )),
-        Reply::sse(sse::openai_text("Edited.")),
+        read_reply("r1", "a.txt"),
+        tool_reply(
+            "e1",
+            "Edit",
+            r#"{"file_path":"a.txt","old_string":"two","new_string":"three"}"#,
+        ),
+        text_reply("Edited."),
     ]);
-    let client = AcpClient::start(&h, ClientOptions::plain()).await;
-    let session = client.new_session(h.project()).await;
+    let (client, session) = AcpClient::start_with_session(&h, ClientOptions::plain()).await;
     let turn = client.prompt(&session, "change two to three");
     let ask = client.next_permission().await;
     assert_eq!(ask.tool_call_id(), "e1", "Read is not asked in build");
@@ -158,22 +140,13 @@ async fn tool_round_trip_edit_carries_the_old_and_new_text() {
         std::fs::read_to_string(h.project().join("a.txt")).unwrap(),
         "one\nthree\n"
     );
-    let updates: Vec<Value> = client
-        .updates()
-        .into_iter()
-        .map(|u| u["update"].clone())
-        .collect();
+    let updates = client.update_bodies();
     let read = updates
         .iter()
         .find(|u| u["sessionUpdate"] == "tool_call" && u["toolCallId"] == "r1")
         .expect("the Read is announced");
     assert_eq!(read["kind"], "read", "{read:#}");
-    let diff = updates
-        .iter()
-        .filter(|u| u["toolCallId"] == "e1")
-        .flat_map(|u| u["content"].as_array().cloned().unwrap_or_default())
-        .find(|c| c["type"] == "diff")
-        .unwrap_or_else(|| panic!("a diff for e1: {updates:#?}"));
+    let diff = diff_of(&updates, "e1").unwrap_or_else(|| panic!("a diff for e1: {updates:#?}"));
     // The whole file or the changed part, as long as it is the change.
     let old = diff["oldText"].as_str().unwrap_or_default();
     let new = diff["newText"].as_str().unwrap_or_default();
@@ -187,18 +160,10 @@ async fn tool_round_trip_edit_carries_the_old_and_new_text() {
 async fn tool_round_trip_bash_is_an_execute_call_whose_output_reaches_the_client() {
     let (h, server) = setup().await;
     server.enqueue_all([
-        Reply::sse(sse::openai_tool_calls(
-            "",
-            &[(
-                "b1",
-                "Bash",
-                r#"{"command":"echo made-by-bash > out.txt && cat out.txt"}"#,
-            )],
-        )),
-        Reply::sse(sse::openai_text("Ran it.")),
+        bash_reply("b1", "echo made-by-bash > out.txt && cat out.txt"),
+        text_reply("Ran it."),
     ]);
-    let client = AcpClient::start(&h, ClientOptions::plain()).await;
-    let session = client.new_session(h.project()).await;
+    let (client, session) = AcpClient::start_with_session(&h, ClientOptions::plain()).await;
     let turn = client.prompt(&session, "run it");
     let ask = client.next_permission().await;
     assert_eq!(ask.tool_call_id(), "b1");
@@ -225,11 +190,7 @@ fn option(id: &str, kind: &str, name: &str) -> (String, String, String) {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn permission_options_of_a_write_in_build_are_the_decided_ids_kinds_and_names() {
-    let (h, server) = setup().await;
-    script_write(&server, "w1", "x.txt", "x");
-    let client = AcpClient::start(&h, ClientOptions::plain()).await;
-    let session = client.new_session(h.project()).await;
-    let turn = client.prompt(&session, "write x");
+    let (_h, _server, client, _session, turn) = write_x_asked(ClientOptions::plain()).await;
     let ask = client.next_permission().await;
     let options = ask.options();
     assert_eq!(options.first().unwrap().0, "allow_once", "{options:?}");
@@ -274,15 +235,8 @@ async fn permission_options_of_a_write_in_build_are_the_decided_ids_kinds_and_na
 #[tokio::test(flavor = "multi_thread")]
 async fn permission_options_of_a_command_offer_no_edit_mode() {
     let (h, server) = setup().await;
-    server.enqueue_all([
-        Reply::sse(sse::openai_tool_calls(
-            "",
-            &[("b1", "Bash", r#"{"command":"touch made"}"#)],
-        )),
-        Reply::sse(sse::openai_text("Done.")),
-    ]);
-    let client = AcpClient::start(&h, ClientOptions::plain()).await;
-    let session = client.new_session(h.project()).await;
+    server.enqueue_all([bash_reply("b1", "touch made"), text_reply("Done.")]);
+    let (client, session) = AcpClient::start_with_session(&h, ClientOptions::plain()).await;
     let turn = client.prompt(&session, "touch");
     let ask = client.next_permission().await;
     assert_eq!(
@@ -307,12 +261,8 @@ async fn permission_options_of_a_command_offer_no_edit_mode() {
 async fn permission_allow_always_project_saves_a_rule_that_answers_the_next_call() {
     let (h, server) = setup().await;
     let args = r#"{"file_path":"p.txt","content":"one"}"#;
-    server.enqueue_all([
-        Reply::sse(sse::openai_tool_calls("", &[("w1", "Write", args)])),
-        Reply::sse(sse::openai_text("First.")),
-    ]);
-    let client = AcpClient::start(&h, ClientOptions::plain()).await;
-    let session = client.new_session(h.project()).await;
+    server.enqueue_all([tool_reply("w1", "Write", args), text_reply("First.")]);
+    let (client, session) = AcpClient::start_with_session(&h, ClientOptions::plain()).await;
     let turn = client.prompt(&session, "write p");
     client
         .next_permission()
@@ -325,15 +275,9 @@ async fn permission_allow_always_project_saves_a_rule_that_answers_the_next_call
     // Read that writing an existing file needs).
     let again = client.new_session(h.project()).await;
     server.enqueue_all([
-        Reply::sse(sse::openai_tool_calls(
-            "",
-            &[("r2", "Read", r#"{"file_path":"p.txt"}"#)],
-        )),
-        Reply::sse(sse::openai_tool_calls(
-            "",
-            &[("w2", "Write", r#"{"file_path":"p.txt","content":"two"}"#)],
-        )),
-        Reply::sse(sse::openai_text("Second.")),
+        read_reply("r2", "p.txt"),
+        write_reply("w2", "p.txt", "two"),
+        text_reply("Second."),
     ]);
     assert_eq!(client.run_turn(&again, "write p again").await, "end_turn");
     assert_eq!(
@@ -354,26 +298,15 @@ async fn permission_allow_always_project_saves_a_rule_that_answers_the_next_call
 async fn permission_allow_edits_session_switches_to_edit_mode() {
     let (h, server) = setup().await;
     server.enqueue_all([
-        Reply::sse(sse::openai_tool_calls(
-            "",
-            &[("w1", "Write", r#"{"file_path":"a.txt","content":"a"}"#)],
-        )),
-        Reply::sse(sse::openai_tool_calls(
-            "",
-            &[("w2", "Write", r#"{"file_path":"b.txt","content":"b"}"#)],
-        )),
-        Reply::sse(sse::openai_text("Both.")),
+        write_reply("w1", "a.txt", "a"),
+        write_reply("w2", "b.txt", "b"),
+        text_reply("Both."),
     ]);
-    let client = AcpClient::start(&h, ClientOptions::plain()).await;
-    let session = client.new_session(h.project()).await;
+    let (client, session) = AcpClient::start_with_session(&h, ClientOptions::plain()).await;
     let turn = client.prompt(&session, "write a and b");
     client.next_permission().await.select("allow_edits_session");
     assert_eq!(turn.stop_reason().await, "end_turn");
-    client
-        .wait_update("current_mode_update edit", |u| {
-            u["sessionUpdate"] == "current_mode_update" && u["currentModeId"] == "edit"
-        })
-        .await;
+    client.wait_mode("edit").await;
     assert_eq!(client.permission_log().len(), 1, "b.txt was not asked");
     assert!(h.project().join("a.txt").exists());
     assert!(h.project().join("b.txt").exists());
@@ -383,26 +316,15 @@ async fn permission_allow_edits_session_switches_to_edit_mode() {
 async fn permission_full_access_switches_the_session_to_yolo() {
     let (h, server) = setup().await;
     server.enqueue_all([
-        Reply::sse(sse::openai_tool_calls(
-            "",
-            &[("b1", "Bash", r#"{"command":"touch one"}"#)],
-        )),
-        Reply::sse(sse::openai_tool_calls(
-            "",
-            &[("b2", "Bash", r#"{"command":"touch two"}"#)],
-        )),
-        Reply::sse(sse::openai_text("Both.")),
+        bash_reply("b1", "touch one"),
+        bash_reply("b2", "touch two"),
+        text_reply("Both."),
     ]);
-    let client = AcpClient::start(&h, ClientOptions::plain()).await;
-    let session = client.new_session(h.project()).await;
+    let (client, session) = AcpClient::start_with_session(&h, ClientOptions::plain()).await;
     let turn = client.prompt(&session, "touch both");
     client.next_permission().await.select("full_access");
     assert_eq!(turn.stop_reason().await, "end_turn");
-    client
-        .wait_update("current_mode_update yolo", |u| {
-            u["sessionUpdate"] == "current_mode_update" && u["currentModeId"] == "yolo"
-        })
-        .await;
+    client.wait_mode("yolo").await;
     assert_eq!(client.permission_log().len(), 1, "two was not asked");
     assert!(h.project().join("one").exists());
     assert!(h.project().join("two").exists());
@@ -413,17 +335,13 @@ async fn permission_full_access_switches_the_session_to_yolo() {
 async fn assert_denied(client: &AcpClient, server: &FakeModelServer, h: &Harness, call: &str) {
     let failed = client.wait_tool_status(call, "failed").await;
     assert!(!h.project().join("x.txt").exists(), "{failed:#}");
-    let result = last_result(server, call);
+    let result = last_tool_result(server, call);
     assert!(result.contains(NOT_EXECUTED), "{result}");
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn permission_deny_without_forms_denies_and_asks_nothing_more() {
-    let (h, server) = setup().await;
-    script_write(&server, "w1", "x.txt", "x");
-    let client = AcpClient::start(&h, ClientOptions::plain()).await;
-    let session = client.new_session(h.project()).await;
-    let turn = client.prompt(&session, "write x");
+    let (h, server, client, _session, turn) = write_x_asked(ClientOptions::plain()).await;
     client.next_permission().await.select("deny");
     assert_eq!(turn.stop_reason().await, "end_turn");
     assert_denied(&client, &server, &h, "w1").await;
@@ -436,11 +354,7 @@ async fn permission_deny_without_forms_denies_and_asks_nothing_more() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn permission_deny_with_forms_asks_what_instead_and_the_model_reads_it() {
-    let (h, server) = setup().await;
-    script_write(&server, "w1", "x.txt", "x");
-    let client = AcpClient::start(&h, ClientOptions::with_forms()).await;
-    let session = client.new_session(h.project()).await;
-    let turn = client.prompt(&session, "write x");
+    let (h, server, client, session, turn) = write_x_asked(ClientOptions::with_forms()).await;
     client.next_permission().await.select("deny");
     let form = client.next_elicitation().await;
     assert!(
@@ -471,19 +385,15 @@ async fn permission_deny_with_forms_asks_what_instead_and_the_model_reads_it() {
     assert_eq!(turn.stop_reason().await, "end_turn");
     assert_denied(&client, &server, &h, "w1").await;
     assert!(
-        last_result(&server, "w1").contains("write it to y.txt instead"),
+        last_tool_result(&server, "w1").contains("write it to y.txt instead"),
         "{}",
-        last_result(&server, "w1")
+        last_tool_result(&server, "w1")
     );
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn permission_deny_feedback_form_declined_is_a_plain_deny() {
-    let (h, server) = setup().await;
-    script_write(&server, "w1", "x.txt", "x");
-    let client = AcpClient::start(&h, ClientOptions::with_forms()).await;
-    let session = client.new_session(h.project()).await;
-    let turn = client.prompt(&session, "write x");
+    let (h, server, client, _session, turn) = write_x_asked(ClientOptions::with_forms()).await;
     client.next_permission().await.select("deny");
     client.next_elicitation().await.decline();
     assert_eq!(turn.stop_reason().await, "end_turn");
@@ -492,11 +402,7 @@ async fn permission_deny_feedback_form_declined_is_a_plain_deny() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn permission_option_id_not_offered_is_a_deny() {
-    let (h, server) = setup().await;
-    script_write(&server, "w1", "x.txt", "x");
-    let client = AcpClient::start(&h, ClientOptions::plain()).await;
-    let session = client.new_session(h.project()).await;
-    let turn = client.prompt(&session, "write x");
+    let (h, server, client, session, turn) = write_x_asked(ClientOptions::plain()).await;
     let ask = client.next_permission().await;
     assert!(
         !ask.option_ids()
@@ -516,11 +422,7 @@ async fn permission_option_id_not_offered_is_a_deny() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn permission_cancelled_outcome_is_a_deny_without_the_feedback_form() {
-    let (h, server) = setup().await;
-    script_write(&server, "w1", "x.txt", "x");
-    let client = AcpClient::start(&h, ClientOptions::with_forms()).await;
-    let session = client.new_session(h.project()).await;
-    let turn = client.prompt(&session, "write x");
+    let (h, _server, client, _session, turn) = write_x_asked(ClientOptions::with_forms()).await;
     client.next_permission().await.cancel();
     let stop = turn.stop_reason().await;
     assert!(stop == "end_turn" || stop == "cancelled", "{stop}");
@@ -534,17 +436,13 @@ async fn permission_cancelled_outcome_is_a_deny_without_the_feedback_form() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn permission_never_answered_then_session_cancel_ends_the_turn_cancelled() {
-    let (h, server) = setup().await;
-    script_write(&server, "w1", "x.txt", "x");
-    let client = AcpClient::start(&h, ClientOptions::plain()).await;
-    let session = client.new_session(h.project()).await;
-    let turn = client.prompt(&session, "write x");
+    let (h, server, client, session, turn) = write_x_asked(ClientOptions::plain()).await;
     client.next_permission().await.hold();
     client.cancel(&session).await;
     assert_eq!(turn.stop_reason().await, "cancelled");
     assert!(!h.project().join("x.txt").exists());
     assert_eq!(server.request_count(), 1, "the model was not asked again");
     // The session takes the next prompt.
-    server.enqueue(Reply::sse(sse::openai_text("Fine.")));
+    server.enqueue(text_reply("Fine."));
     assert_eq!(client.run_turn(&session, "never mind").await, "end_turn");
 }

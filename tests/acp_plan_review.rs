@@ -7,9 +7,11 @@
 
 mod support;
 
-use serde_json::{Value, json};
-use support::acp_client::{AcpClient, ClientOptions, acp_config};
-use support::fake_model_server::{FakeModelServer, Reply, openai_tool_result, sse};
+use serde_json::json;
+use support::acp_client::{
+    AcpClient, ClientOptions, acp_config, last_user_texts, text_reply, tool_reply,
+};
+use support::fake_model_server::{FakeModelServer, openai_tool_result};
 use support::headless::Harness;
 
 const PLAN: &str = "1. Add a parser.\n2. Test it.";
@@ -29,8 +31,8 @@ async fn setup() -> (Harness, FakeModelServer) {
 fn script_plan(server: &FakeModelServer) {
     let args = json!({"plan": PLAN}).to_string();
     server.enqueue_all([
-        Reply::sse(sse::openai_tool_calls("", &[("p1", "ExitPlanMode", &args)])),
-        Reply::sse(sse::openai_text("Going on.")),
+        tool_reply("p1", "ExitPlanMode", &args),
+        text_reply("Going on."),
     ]);
 }
 
@@ -58,21 +60,6 @@ fn plan_file(h: &Harness, session: &str) -> std::path::PathBuf {
 fn plan_result(server: &FakeModelServer) -> String {
     let requests = server.requests();
     openai_tool_result(&requests.last().unwrap().json(), "p1")
-}
-
-/// The user messages of the last request.
-fn last_user_texts(server: &FakeModelServer) -> Vec<String> {
-    let requests = server.requests();
-    requests.last().unwrap().json()["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|m| m["role"] == "user")
-        .map(|m| match &m["content"] {
-            Value::String(s) => s.clone(),
-            other => other.to_string(),
-        })
-        .collect()
 }
 
 #[tokio::test(flavor = "multi_thread")]

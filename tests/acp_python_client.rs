@@ -20,6 +20,7 @@ use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::Duration;
+use support::acp_client::{acp_setup, last_user_texts, text_reply, tool_reply, two_questions};
 use support::fake_model_server::{FakeModelServer, Reply, openai_tool_result, sse};
 use support::headless::{Harness, Run};
 
@@ -114,20 +115,7 @@ async fn setup() -> (Harness, FakeModelServer) {
 
 /// As [`setup`], with this config `acp` section.
 async fn setup_with_acp(acp: Value) -> (Harness, FakeModelServer) {
-    let h = Harness::new();
-    let server = FakeModelServer::start().await;
-    h.write_config(&json!({
-        "model": "fake/m",
-        "providers": [{
-            "id": "fake",
-            "kind": "openai",
-            "baseUrl": server.openai_base_url(),
-            "models": [{"id": "m", "contextWindow": 100_000}],
-        }],
-        "permission": {"mode": "build"},
-        "acp": acp,
-    }));
-    (h, server)
+    acp_setup(json!({"permission": {"mode": "build"}, "acp": acp})).await
 }
 
 /// The project as zcode sees it (no symlinks), so paths compare.
@@ -147,25 +135,14 @@ async fn client(h: &Harness, script: Value) -> Outcome {
     script["cwd"] = json!(project(h));
     let script_path = h.home().join("script.json");
     std::fs::write(&script_path, script.to_string()).unwrap();
-    let mut cmd = tokio::process::Command::new(python());
-    cmd.arg(python_dir().join("client.py"))
+    let mut cmd = h.process(python());
+    cmd.current_dir(project(h))
+        .arg(python_dir().join("client.py"))
         .arg("--zcode")
         .arg(env!("CARGO_BIN_EXE_zcode"))
         .arg("--script")
         .arg(&script_path)
-        .args(["--timeout", CLIENT_OWN_TIMEOUT_SECS])
-        .current_dir(project(h))
-        .env("ZCODE_HOME", h.home())
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .kill_on_drop(true);
-    for (key, _) in std::env::vars_os() {
-        let key = key.to_string_lossy();
-        if key.starts_with("OPENAI_") || key.starts_with("ANTHROPIC_") {
-            cmd.env_remove(key.as_ref());
-        }
-    }
+        .args(["--timeout", CLIENT_OWN_TIMEOUT_SECS]);
     let out = tokio::time::timeout(CLIENT_TIMEOUT, cmd.output())
         .await
         .unwrap_or_else(|_| panic!("the Python client did not finish in {CLIENT_TIMEOUT:?}"))
@@ -235,59 +212,38 @@ fn last_result(server: &FakeModelServer, call_id: &str) -> String {
     openai_tool_result(&requests.last().expect("a model request").json(), call_id)
 }
 
-/// The user messages of the last model request.
-fn last_user_texts(server: &FakeModelServer) -> Vec<String> {
-    let requests = server.requests();
-    requests.last().expect("a model request").json()["messages"]
-        .as_array()
-        .expect("messages")
-        .iter()
-        .filter(|m| m["role"] == "user")
-        .map(|m| match &m["content"] {
-            Value::String(s) => s.clone(),
-            other => other.to_string(),
-        })
-        .collect()
-}
-
 // ------------------------------------------------------------ questions
-
-fn two_questions() -> String {
-    json!({"questions": [
-        {"question": "Which language?", "header": "Language", "multiSelect": false,
-         "options": [{"label": "Rust", "description": "Compiled, no GC"},
-                     {"label": "Go", "description": "Compiled, GC"}]},
-        {"question": "What to add?", "header": "Extras", "multiSelect": true,
-         "options": [{"label": "Tests", "description": "Unit tests"},
-                     {"label": "Docs", "description": "A README"},
-                     {"label": "CI", "description": "A workflow"}]},
-    ]})
-    .to_string()
-}
 
 /// The model asks (call `q1`), then closes with a text.
 fn script_question(server: &FakeModelServer, questions: &str) {
     server.enqueue_all([
-        Reply::sse(sse::openai_tool_calls(
-            "",
-            &[("q1", "AskUserQuestion", questions)],
-        )),
-        Reply::sse(sse::openai_text("Thanks.")),
+        tool_reply("q1", "AskUserQuestion", questions),
+        text_reply("Thanks."),
     ]);
+}
+
+/// A client with forms that prompts "set up the project" and gives the
+/// question form of the scripted questions this `answer`.
+async fn answer_question_form(h: &Harness, answer: Value) -> Outcome {
+    client(
+        h,
+        json!({
+            "forms": true,
+            "prompts": ["set up the project"],
+            "elicitations": [answer],
+        }),
+    )
+    .await
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn python_sdk_reads_the_question_form_and_its_answers_reach_the_model() {
     let (h, server) = setup().await;
     script_question(&server, &two_questions());
-    let out = client(
+    let out = answer_question_form(
         &h,
-        json!({
-            "forms": true,
-            "prompts": ["set up the project"],
-            "elicitations": [{"action": "accept", "content":
-                {"q1": "Rust", "q2": ["Tests", "Docs"], "q2_other": "A changelog"}}],
-        }),
+        json!({"action": "accept", "content":
+            {"q1": "Rust", "q2": ["Tests", "Docs"], "q2_other": "A changelog"}}),
     )
     .await;
     out.assert_clean();
@@ -361,15 +317,7 @@ async fn python_sdk_declines_a_question_and_the_model_reads_it_was_not_answered(
     ]})
     .to_string();
     script_question(&server, &one);
-    let out = client(
-        &h,
-        json!({
-            "forms": true,
-            "prompts": ["set up the project"],
-            "elicitations": [{"action": "decline"}],
-        }),
-    )
-    .await;
+    let out = answer_question_form(&h, json!({"action": "decline"})).await;
     out.assert_clean();
     let form = out.only_form();
     // One question: its text is the message.
@@ -399,8 +347,8 @@ const PLAN: &str = "1. Add a parser.\n2. Test it.";
 fn script_plan(server: &FakeModelServer) {
     let args = json!({"plan": PLAN}).to_string();
     server.enqueue_all([
-        Reply::sse(sse::openai_tool_calls("", &[("p1", "ExitPlanMode", &args)])),
-        Reply::sse(sse::openai_text("Going on.")),
+        tool_reply("p1", "ExitPlanMode", &args),
+        text_reply("Going on."),
     ]);
 }
 
@@ -435,18 +383,25 @@ fn assert_plan_review_form(form: &Value) {
     );
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn python_sdk_approves_the_plan_review_and_the_plan_file_is_written() {
+/// A plan-mode prompt "plan a parser" whose model presents [`PLAN`]
+/// (`p1`), run by a client with or without forms that gives `answers`
+/// (the script's `elicitations` or `permissions`).
+async fn plan_review(forms: bool, answers: Value) -> (Harness, FakeModelServer, Outcome) {
     let (h, server) = setup().await;
     script_plan(&server);
-    let out = client(
-        &h,
-        json!({
-            "forms": true,
-            "mode": "plan",
-            "prompts": ["plan a parser"],
-            "elicitations": [{"action": "accept", "content": {"decision": "approve"}}],
-        }),
+    let mut script = json!({"forms": forms, "mode": "plan", "prompts": ["plan a parser"]});
+    if let (Some(script), Some(answers)) = (script.as_object_mut(), answers.as_object()) {
+        script.extend(answers.clone());
+    }
+    let out = client(&h, script).await;
+    (h, server, out)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn python_sdk_approves_the_plan_review_and_the_plan_file_is_written() {
+    let (h, server, out) = plan_review(
+        true,
+        json!({"elicitations": [{"action": "accept", "content": {"decision": "approve"}}]}),
     )
     .await;
     out.assert_clean();
@@ -480,18 +435,11 @@ async fn python_sdk_approves_the_plan_review_and_the_plan_file_is_written() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn python_sdk_sends_plan_feedback_and_the_model_reads_it_as_a_user_message() {
-    let (h, server) = setup().await;
-    script_plan(&server);
     let feedback = "Add error handling first.";
-    let out = client(
-        &h,
-        json!({
-            "forms": true,
-            "mode": "plan",
-            "prompts": ["plan a parser"],
-            "elicitations": [{"action": "accept", "content":
-                {"decision": "revise", "feedback": feedback}}],
-        }),
+    let (h, server, out) = plan_review(
+        true,
+        json!({"elicitations": [{"action": "accept", "content":
+            {"decision": "revise", "feedback": feedback}}]}),
     )
     .await;
     out.assert_clean();
@@ -521,10 +469,7 @@ async fn python_sdk_denies_a_write_and_what_it_should_do_instead_reaches_the_mod
     let (h, server) = setup().await;
     let file = project(&h).join("x.txt");
     let args = json!({"file_path": file, "content": "x"}).to_string();
-    server.enqueue_all([
-        Reply::sse(sse::openai_tool_calls("", &[("w1", "Write", &args)])),
-        Reply::sse(sse::openai_text("Understood.")),
-    ]);
+    server.enqueue_all([tool_reply("w1", "Write", &args), text_reply("Understood.")]);
     let instead = "write it to y.txt instead";
     let out = client(
         &h,
@@ -597,15 +542,7 @@ async fn python_sdk_question_nobody_answers_is_withdrawn_and_continues_on_its_ow
     )
     .await;
     script_question(&server, &two_questions());
-    let out = client(
-        &h,
-        json!({
-            "forms": true,
-            "prompts": ["set up the project"],
-            "elicitations": [{"action": "hold"}],
-        }),
-    )
-    .await;
+    let out = answer_question_form(&h, json!({"action": "hold"})).await;
     out.assert_clean();
     let form = out.only_form();
     assert_eq!(
@@ -668,8 +605,8 @@ async fn python_sdk_reads_every_update_of_a_tool_round_trip_as_sent() {
             "",
             &[("t1", "TodoWrite", &todos), ("w1", "Write", &write)],
         )),
-        Reply::sse(sse::openai_tool_calls("", &[("e1", "Edit", &edit)])),
-        Reply::sse(sse::openai_text("Written and fixed.")),
+        tool_reply("e1", "Edit", &edit),
+        text_reply("Written and fixed."),
     ]);
     let out = client(
         &h,
@@ -748,18 +685,7 @@ async fn python_sdk_reads_every_update_of_a_tool_round_trip_as_sent() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn python_sdk_without_forms_gets_the_plan_review_as_a_switch_mode_permission() {
-    let (h, server) = setup().await;
-    script_plan(&server);
-    let out = client(
-        &h,
-        json!({
-            "forms": false,
-            "mode": "plan",
-            "prompts": ["plan a parser"],
-            "permissions": ["approve"],
-        }),
-    )
-    .await;
+    let (h, server, out) = plan_review(false, json!({"permissions": ["approve"]})).await;
     out.assert_clean();
     assert_eq!(
         out.summary["elicitations"],
@@ -795,15 +721,8 @@ async fn python_sdk_without_forms_gets_the_plan_review_as_a_switch_mode_permissi
 async fn python_sdk_reloads_a_session_and_reads_its_replayed_history() {
     let (h, server) = setup_with_acp(json!({"autoContinue": {"enabled": true}})).await;
     script_question(&server, &two_questions());
-    let first = client(
-        &h,
-        json!({
-            "forms": true,
-            "prompts": ["set up the project"],
-            "elicitations": [{"action": "accept", "content": {"q1": "Go"}}],
-        }),
-    )
-    .await;
+    let first =
+        answer_question_form(&h, json!({"action": "accept", "content": {"q1": "Go"}})).await;
     first.assert_clean();
 
     // A new client process loads it: the history comes back as updates

@@ -12,33 +12,17 @@ mod support;
 
 use serde_json::{Value, json};
 use support::acp_client::{
-    AcpClient, ClientOptions, Dir, ElicitationAsk, acp_config, auto_continue,
+    AcpClient, ClientOptions, Dir, ElicitationAsk, acp_setup, auto_continue, last_tool_result,
+    text_reply, tool_names, two_questions,
 };
-use support::fake_model_server::{FakeModelServer, Reply, openai_tool_result, sse};
+use support::fake_model_server::{FakeModelServer, Reply, sse};
 use support::headless::Harness;
 
 const ALL_ANSWERED: &str = "User has answered your questions: ";
 const NONE_ANSWERED: &str = "The user did not answer any of your questions";
 
 async fn setup(acp: Value) -> (Harness, FakeModelServer) {
-    let h = Harness::new();
-    let server = FakeModelServer::start().await;
-    h.write_config(&acp_config(&server, json!({"acp": acp})));
-    (h, server)
-}
-
-/// Two questions: a single choice and a multiple choice.
-fn questions() -> String {
-    json!({"questions": [
-        {"question": "Which language?", "header": "Language", "multiSelect": false,
-         "options": [{"label": "Rust", "description": "Compiled, no GC"},
-                     {"label": "Go", "description": "Compiled, GC"}]},
-        {"question": "What to add?", "header": "Extras", "multiSelect": true,
-         "options": [{"label": "Tests", "description": "Unit tests"},
-                     {"label": "Docs", "description": "A README"},
-                     {"label": "CI", "description": "A workflow"}]},
-    ]})
-    .to_string()
+    acp_setup(json!({"acp": acp})).await
 }
 
 /// The model asks the two questions (call `q1`), then answers.
@@ -46,28 +30,15 @@ fn script_question(server: &FakeModelServer) {
     server.enqueue_all([
         Reply::sse(sse::openai_tool_calls(
             "",
-            &[("q1", "AskUserQuestion", &questions())],
+            &[("q1", "AskUserQuestion", &two_questions())],
         )),
-        Reply::sse(sse::openai_text("Thanks.")),
+        text_reply("Thanks."),
     ]);
-}
-
-fn tool_names(body: &Value) -> Vec<String> {
-    body["tools"]
-        .as_array()
-        .map(|tools| {
-            tools
-                .iter()
-                .filter_map(|t| t["function"]["name"].as_str().map(str::to_string))
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 /// The question's result as the model read it.
 fn question_result(server: &FakeModelServer) -> String {
-    let requests = server.requests();
-    openai_tool_result(&requests.last().unwrap().json(), "q1")
+    last_tool_result(server, "q1")
 }
 
 /// Starts the question turn; returns the client, the session, the turn
@@ -96,9 +67,8 @@ async fn ask_user_question_is_offered_only_to_clients_with_form_elicitation() {
         (ClientOptions::with_forms(), true),
     ] {
         let (h, server) = setup(json!({})).await;
-        server.enqueue(Reply::sse(sse::openai_text("Hi.")));
-        let client = AcpClient::start(&h, options).await;
-        let session = client.new_session(h.project()).await;
+        server.enqueue(text_reply("Hi."));
+        let (client, session) = AcpClient::start_with_session(&h, options).await;
         assert_eq!(client.run_turn(&session, "hello").await, "end_turn");
         let names = tool_names(&server.requests()[0].json());
         assert_eq!(
@@ -372,8 +342,7 @@ async fn ask7_auto_continue_is_a_session_config_option_on_and_off() {
 async fn ask7_turned_off_the_question_waits_for_the_answer() {
     let (h, server) = setup(auto_continue(1, 5)).await;
     script_question(&server);
-    let client = AcpClient::start(&h, ClientOptions::with_forms()).await;
-    let session = client.new_session(h.project()).await;
+    let (client, session) = AcpClient::start_with_session(&h, ClientOptions::with_forms()).await;
     client
         .request(
             "session/set_config_option",
@@ -384,13 +353,7 @@ async fn ask7_turned_off_the_question_waits_for_the_answer() {
     let turn = client.prompt(&session, "set up the project");
     let form = client.next_elicitation().await;
     // A round trip the agent must answer, so its clock had its chance.
-    client
-        .request(
-            "session/set_mode",
-            json!({"sessionId": session, "modeId": "build"}),
-        )
-        .await
-        .unwrap();
+    client.set_mode(&session, "build").await;
     form.accept(json!({"q1": "Rust"}));
     assert_eq!(turn.stop_reason().await, "end_turn");
     let result = question_result(&server);
@@ -433,13 +396,7 @@ async fn ask7_a_reloaded_session_shows_the_same_absolute_deadline() {
     drop(client);
 
     let client = AcpClient::start(&h, ClientOptions::with_forms()).await;
-    client
-        .request(
-            "session/load",
-            json!({"sessionId": session, "cwd": h.project(), "mcpServers": []}),
-        )
-        .await
-        .unwrap_or_else(|e| panic!("session/load: {e:?}\n{}", client.diagnostics()));
+    client.load_session(&session, h.project()).await;
     let replayed: Vec<Value> = client
         .updates()
         .iter()

@@ -8,48 +8,13 @@
 mod support;
 
 use serde_json::{Value, json};
-use std::time::Duration;
-use support::acp_client::{AcpClient, ClientOptions, acp_config};
-use support::fake_model_server::{FakeModelServer, Reply, sse};
-use support::headless::Harness;
+use support::acp_client::acp_setup as setup;
+use support::acp_client::{
+    AcpClient, ClientOptions, has_user_message, stalled_reply, text_reply, tool_names, tool_reply,
+    user_texts, write_reply,
+};
+use support::fake_model_server::{Reply, sse};
 use support::mcp_server::test_server;
-use zcode::store::entry_kind;
-
-async fn setup(extra: Value) -> (Harness, FakeModelServer) {
-    let h = Harness::new();
-    let server = FakeModelServer::start().await;
-    h.write_config(&acp_config(&server, extra));
-    (h, server)
-}
-
-/// The text of the user messages of an OpenAI request.
-fn user_texts(body: &Value) -> Vec<String> {
-    body["messages"]
-        .as_array()
-        .map(|messages| {
-            messages
-                .iter()
-                .filter(|m| m["role"] == "user")
-                .map(|m| match &m["content"] {
-                    Value::String(s) => s.clone(),
-                    other => other.to_string(),
-                })
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-fn tool_names(body: &Value) -> Vec<String> {
-    body["tools"]
-        .as_array()
-        .map(|tools| {
-            tools
-                .iter()
-                .filter_map(|t| t["function"]["name"].as_str().map(str::to_string))
-                .collect()
-        })
-        .unwrap_or_default()
-}
 
 // ------------------------------------------------------------ initialize
 
@@ -74,7 +39,7 @@ async fn initialize_advertises_load_session_prompt_content_and_mcp_transports() 
 #[tokio::test(flavor = "multi_thread")]
 async fn initialize_prompt_content_advertised_is_what_reaches_the_model() {
     let (h, server) = setup(json!({})).await;
-    server.enqueue(Reply::sse(sse::openai_text("Seen.")));
+    server.enqueue(text_reply("Seen."));
     let client = AcpClient::start(&h, ClientOptions::editor()).await;
     let prompt_caps = client.init["agentCapabilities"]["promptCapabilities"].clone();
     let session = client.new_session(h.project()).await;
@@ -116,7 +81,7 @@ async fn initialize_prompt_content_advertised_is_what_reaches_the_model() {
 #[tokio::test(flavor = "multi_thread")]
 async fn session_new_runs_in_the_clients_cwd_and_lists_the_four_modes() {
     let (h, server) = setup(json!({})).await;
-    server.enqueue(Reply::sse(sse::openai_text("Hi.")));
+    server.enqueue(text_reply("Hi."));
     // The client's cwd is not the process's.
     let cwd = h.project().join("sub");
     std::fs::create_dir(&cwd).unwrap();
@@ -148,7 +113,7 @@ async fn session_new_runs_in_the_clients_cwd_and_lists_the_four_modes() {
 #[tokio::test(flavor = "multi_thread")]
 async fn session_new_connects_the_mcp_servers_the_client_passes() {
     let (h, server) = setup(json!({})).await;
-    server.enqueue(Reply::sse(sse::openai_text("Tools seen.")));
+    server.enqueue(text_reply("Tools seen."));
     let log = h.home().join("mcp.log");
     let client = AcpClient::start(&h, ClientOptions::plain()).await;
     let response = client
@@ -175,11 +140,8 @@ async fn session_new_connects_the_mcp_servers_the_client_passes() {
 #[tokio::test(flavor = "multi_thread")]
 async fn prompt_streams_the_answer_as_agent_message_chunks_and_ends_end_turn() {
     let (h, server) = setup(json!({})).await;
-    server.enqueue(Reply::sse(sse::openai_text(
-        "The answer is forty two, as it always was.",
-    )));
-    let client = AcpClient::start(&h, ClientOptions::plain()).await;
-    let session = client.new_session(h.project()).await;
+    server.enqueue(text_reply("The answer is forty two, as it always was."));
+    let (client, session) = AcpClient::start_with_session(&h, ClientOptions::plain()).await;
     assert_eq!(client.run_turn(&session, "what is it?").await, "end_turn");
     assert_eq!(
         client.agent_text(),
@@ -206,9 +168,8 @@ async fn prompt_streams_the_answer_as_agent_message_chunks_and_ends_end_turn() {
 async fn prompt_long_streamed_answer_arrives_whole_and_in_order() {
     let (h, server) = setup(json!({})).await;
     let text = support::long_reply::markdown_reply(100 * 1024);
-    server.enqueue(Reply::sse(sse::openai_text(&text)));
-    let client = AcpClient::start(&h, ClientOptions::plain()).await;
-    let session = client.new_session(h.project()).await;
+    server.enqueue(text_reply(&text));
+    let (client, session) = AcpClient::start_with_session(&h, ClientOptions::plain()).await;
     assert_eq!(client.run_turn(&session, "a long one").await, "end_turn");
     assert!(client.agent_text() == text, "the streamed text differs");
     client.assert_clean_wire();
@@ -221,19 +182,9 @@ async fn prompt_long_streamed_answer_arrives_whole_and_in_order() {
 async fn prompt_answer_read_late_loses_nothing() {
     let (h, server) = setup(json!({})).await;
     let text = support::long_reply::markdown_reply(100 * 1024);
-    server.enqueue(Reply::sse(sse::openai_text(&text)));
-    let mut raw = support::acp_client::RawAcp::start(&h).await;
-    raw.initialize(1).await;
-    let session = raw
-        .request(
-            json!(2),
-            "session/new",
-            json!({"cwd": h.project(), "mcpServers": []}),
-        )
-        .await["result"]["sessionId"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    server.enqueue(text_reply(&text));
+    let mut raw = support::acp_client::RawAcp::start_initialized(&h).await;
+    let session = raw.new_session_id(&h, 2).await;
     raw.send(
         &json!({"jsonrpc": "2.0", "id": 3, "method": "session/prompt",
         "params": {"sessionId": session, "prompt": [{"type": "text", "text": "long"}]}}),
@@ -264,8 +215,7 @@ async fn prompt_provider_failure_is_an_internal_error_carrying_the_message() {
         400,
         &json!({"error": {"message": "model says no: bad request body"}}),
     ));
-    let client = AcpClient::start(&h, ClientOptions::plain()).await;
-    let session = client.new_session(h.project()).await;
+    let (client, session) = AcpClient::start_with_session(&h, ClientOptions::plain()).await;
     let error = client
         .prompt(&session, "fail please")
         .response()
@@ -275,7 +225,7 @@ async fn prompt_provider_failure_is_an_internal_error_carrying_the_message() {
     let text = format!("{} {:?}", error.message, error.data);
     assert!(text.contains("model says no"), "{error:?}");
     // The connection still works.
-    server.enqueue(Reply::sse(sse::openai_text("Back.")));
+    server.enqueue(text_reply("Back."));
     assert_eq!(client.run_turn(&session, "again").await, "end_turn");
 }
 
@@ -293,8 +243,7 @@ async fn prompt_round_limit_ends_with_max_turn_requests() {
             &[(&id, "Glob", r#"{"pattern":"*.nothing"}"#)],
         )))
     });
-    let client = AcpClient::start(&h, ClientOptions::plain()).await;
-    let session = client.new_session(h.project()).await;
+    let (client, session) = AcpClient::start_with_session(&h, ClientOptions::plain()).await;
     assert_eq!(
         client.run_turn(&session, "loop forever").await,
         "max_turn_requests"
@@ -352,9 +301,8 @@ async fn available_commands_list_compact_and_the_command_files() {
         "---\ndescription: Review a file\nargument-hint: <file>\n---\nReview $ARGUMENTS carefully.\n",
     )
     .unwrap();
-    server.enqueue(Reply::sse(sse::openai_text("Reviewed.")));
-    let client = AcpClient::start(&h, ClientOptions::plain()).await;
-    let session = client.new_session(h.project()).await;
+    server.enqueue(text_reply("Reviewed."));
+    let (client, session) = AcpClient::start_with_session(&h, ClientOptions::plain()).await;
     let update = client
         .wait_update("available_commands_update", |u| {
             u["sessionUpdate"] == "available_commands_update"
@@ -392,9 +340,9 @@ async fn two_sessions_on_one_connection_run_at_once_and_keep_their_updates_apart
     server.guard(|request| {
         let body = request.body_text();
         if body.contains("alpha question") {
-            Some(Reply::sse(sse::openai_text("alpha answer")))
+            Some(text_reply("alpha answer"))
         } else if body.contains("beta question") {
-            Some(Reply::sse(sse::openai_text("beta answer")))
+            Some(text_reply("beta answer"))
         } else {
             None
         }
@@ -426,8 +374,7 @@ async fn two_sessions_on_one_connection_run_at_once_and_keep_their_updates_apart
 #[tokio::test(flavor = "multi_thread")]
 async fn set_mode_switches_the_mode_and_sends_current_mode_update() {
     let (h, server) = setup(json!({})).await;
-    let client = AcpClient::start(&h, ClientOptions::plain()).await;
-    let session = client.new_session(h.project()).await;
+    let (client, session) = AcpClient::start_with_session(&h, ClientOptions::plain()).await;
 
     for mode in ["edit", "yolo", "plan", "build"] {
         client
@@ -453,23 +400,10 @@ async fn set_mode_switches_the_mode_and_sends_current_mode_update() {
     assert_eq!(error.code, -32602, "{error:?}");
 
     // Edit mode lets a Write in the workspace run without a question.
-    client
-        .request(
-            "session/set_mode",
-            json!({"sessionId": session, "modeId": "edit"}),
-        )
-        .await
-        .unwrap();
+    client.set_mode(&session, "edit").await;
     server.enqueue_all([
-        Reply::sse(sse::openai_tool_calls(
-            "",
-            &[(
-                "w1",
-                "Write",
-                r#"{"file_path":"e.txt","content":"edit mode\n"}"#,
-            )],
-        )),
-        Reply::sse(sse::openai_text("Written.")),
+        write_reply("w1", "e.txt", "edit mode\n"),
+        text_reply("Written."),
     ]);
     assert_eq!(client.run_turn(&session, "write e.txt").await, "end_turn");
     assert!(
@@ -488,22 +422,11 @@ async fn set_mode_switches_the_mode_and_sends_current_mode_update() {
 #[tokio::test(flavor = "multi_thread")]
 async fn set_mode_plan_then_build_keeps_plan_a_switch_on_top() {
     let (h, _server) = setup(json!({})).await;
-    let client = AcpClient::start(&h, ClientOptions::plain()).await;
-    let session = client.new_session(h.project()).await;
+    let (client, session) = AcpClient::start_with_session(&h, ClientOptions::plain()).await;
     for mode in ["edit", "plan"] {
-        client
-            .request(
-                "session/set_mode",
-                json!({"sessionId": session, "modeId": mode}),
-            )
-            .await
-            .unwrap();
+        client.set_mode(&session, mode).await;
     }
-    client
-        .wait_update("current_mode_update plan", |u| {
-            u["sessionUpdate"] == "current_mode_update" && u["currentModeId"] == "plan"
-        })
-        .await;
+    client.wait_mode("plan").await;
     let stored = &h.sessions()[0].execution;
     assert!(stored.plan_enabled, "{stored:?}");
     assert_eq!(stored.mode.to_string(), "edit", "plan sits on top of edit");
@@ -515,22 +438,10 @@ async fn set_mode_plan_then_build_keeps_plan_a_switch_on_top() {
 async fn cancel_mid_stream_ends_with_cancelled_and_keeps_the_session() {
     let (h, server) = setup(json!({})).await;
     // The first words, then a stream that would take two minutes.
-    server.enqueue(
-        Reply::sse_chunks([sse::openai_text("Starting the long answer")
-            .split("\n\n")
-            .take(2)
-            .map(|e| format!("{e}\n\n"))
-            .collect::<String>()])
-        .delay(Duration::from_secs(120)),
-    );
-    let client = AcpClient::start(&h, ClientOptions::plain()).await;
-    let session = client.new_session(h.project()).await;
+    server.enqueue(stalled_reply("Starting the long answer", 120));
+    let (client, session) = AcpClient::start_with_session(&h, ClientOptions::plain()).await;
     let turn = client.prompt(&session, "a long question");
-    client
-        .wait_update("the first chunk", |u| {
-            u["sessionUpdate"] == "agent_message_chunk"
-        })
-        .await;
+    client.wait_first_words("the first chunk").await;
     client.cancel(&session).await;
     assert_eq!(turn.stop_reason().await, "cancelled");
     assert!(
@@ -544,12 +455,11 @@ async fn cancel_mid_stream_ends_with_cancelled_and_keeps_the_session() {
     assert_eq!(sessions.len(), 1);
     let entries = h.entries(&sessions[0].id);
     assert!(
-        entries.iter().any(|e| e.kind == entry_kind::USER_MESSAGE
-            && e.payload.to_string().contains("a long question")),
+        has_user_message(&entries, "a long question"),
         "{entries:#?}"
     );
     // And it takes the next prompt.
-    server.enqueue(Reply::sse(sse::openai_text("Short one.")));
+    server.enqueue(text_reply("Short one."));
     assert_eq!(client.run_turn(&session, "shorter").await, "end_turn");
 }
 
@@ -567,19 +477,13 @@ async fn load_after_restart_replays_the_history_as_updates() {
                 r#"{"file_path":"kept.txt","content":"kept\n"}"#,
             )],
         )),
-        Reply::sse(sse::openai_text("Wrote kept.txt.")),
+        text_reply("Wrote kept.txt."),
     ]);
     let session;
     {
         let client = AcpClient::start(&h, ClientOptions::plain()).await;
         session = client.new_session(h.project()).await;
-        client
-            .request(
-                "session/set_mode",
-                json!({"sessionId": session, "modeId": "edit"}),
-            )
-            .await
-            .unwrap();
+        client.set_mode(&session, "edit").await;
         assert_eq!(
             client.run_turn(&session, "remember kept.txt").await,
             "end_turn"
@@ -589,13 +493,7 @@ async fn load_after_restart_replays_the_history_as_updates() {
     }
 
     let client = AcpClient::start(&h, ClientOptions::plain()).await;
-    let response = client
-        .request(
-            "session/load",
-            json!({"sessionId": session, "cwd": h.project(), "mcpServers": []}),
-        )
-        .await
-        .unwrap_or_else(|e| panic!("session/load: {e:?}\n{}", client.diagnostics()));
+    let response = client.load_session(&session, h.project()).await;
     // The replay is complete when the response arrives.
     let users: String = client
         .updates_of("user_message_chunk")
@@ -629,7 +527,7 @@ async fn load_after_restart_replays_the_history_as_updates() {
     assert_eq!(response["modes"]["currentModeId"], "edit", "{response:#}");
 
     // The loaded session goes on with its history.
-    server.enqueue(Reply::sse(sse::openai_text("Still here.")));
+    server.enqueue(text_reply("Still here."));
     assert_eq!(client.run_turn(&session, "and now?").await, "end_turn");
     let last = server.requests().last().unwrap().json();
     let users = user_texts(&last);
@@ -644,8 +542,7 @@ async fn load_after_restart_replays_the_history_as_updates() {
 #[tokio::test(flavor = "multi_thread")]
 async fn load_of_a_session_open_on_this_connection_is_refused() {
     let (h, _server) = setup(json!({})).await;
-    let client = AcpClient::start(&h, ClientOptions::plain()).await;
-    let session = client.new_session(h.project()).await;
+    let (client, session) = AcpClient::start_with_session(&h, ClientOptions::plain()).await;
     let error = client
         .request(
             "session/load",
@@ -655,13 +552,7 @@ async fn load_of_a_session_open_on_this_connection_is_refused() {
         .expect_err("already open");
     assert!(error.code == -32600 || error.code == -32602, "{error:?}");
     // The open session is unharmed.
-    client
-        .request(
-            "session/set_mode",
-            json!({"sessionId": session, "modeId": "edit"}),
-        )
-        .await
-        .unwrap();
+    client.set_mode(&session, "edit").await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -685,18 +576,10 @@ async fn load_of_an_unknown_session_is_an_error_and_the_connection_goes_on() {
 async fn todo_list_is_sent_as_the_acp_plan() {
     let (h, server) = setup(json!({})).await;
     server.enqueue_all([
-        Reply::sse(sse::openai_tool_calls(
-            "",
-            &[(
-                "t1",
-                "TodoWrite",
-                r#"{"todos":[{"content":"Read the code","status":"completed","priority":"high"},{"content":"Write the fix","status":"in_progress","priority":"medium"},{"content":"Run the tests","status":"pending","priority":"low"}]}"#,
-            )],
-        )),
-        Reply::sse(sse::openai_text("Planned.")),
+        tool_reply("t1", "TodoWrite", r#"{"todos":[{"content":"Read the code","status":"completed","priority":"high"},{"content":"Write the fix","status":"in_progress","priority":"medium"},{"content":"Run the tests","status":"pending","priority":"low"}]}"#),
+        text_reply("Planned."),
     ]);
-    let client = AcpClient::start(&h, ClientOptions::plain()).await;
-    let session = client.new_session(h.project()).await;
+    let (client, session) = AcpClient::start_with_session(&h, ClientOptions::plain()).await;
     assert_eq!(client.run_turn(&session, "plan it").await, "end_turn");
     let plans = client.updates_of("plan");
     let plan = plans
@@ -717,9 +600,8 @@ async fn todo_list_is_sent_as_the_acp_plan() {
 async fn token_usage_is_sent_as_usage_updates() {
     let (h, server) = setup(json!({})).await;
     // openai_text reports 10 prompt and 5 completion tokens.
-    server.enqueue(Reply::sse(sse::openai_text("Counted.")));
-    let client = AcpClient::start(&h, ClientOptions::plain()).await;
-    let session = client.new_session(h.project()).await;
+    server.enqueue(text_reply("Counted."));
+    let (client, session) = AcpClient::start_with_session(&h, ClientOptions::plain()).await;
     assert_eq!(client.run_turn(&session, "count").await, "end_turn");
     let usage = client.updates_of("usage_update");
     let last = usage
@@ -738,15 +620,12 @@ async fn token_usage_is_sent_as_usage_updates() {
 async fn load_after_restart_shows_the_todo_list_again() {
     let (h, server) = setup(json!({})).await;
     server.enqueue_all([
-        Reply::sse(sse::openai_tool_calls(
-            "",
-            &[(
-                "t1",
-                "TodoWrite",
-                r#"{"todos":[{"content":"Keep me","status":"in_progress","priority":"high"}]}"#,
-            )],
-        )),
-        Reply::sse(sse::openai_text("Listed.")),
+        tool_reply(
+            "t1",
+            "TodoWrite",
+            r#"{"todos":[{"content":"Keep me","status":"in_progress","priority":"high"}]}"#,
+        ),
+        text_reply("Listed."),
     ]);
     let session;
     {
@@ -756,13 +635,7 @@ async fn load_after_restart_shows_the_todo_list_again() {
         client.shutdown().await;
     }
     let client = AcpClient::start(&h, ClientOptions::plain()).await;
-    client
-        .request(
-            "session/load",
-            json!({"sessionId": session, "cwd": h.project(), "mcpServers": []}),
-        )
-        .await
-        .unwrap_or_else(|e| panic!("session/load: {e:?}\n{}", client.diagnostics()));
+    client.load_session(&session, h.project()).await;
     let plan = client
         .wait_update("the plan", |u| u["sessionUpdate"] == "plan")
         .await;

@@ -9,8 +9,8 @@
 mod support;
 
 use serde_json::{Value, json};
-use support::acp_client::{AcpClient, ClientOptions, acp_config};
-use support::fake_model_server::{FakeModelServer, Reply, sse};
+use support::acp_client::{AcpClient, ClientOptions, acp_config, text_reply, tool_reply};
+use support::fake_model_server::FakeModelServer;
 use support::headless::Harness;
 use support::sub_agent_script;
 
@@ -26,15 +26,15 @@ async fn setup() -> (Harness, FakeModelServer) {
     ));
     sub_agent_script::route_explorers(&server, &["alpha"], None);
     sub_agent_script::enqueue_agent_calls(&server, &[("a1", "explore", "alpha")]);
-    server.enqueue(Reply::sse(sse::openai_text("alpha is in lib.rs.")));
+    server.enqueue(text_reply("alpha is in lib.rs."));
     (h, server)
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn sub_agents_are_child_sessions_for_a_client_that_has_them() {
     let (h, _server) = setup().await;
-    let client = AcpClient::start(&h, ClientOptions::plain().with_subagents()).await;
-    let session = client.new_session(h.project()).await;
+    let (client, session) =
+        AcpClient::start_with_session(&h, ClientOptions::plain().with_subagents()).await;
     assert_eq!(client.run_turn(&session, "find alpha").await, "end_turn");
     let updates = client.updates();
     let announced: Vec<&Value> = updates
@@ -67,8 +67,7 @@ async fn sub_agents_are_child_sessions_for_a_client_that_has_them() {
 #[tokio::test(flavor = "multi_thread")]
 async fn sub_agents_are_their_agent_calls_progress_for_any_other_client() {
     let (h, _server) = setup().await;
-    let client = AcpClient::start(&h, ClientOptions::plain()).await;
-    let session = client.new_session(h.project()).await;
+    let (client, session) = AcpClient::start_with_session(&h, ClientOptions::plain()).await;
     assert_eq!(client.run_turn(&session, "find alpha").await, "end_turn");
     let updates = client.updates();
     assert!(
@@ -104,15 +103,14 @@ async fn full1_a_sub_agents_permission_request_offers_no_full_access() {
         std::collections::HashMap::from([(
             "notes".to_string(),
             vec![
-                Reply::sse(sse::openai_tool_calls("", &[("sw1", "Write", &write)])),
-                Reply::sse(sse::openai_text("Wrote the notes.")),
+                tool_reply("sw1", "Write", &write),
+                text_reply("Wrote the notes."),
             ],
         )]),
     );
     sub_agent_script::enqueue_agent_calls(&server, &[("a1", "general-purpose", "notes")]);
-    server.enqueue(Reply::sse(sse::openai_text("The agent is done.")));
-    let client = AcpClient::start(&h, ClientOptions::plain()).await;
-    let session = client.new_session(h.project()).await;
+    server.enqueue(text_reply("The agent is done."));
+    let (client, session) = AcpClient::start_with_session(&h, ClientOptions::plain()).await;
     let turn = client.prompt(&session, "let an agent write notes");
     let ask = client.next_permission().await;
     assert_eq!(

@@ -39,7 +39,7 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin};
 use tokio::sync::Notify;
 
-use super::fake_model_server::FakeModelServer;
+use super::fake_model_server::{FakeModelServer, Reply, openai_tool_result, sse};
 use super::headless::Harness;
 
 /// The bound on every wait: generous, so only a hang trips it.
@@ -67,6 +67,137 @@ pub fn acp_config(server: &FakeModelServer, extra: Value) -> Value {
 /// `deadline_ms`.
 pub fn auto_continue(grace_ms: u64, deadline_ms: u64) -> Value {
     json!({"autoContinue": {"enabled": true, "graceMs": grace_ms, "deadlineMs": deadline_ms}})
+}
+
+// ------------------------------------------------------------ scenarios
+
+/// A fresh home and project whose config is [`acp_config`] with `extra`,
+/// and the model server it points at.
+pub async fn acp_setup(extra: Value) -> (Harness, FakeModelServer) {
+    let h = Harness::new();
+    let server = FakeModelServer::start().await;
+    h.write_config(&acp_config(&server, extra));
+    (h, server)
+}
+
+/// A model reply that is only `text`.
+pub fn text_reply(text: &str) -> Reply {
+    Reply::sse(sse::openai_text(text))
+}
+
+/// A model reply calling the tool `name` once, as `id`, with `args` (JSON
+/// text).
+pub fn tool_reply(id: &str, name: &str, args: &str) -> Reply {
+    Reply::sse(sse::openai_tool_calls("", &[(id, name, args)]))
+}
+
+/// A model reply calling Write of `content` to `file`, as `id`.
+pub fn write_reply(id: &str, file: &str, content: &str) -> Reply {
+    let args = json!({"file_path": file, "content": content}).to_string();
+    tool_reply(id, "Write", &args)
+}
+
+/// A model reply calling Read of `file`, as `id`.
+pub fn read_reply(id: &str, file: &str) -> Reply {
+    let args = json!({"file_path": file}).to_string();
+    tool_reply(id, "Read", &args)
+}
+
+/// A model reply calling Bash with `command`, as `id`.
+pub fn bash_reply(id: &str, command: &str) -> Reply {
+    let args = json!({"command": command}).to_string();
+    tool_reply(id, "Bash", &args)
+}
+
+/// A model reply that streams the first words of `text` and then holds
+/// the stream for `secs` seconds, far past any wait of a test: a turn
+/// still running when the test acts.
+pub fn stalled_reply(text: &str, secs: u64) -> Reply {
+    let first_words: String = sse::openai_text(text)
+        .split("\n\n")
+        .take(2)
+        .map(|e| format!("{e}\n\n"))
+        .collect();
+    Reply::sse_chunks([first_words]).delay(Duration::from_secs(secs))
+}
+
+/// The AskUserQuestion arguments of one single-choice question "Which?"
+/// with the options A and B.
+pub fn which_question() -> String {
+    json!({"questions": [{"question": "Which?", "header": "Pick",
+        "multiSelect": false, "options": [{"label": "A", "description": "a"},
+        {"label": "B", "description": "b"}]}]})
+    .to_string()
+}
+
+/// Two questions: a single choice and a multiple choice.
+pub fn two_questions() -> String {
+    json!({"questions": [
+        {"question": "Which language?", "header": "Language", "multiSelect": false,
+         "options": [{"label": "Rust", "description": "Compiled, no GC"},
+                     {"label": "Go", "description": "Compiled, GC"}]},
+        {"question": "What to add?", "header": "Extras", "multiSelect": true,
+         "options": [{"label": "Tests", "description": "Unit tests"},
+                     {"label": "Docs", "description": "A README"},
+                     {"label": "CI", "description": "A workflow"}]},
+    ]})
+    .to_string()
+}
+
+/// The text of the user messages of an OpenAI request.
+pub fn user_texts(body: &Value) -> Vec<String> {
+    body["messages"]
+        .as_array()
+        .expect("messages")
+        .iter()
+        .filter(|m| m["role"] == "user")
+        .map(|m| match &m["content"] {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        })
+        .collect()
+}
+
+/// The user messages of the last request the model got.
+pub fn last_user_texts(server: &FakeModelServer) -> Vec<String> {
+    let requests = server.requests();
+    user_texts(&requests.last().expect("a model request").json())
+}
+
+/// The names of the tools an OpenAI request offers.
+pub fn tool_names(body: &Value) -> Vec<String> {
+    body["tools"]
+        .as_array()
+        .map(|tools| {
+            tools
+                .iter()
+                .filter_map(|t| t["function"]["name"].as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The tool result the model read for `call_id` in the last request.
+pub fn last_tool_result(server: &FakeModelServer, call_id: &str) -> String {
+    let requests = server.requests();
+    let last = requests.last().expect("the model was asked");
+    openai_tool_result(&last.json(), call_id)
+}
+
+/// The first diff in the content of the updates of `call_id`.
+pub fn diff_of(updates: &[Value], call_id: &str) -> Option<Value> {
+    updates
+        .iter()
+        .filter(|u| u["toolCallId"] == call_id)
+        .flat_map(|u| u["content"].as_array().cloned().unwrap_or_default())
+        .find(|c| c["type"] == "diff")
+}
+
+/// Whether the saved `entries` hold a user message containing `text`.
+pub fn has_user_message(entries: &[zcode::store::EntryRecord], text: &str) -> bool {
+    entries.iter().any(|e| {
+        e.kind == zcode::store::entry_kind::USER_MESSAGE && e.payload.to_string().contains(text)
+    })
 }
 
 /// What the client says it can do.
@@ -556,6 +687,56 @@ impl AcpClient {
         self.cx
             .send_notification(message)
             .expect("the notification is sent");
+    }
+
+    /// A client started with `options` and one session in the project.
+    pub async fn start_with_session(h: &Harness, options: ClientOptions) -> (Self, String) {
+        let client = Self::start(h, options).await;
+        let session = client.new_session(h.project()).await;
+        (client, session)
+    }
+
+    /// `session/set_mode`, which must succeed.
+    pub async fn set_mode(&self, session_id: &str, mode: &str) {
+        self.request(
+            "session/set_mode",
+            json!({"sessionId": session_id, "modeId": mode}),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("session/set_mode {mode}: {e:?}\n{}", self.diagnostics()));
+    }
+
+    /// Waits for the `current_mode_update` to `mode`.
+    pub async fn wait_mode(&self, mode: &str) -> Value {
+        self.wait_update(&format!("current_mode_update {mode}"), |u| {
+            u["sessionUpdate"] == "current_mode_update" && u["currentModeId"] == mode
+        })
+        .await
+    }
+
+    /// Waits for the first `agent_message_chunk`.
+    pub async fn wait_first_words(&self, what: &str) -> Value {
+        self.wait_update(what, |u| u["sessionUpdate"] == "agent_message_chunk")
+            .await
+    }
+
+    /// The `update` object of every `session/update` so far, in order.
+    pub fn update_bodies(&self) -> Vec<Value> {
+        self.updates()
+            .into_iter()
+            .map(|u| u["update"].clone())
+            .collect()
+    }
+
+    /// `session/load` of `session_id` in `cwd`, which must succeed; its
+    /// response.
+    pub async fn load_session(&self, session_id: &str, cwd: &Path) -> Value {
+        self.request(
+            "session/load",
+            json!({"sessionId": session_id, "cwd": cwd, "mcpServers": []}),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("session/load: {e:?}\n{}", self.diagnostics()))
     }
 
     /// `session/new` in the harness's project; the session id.
@@ -1061,6 +1242,32 @@ impl RawAcp {
     }
 
     /// `initialize` with no client capabilities; panics unless it succeeds.
+    /// Starts `zcode acp` and initializes it as request 1.
+    pub async fn start_initialized(h: &Harness) -> Self {
+        let mut raw = Self::start(h).await;
+        raw.initialize(1).await;
+        raw
+    }
+
+    /// `session/new` in the project as request `id`; the whole response.
+    pub async fn new_session(&mut self, h: &Harness, id: i64) -> Value {
+        self.request(
+            json!(id),
+            "session/new",
+            json!({"cwd": h.project(), "mcpServers": []}),
+        )
+        .await
+    }
+
+    /// `session/new` in the project as request `id`; the session id.
+    pub async fn new_session_id(&mut self, h: &Harness, id: i64) -> String {
+        let response = self.new_session(h, id).await;
+        response["result"]["sessionId"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no sessionId in {response}"))
+            .to_string()
+    }
+
     pub async fn initialize(&mut self, id: i64) -> Value {
         let response = self
             .request(

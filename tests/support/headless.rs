@@ -123,9 +123,20 @@ impl Harness {
 
     /// The command `run` runs, for tests that need the child itself.
     pub fn command(&self, args: &[&str], env: &[(&str, String)]) -> tokio::process::Command {
-        let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_zcode"));
-        cmd.args(args)
-            .current_dir(self.project())
+        let mut cmd = self.process(env!("CARGO_BIN_EXE_zcode"));
+        cmd.args(args);
+        for (key, value) in env {
+            cmd.env(key, value);
+        }
+        cmd
+    }
+
+    /// `program` run in the project with this home: stdin is empty, the
+    /// output is kept, the process dies with the test, and no model
+    /// credentials of the environment reach it.
+    pub fn process(&self, program: impl AsRef<std::ffi::OsStr>) -> tokio::process::Command {
+        let mut cmd = tokio::process::Command::new(program);
+        cmd.current_dir(self.project())
             .env("ZCODE_HOME", self.home())
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -136,9 +147,6 @@ impl Harness {
             if key.starts_with("OPENAI_") || key.starts_with("ANTHROPIC_") {
                 cmd.env_remove(key.as_ref());
             }
-        }
-        for (key, value) in env {
-            cmd.env(key, value);
         }
         cmd
     }
