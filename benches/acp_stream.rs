@@ -48,6 +48,24 @@ fn reap_cpu(pid: u32) -> f64 {
     secs(usage.ru_utime) + secs(usage.ru_stime)
 }
 
+/// A server streaming a `kb` KiB reply as fast as it can, a zcode home
+/// configured for it, and an empty workspace.
+fn streaming_setup(
+    kb: usize,
+) -> (
+    stream_server::StreamServer,
+    tempfile::TempDir,
+    tempfile::TempDir,
+) {
+    let reply = long_reply::markdown_reply(kb * 1024);
+    let server =
+        stream_server::StreamServer::start(long_reply::word_deltas(&reply), Duration::ZERO);
+    let home = tempfile::tempdir().expect("home");
+    let work = tempfile::tempdir().expect("workspace");
+    write_config(home.path(), &server.base_url());
+    (server, home, work)
+}
+
 struct Figures {
     wall: Duration,
     cpu: f64,
@@ -57,12 +75,7 @@ struct Figures {
 // The children are reaped by `reap_cpu` (wait4, for their CPU figures).
 #[allow(clippy::zombie_processes)]
 fn run_acp(kb: usize) -> Figures {
-    let reply = long_reply::markdown_reply(kb * 1024);
-    let server =
-        stream_server::StreamServer::start(long_reply::word_deltas(&reply), Duration::ZERO);
-    let home = tempfile::tempdir().expect("home");
-    let work = tempfile::tempdir().expect("workspace");
-    write_config(home.path(), &server.base_url());
+    let (_server, home, work) = streaming_setup(kb);
     let started = Instant::now();
     // A wrapper (a profiler) may stand in for the binary.
     let program = std::env::var("ZCODE_BENCH_WRAPPER").unwrap_or_else(|_| ZCODE.to_string());
@@ -126,12 +139,7 @@ fn run_acp(kb: usize) -> Figures {
 
 #[allow(clippy::zombie_processes)]
 fn run_headless(kb: usize) -> Figures {
-    let reply = long_reply::markdown_reply(kb * 1024);
-    let server =
-        stream_server::StreamServer::start(long_reply::word_deltas(&reply), Duration::ZERO);
-    let home = tempfile::tempdir().expect("home");
-    let work = tempfile::tempdir().expect("workspace");
-    write_config(home.path(), &server.base_url());
+    let (_server, home, work) = streaming_setup(kb);
     let started = Instant::now();
     let child = Command::new(ZCODE)
         .args(["-p", "write it"])

@@ -193,6 +193,15 @@ pub async fn ask_tool(
     }
 }
 
+/// The plan an ExitPlanMode request puts to the user (empty if missing).
+pub fn plan_of(request: &PermissionRequest) -> &str {
+    request
+        .input
+        .get("plan")
+        .and_then(serde_json::Value::as_str)
+        .unwrap_or("")
+}
+
 /// The plan review for a client without forms: a permission request for a
 /// `switch_mode` call with Approve and Deny, as other agents' adapters do.
 pub async fn ask_plan_without_forms(
@@ -200,12 +209,7 @@ pub async fn ask_plan_without_forms(
     session_id: &str,
     request: &PermissionRequest,
 ) -> PermissionReply {
-    let plan = request
-        .input
-        .get("plan")
-        .and_then(serde_json::Value::as_str)
-        .unwrap_or("")
-        .to_string();
+    let plan = plan_of(request).to_string();
     let call = ToolCallUpdate::new(
         request.call_id.clone(),
         ToolCallUpdateFields::new()

@@ -183,6 +183,18 @@ impl Server {
         Ok((session, pump, events))
     }
 
+    /// After the client was told the session is open: its commands, then
+    /// the runtime's events as they come.
+    fn go_live(
+        &self,
+        session: &LiveSession,
+        pump: Pump,
+        events: tokio::sync::mpsc::UnboundedReceiver<crate::protocol::Event>,
+    ) {
+        pump.send(vec![self.commands_update(&session.workspace)]);
+        pump.spawn(events);
+    }
+
     /// The commands the session's client can offer: the command files and
     /// `/compact`.
     fn commands_update(&self, workspace: &Path) -> SessionUpdate {
@@ -426,15 +438,12 @@ pub async fn serve(
                 tokio::spawn(async move {
                     match server.open(&cx, request.cwd, SessionStart::New, request.mcp_servers) {
                         Ok((session, pump, events)) => {
-                            let state = session.state();
-                            let commands = server.commands_update(&session.workspace);
                             let _ = responder.respond(
                                 NewSessionResponse::new(session.id.clone())
-                                    .modes(updates::mode_state(state))
+                                    .modes(updates::mode_state(session.state()))
                                     .config_options(config_options(&session)),
                             );
-                            pump.send(vec![commands]);
-                            pump.spawn(events);
+                            server.go_live(&session, pump, events);
                         }
                         Err(e) => {
                             let _ = responder.respond_with_error(e);
@@ -471,15 +480,12 @@ pub async fn serve(
                                 .map(|r| (r.call_id.clone(), r))
                                 .collect();
                             pump.drain(&mut events);
-                            let state = session.state();
-                            let commands = server.commands_update(&session.workspace);
                             let _ = responder.respond(
                                 LoadSessionResponse::new()
-                                    .modes(updates::mode_state(state))
+                                    .modes(updates::mode_state(session.state()))
                                     .config_options(config_options(&session)),
                             );
-                            pump.send(vec![commands]);
-                            pump.spawn(events);
+                            server.go_live(&session, pump, events);
                         }
                         Err(e) => {
                             let _ = responder.respond_with_error(e);

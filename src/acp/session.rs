@@ -408,12 +408,8 @@ async fn ask_plan_review(
     session_id: &str,
     request: &PermissionRequest,
 ) -> PermissionReply {
-    let plan = request
-        .input
-        .get("plan")
-        .and_then(serde_json::Value::as_str)
-        .unwrap_or("");
-    let form = elicitation::plan_review_request(session_id, &request.call_id, plan);
+    let form =
+        elicitation::plan_review_request(session_id, &request.call_id, approvals::plan_of(request));
     match approvals::send_and_wait(conn, form).await {
         Ok(response) => elicitation::plan_review_reply(&response),
         Err(_) => PermissionReply::Deny { feedback: None },

@@ -951,20 +951,22 @@ impl AcpClient {
     /// Waits until `take` finds something; panics with the diagnostics
     /// after [`WAIT`].
     pub async fn wait_for<T>(&self, what: &str, mut take: impl FnMut(&mut Seen) -> Option<T>) -> T {
-        let deadline = tokio::time::Instant::now() + WAIT;
-        loop {
-            let notified = self.shared.changed.notified();
-            tokio::pin!(notified);
-            notified.as_mut().enable();
-            if let Some(found) = take(&mut lock(&self.shared.seen)) {
-                return found;
-            }
-            if tokio::time::timeout_at(deadline, notified).await.is_err() {
+        // Woken by each change; `WAIT` only bounds a failure.
+        let found = tokio::time::timeout(WAIT, async {
+            loop {
+                let notified = self.shared.changed.notified();
+                tokio::pin!(notified);
+                notified.as_mut().enable();
                 if let Some(found) = take(&mut lock(&self.shared.seen)) {
                     return found;
                 }
-                panic!("waited {WAIT:?} for {what}\n{}", self.diagnostics());
+                notified.await;
             }
+        })
+        .await;
+        match found {
+            Ok(found) => found,
+            Err(_) => panic!("waited {WAIT:?} for {what}\n{}", self.diagnostics()),
         }
     }
 
