@@ -75,7 +75,11 @@ async fn habit_permission_mode_takes_claude_code_names() {
         (&["--permission-mode", "acceptEdits"][..], Mode::Edit, false),
         (&["--permission-mode", "default"][..], Mode::Build, false),
         (&["--permission-mode", "plan"][..], Mode::Yolo, true),
-        (&["--permission-mode", "bypassPermissions"][..], Mode::Yolo, false),
+        (
+            &["--permission-mode", "bypassPermissions"][..],
+            Mode::Yolo,
+            false,
+        ),
         (&["--dangerously-skip-permissions"][..], Mode::Yolo, false),
     ] {
         let h = Harness::new();
@@ -96,7 +100,13 @@ async fn habit_permission_mode_disagreeing_with_mode_is_refused() {
     let h = Harness::new();
     let run = h
         .run(
-            &["-p", "x", "--mode", "plan", "--dangerously-skip-permissions"],
+            &[
+                "-p",
+                "x",
+                "--mode",
+                "plan",
+                "--dangerously-skip-permissions",
+            ],
             &[],
         )
         .await;
@@ -116,7 +126,10 @@ async fn habit_verbose_says_session_and_model_on_stderr() {
     let run = h.run(&["-p", "hello", "--verbose"], &[]).await;
     assert_eq!(run.code, Some(0), "{run}");
     let id = &h.sessions()[0].id;
-    assert!(run.stderr.contains(&format!("zcode: session {id}")), "{run}");
+    assert!(
+        run.stderr.contains(&format!("zcode: session {id}")),
+        "{run}"
+    );
     assert!(run.stderr.contains("zcode: model demo/"), "{run}");
     assert!(run.stderr.contains(&format!("--resume {id}")), "{run}");
     // stdout is the answer alone, as without --verbose.
@@ -130,7 +143,10 @@ async fn unknown_flag_suggests_nearest() {
         ("--contiue", "--continue"),
         ("-continue", "--continue"),
         ("--permision-mode=plan", "--permission-mode"),
-        ("--dangerously-skip-permission", "--dangerously-skip-permissions"),
+        (
+            "--dangerously-skip-permission",
+            "--dangerously-skip-permissions",
+        ),
         ("--verbos", "--verbose"),
     ] {
         let run = h.run(&["-p", typed, "fix the bug"], &[]).await;
@@ -183,7 +199,8 @@ async fn habit_resume_without_id_opens_the_picker_and_enter_resumes() {
     pty.send("\r");
     // The status line names the session resumed.
     pty.wait_for("the resumed session in the status line", WAIT, |s| {
-        support::pty::row_text(s, -2).contains(short(&id)) && !s.contents().contains("Resume a session")
+        support::pty::row_text(s, -2).contains(short(&id))
+            && !s.contents().contains("Resume a session")
     });
     pty.quit();
     assert_eq!(h.sessions().len(), 1);

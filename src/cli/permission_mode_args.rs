@@ -28,9 +28,11 @@ pub fn parse_permission_mode(value: &str) -> Result<ModeChoice, String> {
         return Ok(*choice);
     }
     if trimmed.eq_ignore_ascii_case("dontAsk") {
-        return Err("dontAsk has no zcode mode: zcode -p --mode build denies whatever would be \
+        return Err(
+            "dontAsk has no zcode mode: zcode -p --mode build denies whatever would be \
                     asked, which is what dontAsk does"
-            .to_string());
+                .to_string(),
+        );
     }
     if trimmed.eq_ignore_ascii_case("auto") {
         return Err("auto has no zcode mode (no classifier decides for you); \
@@ -54,7 +56,10 @@ pub fn resolve_mode(cli: &mut Cli) -> Result<(), UsageError> {
         given.push((format!("--mode {}", mode.as_str()), mode));
     }
     if let Some(mode) = cli.permission_mode {
-        given.push((format!("--permission-mode (zcode's {})", mode.as_str()), mode));
+        given.push((
+            format!("--permission-mode (zcode's {})", mode.as_str()),
+            mode,
+        ));
     }
     if cli.dangerously_skip_permissions {
         given.push(("--dangerously-skip-permissions (yolo)".to_string(), yolo));

@@ -17,7 +17,9 @@ pub enum SessionChoice {
     Start(SessionStart),
     /// `--resume` without an id in the terminal UI: the picker chooses;
     /// `fork` as `--fork-session` says.
-    Pick { fork: bool },
+    Pick {
+        fork: bool,
+    },
 }
 
 /// The session the flags name; ids are completed against `store`. `ui`:
@@ -67,7 +69,11 @@ pub fn resolve_id(store: &Store, given: &str) -> anyhow::Result<String> {
     let matches: Vec<SessionRecord> = store
         .list_sessions(&filter, usize::MAX)?
         .into_iter()
-        .filter(|s| s.id.strip_prefix("sess_").unwrap_or(&s.id).starts_with(wanted))
+        .filter(|s| {
+            s.id.strip_prefix("sess_")
+                .unwrap_or(&s.id)
+                .starts_with(wanted)
+        })
         .collect();
     match matches.as_slice() {
         [] => Ok(given.to_string()),
@@ -140,7 +146,12 @@ mod tests {
             ("sess_0123456789abcdef", "first"),
             ("sess_0199999999abcdef", "second"),
         ]);
-        for given in ["01234567", "sess_0123", "0123456789abcdef", "sess_0123456789abcdef"] {
+        for given in [
+            "01234567",
+            "sess_0123",
+            "0123456789abcdef",
+            "sess_0123456789abcdef",
+        ] {
             assert_eq!(
                 resolve_id(&store, given).unwrap(),
                 "sess_0123456789abcdef",
@@ -169,10 +180,7 @@ mod tests {
     fn habit_resume_without_id_picks_in_the_ui_and_takes_the_latest_headless() {
         let (_dir, store) = store_with(&[]);
         let choice = |args: &[&str], ui| session_choice(&parse(args), &store, ui).unwrap();
-        assert_eq!(
-            choice(&["-r"], true),
-            SessionChoice::Pick { fork: false }
-        );
+        assert_eq!(choice(&["-r"], true), SessionChoice::Pick { fork: false });
         assert_eq!(
             choice(&["--resume", "--fork-session"], true),
             SessionChoice::Pick { fork: true }

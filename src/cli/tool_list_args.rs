@@ -88,9 +88,7 @@ pub fn extract_tool_lists(args: &[String]) -> Result<ToolListArgs, ToolListError
         match inline {
             Some(v) => values.push(v),
             None => {
-                while i < args.len()
-                    && !args[i].starts_with('-')
-                    && !subcommands.contains(&args[i])
+                while i < args.len() && !args[i].starts_with('-') && !subcommands.contains(&args[i])
                 {
                     values.push(&args[i]);
                     i += 1;

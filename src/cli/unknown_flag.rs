@@ -63,13 +63,24 @@ fn known_options(args: &[String]) -> Vec<String> {
     let mut words = args.iter().filter(|a| !a.starts_with('-'));
     while let Some(cmd) = current {
         for arg in cmd.get_arguments() {
-            names.extend(arg.get_long_and_visible_aliases().into_iter().flatten().map(|l| format!("--{l}")));
-            names.extend(arg.get_short_and_visible_aliases().into_iter().flatten().map(|s| format!("-{s}")));
+            names.extend(
+                arg.get_long_and_visible_aliases()
+                    .into_iter()
+                    .flatten()
+                    .map(|l| format!("--{l}")),
+            );
+            names.extend(
+                arg.get_short_and_visible_aliases()
+                    .into_iter()
+                    .flatten()
+                    .map(|s| format!("-{s}")),
+            );
         }
         names.extend(["--help", "-h"].map(String::from));
-        current = words
-            .by_ref()
-            .find_map(|w| cmd.get_subcommands().find(|sub| sub.get_name() == w.as_str()));
+        current = words.by_ref().find_map(|w| {
+            cmd.get_subcommands()
+                .find(|sub| sub.get_name() == w.as_str())
+        });
     }
     if command.get_version().is_some() {
         names.extend(["--version", "-V"].map(String::from));
@@ -98,7 +109,10 @@ fn nearest(typed: &str, options: &[String]) -> Option<String> {
     }
     let longs = options.iter().filter(|o| o.starts_with("--"));
     // `--dangerously` → `--dangerously-skip-permissions`.
-    let starts: Vec<&String> = longs.clone().filter(|o| bare_of(o).starts_with(&bare)).collect();
+    let starts: Vec<&String> = longs
+        .clone()
+        .filter(|o| bare_of(o).starts_with(&bare))
+        .collect();
     if bare.chars().count() >= 4 && starts.len() == 1 {
         return Some(starts[0].clone());
     }
@@ -173,7 +187,9 @@ mod tests {
             let text = error_for(&["-p", typed, "fix it"]);
             assert_eq!(
                 text,
-                format!("unknown option '{typed}'; did you mean '{meant}'? (zcode --help lists them)"),
+                format!(
+                    "unknown option '{typed}'; did you mean '{meant}'? (zcode --help lists them)"
+                ),
                 "{typed}"
             );
             assert!(!text.contains("-- "), "{text}");
@@ -184,7 +200,9 @@ mod tests {
     fn unknown_flag_suggests_the_tool_lists_and_keeps_the_value_out() {
         let text = error_for(&["--disallowedtool=Bash", "-p", "x"]);
         assert!(
-            text.starts_with("unknown option '--disallowedtool'; did you mean '--disallowedTools'?"),
+            text.starts_with(
+                "unknown option '--disallowedtool'; did you mean '--disallowedTools'?"
+            ),
             "{text}"
         );
     }

@@ -100,7 +100,10 @@ mod tests {
     #[test]
     fn habit_resume_picker_enter_resumes_the_highlighted_session() {
         let mut model = start_model(80, 24, &sessions());
-        assert_eq!(on_msg(&mut model, key(KeyCode::Down, KeyModifiers::NONE)), None);
+        assert_eq!(
+            on_msg(&mut model, key(KeyCode::Down, KeyModifiers::NONE)),
+            None
+        );
         assert_eq!(
             on_msg(&mut model, key(KeyCode::Enter, KeyModifiers::NONE)),
             Some(StartPick::Resume("sess_bbbb2222".into()))
