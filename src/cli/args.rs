@@ -93,8 +93,8 @@ Tool lists (for this process only; never written to config):
                                --disallowed-tools). Takes every following
                                argument up to the next one starting with '-'
                                or naming a subcommand; commas and spaces also
-                               separate entries. A bare
-                               name removes the tool (Edit also removes Write);
+                               separate entries. A bare name removes the tool
+                               (Edit also removes Write);
                                \"Bash(rm:*)\" denies only those commands.
   --allowedTools <TOOL>...     Allow without asking (also --allowed-tools), same
                                syntax: \"Bash(git diff:*)\" allows only those
