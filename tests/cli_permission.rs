@@ -271,8 +271,11 @@ fn dis1_disallowed_tools_before_clap_and_dis2_in_the_decision() {
         "--input",
         r#"{"file_path":"a"}"#,
     ]);
-    // "permission" was taken as a tool name: it takes everything up to the next dash.
-    assert!(!out.status.success());
+    // The list ends at the subcommand's name: "permission" is not a tool.
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["behavior"], "deny");
+    assert_eq!(v["ruleId"], "rule.disallowedTools");
     let out = env.run(&[
         "permission",
         "check",

@@ -48,18 +48,38 @@ pub struct Cli {
     #[arg(long, global = true, value_name = "MODEL")]
     pub model: Option<String>,
 
-    /// Resume a session by id; without an id, the latest one here.
-    #[arg(long, value_name = "SESSION_ID", num_args = 0..=1, default_missing_value = "")]
+    /// Resume a session by id, or by any unique start of it (the short id
+    /// the UI shows). Without an id the terminal UI opens the session
+    /// picker (Esc there starts a new session); with -p, the latest
+    /// session here.
+    #[arg(short = 'r', long, value_name = "SESSION_ID", num_args = 0..=1, default_missing_value = "")]
     pub resume: Option<String>,
 
     /// Continue the latest session of this directory.
-    #[arg(long = "continue", conflicts_with = "resume")]
+    #[arg(short = 'c', long = "continue", conflicts_with = "resume")]
     pub continue_latest: bool,
 
     /// With --resume or --continue: continue in a new session that starts
     /// with a copy of that one (for a session another zcode is using).
     #[arg(long = "fork-session")]
     pub fork_session: bool,
+
+    /// Claude Code's name for the starting mode: default (or manual) is
+    /// build, acceptEdits is edit, plan is plan, bypassPermissions is yolo;
+    /// zcode's own names work too. It must agree with --mode.
+    #[arg(long = "permission-mode", global = true, value_name = "MODE", value_parser = super::permission_mode_args::parse_permission_mode)]
+    pub permission_mode: Option<ModeChoice>,
+
+    /// Start in yolo: tool calls run without asking, except what deny rules
+    /// and --disallowedTools forbid (the same as --mode yolo).
+    #[arg(long = "dangerously-skip-permissions", global = true)]
+    pub dangerously_skip_permissions: bool,
+
+    /// More detail on stderr: with -p, the session, model and project
+    /// before the run and how to resume it after (the terminal UI shows
+    /// them already; Ctrl+O there expands tool output).
+    #[arg(long)]
+    pub verbose: bool,
 
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -71,9 +91,10 @@ pub const TOOL_LIST_HELP: &str = "\
 Tool lists (for this process only; never written to config):
   --disallowedTools <TOOL>...  Deny tools in every mode, yolo included (also
                                --disallowed-tools). Takes every following
-                               argument up to the next one starting with '-';
-                               commas and spaces also separate entries. A bare
-                               name removes the tool (Edit also removes Write);
+                               argument up to the next one starting with '-'
+                               or naming a subcommand; commas and spaces also
+                               separate entries. A bare name removes the tool
+                               (Edit also removes Write);
                                \"Bash(rm:*)\" denies only those commands.
   --allowedTools <TOOL>...     Allow without asking (also --allowed-tools), same
                                syntax: \"Bash(git diff:*)\" allows only those

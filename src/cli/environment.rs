@@ -71,25 +71,17 @@ impl Environment {
         settings
     }
 
-    /// A runtime for the current directory as the flags describe it; a
-    /// headless one answers approvals with the deny broker (APPR-5), an
-    /// interactive one through the UI.
+    /// A runtime for the current directory on `start` (what `--resume` /
+    /// `--continue` chose, `session_choice`), with the flags' model and
+    /// mode; a headless one answers approvals with the deny broker
+    /// (APPR-5), an interactive one through the UI.
     pub fn runtime_setup(
         &self,
         cli: &Cli,
         lists: &ToolLists,
+        start: SessionStart,
         headless: bool,
     ) -> anyhow::Result<RuntimeSetup> {
-        let start = match (&cli.resume, cli.continue_latest, cli.fork_session) {
-            (Some(id), _, false) if !id.is_empty() => SessionStart::Resume(id.clone()),
-            (Some(id), _, true) if !id.is_empty() => SessionStart::ForkOf(id.clone()),
-            (Some(_), _, false) | (None, true, false) => SessionStart::Latest,
-            (Some(_), _, true) | (None, true, true) => SessionStart::ForkLatest,
-            (None, false, false) => SessionStart::New,
-            (None, false, true) => {
-                anyhow::bail!("--fork-session copies the session of --resume or --continue")
-            }
-        };
         self.session_setup(lists, cli.model.as_deref(), start, cli.mode, headless)
     }
 

@@ -3,7 +3,9 @@
 
 use super::args::Cli;
 use super::environment::{Environment, ToolLists};
+use super::session_choice::{SessionChoice, session_choice};
 use crate::headless;
+use crate::runtime::session::SessionStart;
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -16,8 +18,23 @@ pub fn run(
     started: Instant,
 ) -> anyhow::Result<ExitCode> {
     let env = Environment::load()?;
-    let setup = env.runtime_setup(cli, lists, true)?;
     let store = env.open_store()?;
+    // Headless, `--resume` without an id is the latest session here.
+    let start = match session_choice(cli, &store, false)? {
+        SessionChoice::Start(start) => start,
+        SessionChoice::Pick { fork: true } => SessionStart::ForkLatest,
+        SessionChoice::Pick { fork: false } => SessionStart::Latest,
+    };
+    let setup = env.runtime_setup(cli, lists, start, true)?;
+    let verbose = cli.verbose;
+    if verbose {
+        eprintln!(
+            "zcode: model {}/{} · project {}",
+            setup.model.provider_id,
+            setup.model.model_id,
+            setup.workspace.display()
+        );
+    }
     // One thread is plenty for one session and starts fastest.
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -25,7 +42,15 @@ pub fn run(
         .map_err(|e| anyhow::anyhow!("cannot start the async runtime: {e}"))?;
     let code = rt.block_on(async move {
         let handle = crate::runtime::start(setup, store)?;
-        anyhow::Ok(headless::run(handle, task, cli.output_format, started).await)
+        let session_id = handle.session_id.clone();
+        if verbose {
+            eprintln!("zcode: session {session_id}");
+        }
+        let code = headless::run(handle, task, cli.output_format, started).await;
+        if verbose {
+            eprintln!("zcode: continue it with: zcode -p --resume {session_id} \"TASK\"");
+        }
+        anyhow::Ok(code)
     });
     // A tool abandoned on a blocking thread (a hung file system) must not
     // keep the process from exiting.

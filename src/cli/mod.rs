@@ -9,13 +9,16 @@ mod headless_task;
 mod mcp_cmd;
 mod models_cmd;
 mod permission_cmd;
+mod permission_mode_args;
 mod sandbox_cmd;
+mod session_choice;
 mod sessions_cmd;
 mod stdin_input;
 mod stdout;
 mod task_args;
 pub mod tool_list_args;
 mod tui_cmd;
+mod unknown_flag;
 mod usage_error;
 
 use args::{Cli, Command};
@@ -75,11 +78,15 @@ fn run_inner(args: Vec<OsString>) -> anyhow::Result<ExitCode> {
         })
         .collect::<anyhow::Result<Vec<String>>>()?;
     let lists = extract_tool_lists(&args)?;
-    let cli = match Cli::try_parse_from(
+    let mut cli = match Cli::try_parse_from(
         std::iter::once("zcode".to_string()).chain(lists.rest.iter().cloned()),
     ) {
         Ok(cli) => cli,
         Err(e) => {
+            // Never clap's "use -- -x" tip: that sends the flag as the task.
+            if let Some(usage) = unknown_flag::unknown_flag_error(&e, &lists.rest) {
+                return Err(usage.into());
+            }
             // clap formats help, version and usage errors itself.
             let _ = e.print();
             return Ok(if e.use_stderr() {
@@ -97,6 +104,7 @@ fn run_inner(args: Vec<OsString>) -> anyhow::Result<ExitCode> {
         disallowed: lists.disallowed,
         allowed: lists.allowed,
     };
+    permission_mode_args::resolve_mode(&mut cli)?;
     task_args::check_resume(&cli)?;
     let task = task_args::task_arg(&cli)?;
     // `--prompt TASK` has always meant a headless run.

@@ -1,6 +1,7 @@
 //! `--disallowedTools` / `--allowedTools` extraction, done before clap sees
 //! the arguments (DIS-1): the option takes every following argument up to
-//! the next one starting with `-`, which clap cannot express.
+//! the next one starting with `-` or naming a subcommand, which clap cannot
+//! express.
 
 use crate::permission::rules::{Rule, RuleParseError};
 use std::fmt;
@@ -64,8 +65,11 @@ fn flag_kind(arg: &str) -> Option<(ListKind, &str, Option<&str>)> {
 
 /// Extracts the tool-list options from `args` (without the program name).
 /// `--flag=value` takes only its inline value; `--flag a b` takes arguments
-/// up to the next one starting with `-`. Everything after `--` is left alone.
+/// up to the next one starting with `-` or naming a subcommand (no tool is
+/// called `permission`), so `zcode --disallowedTools Bash permission check`
+/// runs the subcommand. Everything after `--` is left alone.
 pub fn extract_tool_lists(args: &[String]) -> Result<ToolListArgs, ToolListError> {
+    let subcommands = subcommand_names();
     let mut out = ToolListArgs::default();
     let mut i = 0;
     while i < args.len() {
@@ -84,7 +88,8 @@ pub fn extract_tool_lists(args: &[String]) -> Result<ToolListArgs, ToolListError
         match inline {
             Some(v) => values.push(v),
             None => {
-                while i < args.len() && !args[i].starts_with('-') {
+                while i < args.len() && !args[i].starts_with('-') && !subcommands.contains(&args[i])
+                {
                     values.push(&args[i]);
                     i += 1;
                 }
@@ -114,6 +119,15 @@ pub fn extract_tool_lists(args: &[String]) -> Result<ToolListArgs, ToolListError
         }
     }
     Ok(out)
+}
+
+/// The names zcode's subcommands are called by (`permission`, `sessions`, …).
+fn subcommand_names() -> Vec<String> {
+    use clap::CommandFactory;
+    super::args::Cli::command()
+        .get_subcommands()
+        .map(|c| c.get_name().to_string())
+        .collect()
 }
 
 /// Splits on commas and whitespace outside parentheses and normalises
@@ -196,6 +210,25 @@ mod tests {
         .unwrap();
         assert_eq!(r.disallowed, vec!["Bash", "Write", "Edit"]);
         assert_eq!(r.rest, args(&["-p", "x"]));
+    }
+
+    #[test]
+    fn dis1_the_list_ends_at_a_subcommand_name() {
+        let r = extract_tool_lists(&args(&[
+            "--disallowedTools",
+            "Bash",
+            "WebFetch",
+            "permission",
+            "check",
+            "--tool",
+            "Bash",
+        ]))
+        .unwrap();
+        assert_eq!(r.disallowed, vec!["Bash", "WebFetch"]);
+        assert_eq!(r.rest, args(&["permission", "check", "--tool", "Bash"]));
+        let r = extract_tool_lists(&args(&["--allowedTools", "Read", "sessions", "list"])).unwrap();
+        assert_eq!(r.allowed, vec!["Read"]);
+        assert_eq!(r.rest, args(&["sessions", "list"]));
     }
 
     #[test]

@@ -7,11 +7,13 @@
 
 use super::args::Cli;
 use super::environment::{Environment, Project, ToolLists};
+use super::session_choice::{SessionChoice, session_choice};
 use crate::protocol::Op;
 use crate::runtime::RuntimeHandle;
 use crate::runtime::session::SessionStart;
 use crate::store::SessionFilter;
 use crate::tui::launcher::{Extensions, Launcher, ModelChoice, SessionSummary};
+use crate::tui::resume_picker::{StartPick, pick};
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
@@ -30,8 +32,8 @@ pub fn run(
         );
     }
     let env = Environment::load()?;
-    let setup = env.runtime_setup(cli, lists, false)?;
     let store = env.open_store()?;
+    let choice = session_choice(cli, &store, true)?;
     let launcher = EnvLauncher {
         env,
         lists: lists.clone(),
@@ -41,6 +43,18 @@ pub fn run(
         .build()
         .map_err(|e| anyhow::anyhow!("cannot start the async runtime: {e}"))?;
     let ran = rt.block_on(async move {
+        let start = match choice {
+            SessionChoice::Start(start) => start,
+            // Before any session exists: nothing is created for a user
+            // who only came to look.
+            SessionChoice::Pick { fork } => match pick(&launcher.sessions()?).await? {
+                StartPick::Resume(id) if fork => SessionStart::ForkOf(id),
+                StartPick::Resume(id) => SessionStart::Resume(id),
+                StartPick::New => SessionStart::New,
+                StartPick::Quit => return Ok(String::new()),
+            },
+        };
+        let setup = launcher.env.runtime_setup(cli, lists, start, false)?;
         let handle = crate::runtime::start(setup, store)?;
         if let Some(text) = first_message {
             // The UI shows it when the runtime confirms the turn, as it

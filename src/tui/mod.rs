@@ -24,6 +24,7 @@ pub mod layout;
 pub mod model;
 pub mod msg;
 pub mod picker;
+pub mod resume_picker;
 pub mod screen;
 pub mod scrollback;
 pub mod slash;

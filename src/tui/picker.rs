@@ -129,6 +129,14 @@ impl Picker {
         Picker::new(PickerKind::Sessions, "Resume a session", items)
     }
 
+    /// `zcode --resume` without an id: the same list before any session
+    /// exists; the title says what Esc and Ctrl+C do there.
+    pub fn sessions_at_start(list: &[SessionSummary]) -> Self {
+        let mut picker = Picker::sessions(list, "");
+        picker.title = "Resume a session · Esc: a new session · Ctrl+C: quit".to_string();
+        picker
+    }
+
     /// What an empty picker says.
     pub fn empty_text(&self) -> &'static str {
         match self.kind {
