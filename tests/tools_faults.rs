@@ -4,6 +4,8 @@
 
 #![cfg(unix)]
 
+mod support;
+
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -242,14 +244,7 @@ async fn fault_tool_io_errors_are_said_once() {
 
 /// Waits (boundedly) for a file to appear.
 async fn appears(path: &Path) -> bool {
-    let start = std::time::Instant::now();
-    while start.elapsed() < NO_HANG {
-        if path.exists() {
-            return true;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    path.exists()
+    support::wait::until(NO_HANG, || path.exists()).await
 }
 
 #[tokio::test]
