@@ -251,13 +251,14 @@ async fn appears(path: &Path) -> bool {
 async fn fault_background_output_after_the_call_does_not_kill_the_process() {
     use zcode::tools::BashTool;
     let w = ws();
-    // The child writes to the call's pipe after the call returned; with
-    // the pipe's read end closed that write would kill it (SIGPIPE) before
-    // it gets to `touch`.
-    let command = "sh -c 'sleep 1; echo late; touch wrote; sleep 300' & echo started";
+    // The child writes to the call's pipe after the call returned (it waits
+    // for the test to say so); with the pipe's read end closed that write
+    // would kill it (SIGPIPE) before it gets to `touch`.
+    let command = "sh -c 'while [ ! -e go ]; do sleep 0.05; done; echo late; touch wrote; sleep 300' & echo started";
     let out = call(&BashTool, json!({ "command": command }), &w.ctx).await;
     assert!(!out.is_error, "{out:?}");
     assert!(out.content.starts_with("started"), "{}", out.content);
+    std::fs::write(w.root.join("go"), "").unwrap();
     assert!(
         appears(&w.root.join("wrote")).await,
         "the background process died writing its output"

@@ -419,10 +419,13 @@ fn tui5_ctrl_z_suspends_to_the_shell_and_fg_resumes() {
             .arg("--norc")
             .arg("--noprofile")
             .arg("-i")
-            .env("PS1", "shell$ "),
+            .env("PS1", "shell$ ")
+            // Typed as a variable: the build's path may have spaces or
+            // letters the shell's line editor does not take as typed.
+            .env("ZCODE_BIN", env!("CARGO_BIN_EXE_zcode")),
     );
     pty.wait_for_text("shell$");
-    pty.send(format!("{}\r", env!("CARGO_BIN_EXE_zcode")));
+    pty.send("\"$ZCODE_BIN\"\r");
     pty.wait_for_mode("build");
     let before = pty.raw_output().len();
     pty.send([0x1a]);
