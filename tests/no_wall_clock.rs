@@ -40,7 +40,7 @@ const ALLOWED: &[(&str, &str, &str)] = &[
     (
         "tests/support/wait.rs",
         "",
-        "the one polling helper: the pause is between looks at a condition, \
+        "the one polling function: the pause is between looks at a condition, \
          the limit only bounds a failure",
     ),
     (
