@@ -2,11 +2,14 @@
 
 #![cfg(unix)]
 
+mod support;
+
 use serde_json::json;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+use support::wait::{WAIT, until, within};
 use tokio::sync::{Notify, mpsc};
 use tokio_util::sync::CancellationToken;
 use zcode::approval::{
@@ -50,19 +53,20 @@ fn channel() -> (ChannelBroker, BrokerHandle, mpsc::UnboundedReceiver<Event>) {
     (broker, handle, rx)
 }
 
-/// A front end that answers every request with `reply` as soon as it sees it.
+/// A front end that answers every request with `reply` as soon as it sees
+/// it, or once `after` is signalled.
 fn answering_ui(
     mut events: mpsc::UnboundedReceiver<Event>,
     handle: BrokerHandle,
     reply: PermissionReply,
-    delay: Duration,
+    after: Option<Arc<Notify>>,
 ) -> tokio::task::JoinHandle<Vec<Result<(), ReplyError>>> {
     tokio::spawn(async move {
         let mut results = Vec::new();
         while let Some(event) = events.recv().await {
             if let Event::PermissionRequested { request } = event {
-                if !delay.is_zero() {
-                    tokio::time::sleep(delay).await;
+                if let Some(after) = &after {
+                    after.notified().await;
                 }
                 results.push(handle.reply(&request.request_id, reply.clone()));
             }
@@ -72,14 +76,15 @@ fn answering_ui(
 }
 
 /// A hook runner whose one PermissionRequest hook sleeps in a child process
-/// and records the child's pid.
+/// and records the child's pid. The child sleeps far longer than a test
+/// waits, so a test that ends has not waited for it.
 fn slow_hook_runner(dir: &Path) -> HookRunner {
     let script = dir.join("slow.sh");
     let pid_file = dir.join("child.pid");
     std::fs::write(
         &script,
         format!(
-            "#!/bin/sh\ncat >/dev/null\nsleep 30 &\necho $! > '{}'\nwait\necho '{{\"decision\":\"allow\"}}'\n",
+            "#!/bin/sh\ncat >/dev/null\nsleep 3600 &\necho $! > '{}'\nwait\necho '{{\"decision\":\"allow\"}}'\n",
             pid_file.display()
         ),
     )
@@ -90,7 +95,7 @@ fn slow_hook_runner(dir: &Path) -> HookRunner {
             permission_request: vec![HookEntry {
                 matcher: "*".into(),
                 command: format!("'{}'", script.display()),
-                timeout_ms: 60_000,
+                timeout_ms: 3_600_000,
             }],
             ..Hooks::default()
         },
@@ -100,15 +105,17 @@ fn slow_hook_runner(dir: &Path) -> HookRunner {
 }
 
 async fn read_pid(path: &Path) -> u32 {
-    for _ in 0..250 {
-        if let Ok(text) = std::fs::read_to_string(path)
-            && let Ok(pid) = text.trim().parse()
-        {
-            return pid;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    panic!("no pid written to {}", path.display());
+    let read = || {
+        std::fs::read_to_string(path)
+            .ok()
+            .and_then(|text| text.trim().parse().ok())
+    };
+    assert!(
+        until(WAIT, || read().is_some()).await,
+        "no pid written to {}",
+        path.display()
+    );
+    read().unwrap_or_default()
 }
 
 fn alive(pid: u32) -> bool {
@@ -121,13 +128,7 @@ fn alive(pid: u32) -> bool {
 }
 
 async fn wait_dead(pid: u32) -> bool {
-    for _ in 0..100 {
-        if !alive(pid) {
-            return true;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    false
+    until(WAIT, || !alive(pid)).await
 }
 
 async fn never_decides() -> Result<Option<PermissionHookDecision>, HookError> {
@@ -193,7 +194,9 @@ async fn appr5_channel_broker_without_a_client_denies() {
 
 // ---------------------------------------------------------------- APPR-4
 
-#[tokio::test]
+// On the paused clock: a day passes in no time, and the configured 20 ms
+// is measured on the same clock.
+#[tokio::test(start_paused = true)]
 async fn appr4_no_timeout_by_default_and_a_configured_one_denies() {
     let (broker, handle, _rx) = channel();
     let cancel = CancellationToken::new();
@@ -202,7 +205,7 @@ async fn appr4_no_timeout_by_default_and_a_configured_one_denies() {
         ClaimHandle::new(&cancel),
         cancel.clone(),
     );
-    let result = tokio::time::timeout(Duration::from_millis(50), waiting).await;
+    let result = tokio::time::timeout(Duration::from_secs(24 * 3600), waiting).await;
     assert!(result.is_err(), "the default broker must keep waiting");
     assert_eq!(
         handle.pending_count(),
@@ -276,12 +279,7 @@ async fn appr4_duplicate_request_id_is_denied_not_overwritten() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn appr3_a_reply_sent_on_seeing_the_event_always_lands() {
     let (broker, handle, rx) = channel();
-    let ui = answering_ui(
-        rx,
-        handle.clone(),
-        PermissionReply::AllowOnce,
-        Duration::ZERO,
-    );
+    let ui = answering_ui(rx, handle.clone(), PermissionReply::AllowOnce, None);
     for i in 0..200 {
         let cancel = CancellationToken::new();
         let claim = ClaimHandle::new(&cancel);
@@ -388,9 +386,12 @@ async fn appr3_broker_beats_a_slow_hook_and_the_hook_is_killed() {
             .reply("perm_1", PermissionReply::AllowOnce)
             .unwrap();
     });
-    let started = Instant::now();
-    let outcome = race_approval(fut, hooks, claim.clone(), &cancel).await;
-    assert!(started.elapsed() < Duration::from_secs(5));
+    // The hook sleeps for an hour: only the user's answer ends the race.
+    let outcome = within(
+        "the race",
+        race_approval(fut, hooks, claim.clone(), &cancel),
+    )
+    .await;
     assert_eq!(outcome.source, Source::Broker);
     assert_eq!(
         outcome.answer,
@@ -408,16 +409,22 @@ async fn appr3_broker_beats_a_slow_hook_and_the_hook_is_killed() {
 #[tokio::test]
 async fn appr3_hook_without_decision_withdraws_and_the_broker_answers() {
     let (broker, handle, rx) = channel();
+    // The user answers once the hook has had its say.
+    let hook_done = Arc::new(Notify::new());
     let ui = answering_ui(
         rx,
         handle,
         PermissionReply::AlwaysAllowSession,
-        Duration::from_millis(20),
+        Some(hook_done.clone()),
     );
     let cancel = CancellationToken::new();
     let claim = ClaimHandle::new(&cancel);
     let fut = broker.request(request("perm_1", "Bash"), claim.clone(), cancel.clone());
-    let outcome = race_approval(fut, async { Ok(None) }, claim, &cancel).await;
+    let hooks = async move {
+        hook_done.notify_one();
+        Ok(None)
+    };
+    let outcome = race_approval(fut, hooks, claim, &cancel).await;
     assert_eq!(
         outcome,
         RaceOutcome {
@@ -433,18 +440,21 @@ async fn appr3_hook_without_decision_withdraws_and_the_broker_answers() {
 #[tokio::test]
 async fn appr3_hook_error_withdraws_and_the_broker_answers() {
     let (broker, handle, rx) = channel();
+    // The user answers once the hook has failed.
+    let hook_done = Arc::new(Notify::new());
     let _ui = answering_ui(
         rx,
         handle,
         PermissionReply::Deny {
             feedback: Some("later".into()),
         },
-        Duration::from_millis(20),
+        Some(hook_done.clone()),
     );
     let cancel = CancellationToken::new();
     let claim = ClaimHandle::new(&cancel);
     let fut = broker.request(request("perm_1", "Bash"), claim.clone(), cancel.clone());
-    let failing = async {
+    let failing = async move {
+        hook_done.notify_one();
         Err(HookError::Failed(vec![
             "hook `x`: timed out after 5 ms".into(),
         ]))
@@ -467,23 +477,28 @@ async fn appr3_a_broker_claim_beats_a_hook_deciding_during_the_commit() {
     let cancel = CancellationToken::new();
     let claim = ClaimHandle::new(&cancel);
     let hook_may_answer = Arc::new(Notify::new());
+    let hook_answered = Arc::new(Notify::new());
     let committed = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let broker = {
         let claim = claim.clone();
         let notify = hook_may_answer.clone();
+        let answered = hook_answered.clone();
         let committed = committed.clone();
         async move {
             assert!(claim.claim());
             notify.notify_one();
-            tokio::time::sleep(Duration::from_millis(30)).await;
+            // The commit ends only after the hook has decided.
+            answered.notified().await;
             committed.store(true, std::sync::atomic::Ordering::SeqCst);
             BrokerAnswer::Reply(PermissionReply::FullAccess)
         }
     };
     let hooks = {
         let notify = hook_may_answer.clone();
+        let answered = hook_answered.clone();
         async move {
             notify.notified().await;
+            answered.notify_one();
             Ok(Some(PermissionHookDecision::Deny {
                 message: "too late".into(),
             }))
@@ -554,9 +569,8 @@ async fn appr3_cancellation_ends_both_sides() {
         read_pid(&pid_file).await;
         trigger.cancel();
     });
-    let started = Instant::now();
-    let outcome = race_approval(fut, hooks, claim, &cancel).await;
-    assert!(started.elapsed() < Duration::from_secs(5));
+    // The hook sleeps for an hour: only the cancellation ends the race.
+    let outcome = within("the race", race_approval(fut, hooks, claim, &cancel)).await;
     assert_eq!(outcome.answer, Answer::Cancelled);
     assert_eq!(outcome.source, Source::Cancellation);
     assert_eq!(handle.pending_count(), 0);

@@ -7,7 +7,7 @@
 
 mod support;
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 use support::fault_server::{Fault, FaultServer, Output, Wire};
@@ -135,10 +135,10 @@ async fn fault_stream_cli_html_200_is_one_error_naming_the_url_once() {
 }
 
 /// Starts `zcode -p` with stream-json output, waits for its first text
-/// delta, sends SIGINT and returns the run and the time from the signal to
-/// the exit. stdout is read all along, so that a full pipe never holds the
-/// child up.
-async fn interrupt_cli(h: &Harness) -> (Run, Duration) {
+/// delta, sends SIGINT and returns the run; the stream never ends by
+/// itself, so only the signal ends the run within the harness's limit.
+/// stdout is read all along, so that a full pipe never holds the child up.
+async fn interrupt_cli(h: &Harness) -> Run {
     let mut child = h
         .command(&["-p", "go", "--output-format", "stream-json"], &[])
         .spawn()
@@ -171,20 +171,17 @@ async fn interrupt_cli(h: &Harness) -> (Run, Duration) {
         .expect("zcode streams the reply")
         .expect("a text delta arrives");
     let pid = child.id().unwrap() as libc::pid_t;
-    let sent = Instant::now();
     // SAFETY: signalling our own child by its pid.
     assert_eq!(unsafe { libc::kill(pid, libc::SIGINT) }, 0);
     let status = tokio::time::timeout(support::headless::RUN_TIMEOUT, child.wait())
         .await
         .expect("zcode ends after Ctrl+C")
         .unwrap();
-    let latency = sent.elapsed();
-    let run = Run {
+    Run {
         code: status.code(),
         stdout: reader.await.unwrap(),
         stderr: errors.await.unwrap(),
-    };
-    (run, latency)
+    }
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -193,12 +190,10 @@ async fn fault_stream_cli_ctrl_c_during_a_flood_keeps_the_partial_answer() {
     // Busy all the time, but far from any limit when the signal comes.
     let server = FaultServer::start(Fault::Flood { padding: 1000 }).await;
     configure(&h, &server, json!({}));
-    let (run, latency) = interrupt_cli(&h).await;
-    eprintln!("SIGINT to exit (flood): {latency:?}");
+    let run = interrupt_cli(&h).await;
     assert_eq!(run.code, Some(130), "{run}");
     let result: Value = serde_json::from_str(&run.stdout).unwrap_or(Value::Null);
     assert_eq!(result["end"], "interrupted", "{run}");
-    assert!(latency < Duration::from_secs(5), "{latency:?}");
     let texts = saved_assistant_texts(&h);
     assert_eq!(texts.len(), 1, "{run}");
     assert!(!texts[0].is_empty() && texts[0].chars().all(|c| c == 'x'));
@@ -213,10 +208,8 @@ async fn fault_stream_cli_ctrl_c_during_a_drip_keeps_the_partial_answer() {
     })
     .await;
     configure(&h, &server, json!({}));
-    let (run, latency) = interrupt_cli(&h).await;
-    eprintln!("SIGINT to exit (drip): {latency:?}");
+    let run = interrupt_cli(&h).await;
     assert_eq!(run.code, Some(130), "{run}");
-    assert!(latency < Duration::from_secs(5), "{latency:?}");
     let texts = saved_assistant_texts(&h);
     assert!(texts[0].starts_with("tick"), "{texts:?}");
 }

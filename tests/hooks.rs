@@ -2,10 +2,12 @@
 
 #![cfg(unix)]
 
+mod support;
+
 use serde_json::{Value, json};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use support::wait::{WAIT, until, within};
 use tokio_util::sync::CancellationToken;
 use zcode::config::hooks::{DEFAULT_HOOK_TIMEOUT_MS, HookEntry, Hooks};
 use zcode::hooks::{HookError, HookRunner, PermissionHookDecision, ToolResponse};
@@ -116,25 +118,21 @@ fn alive(pid: u32) -> bool {
 }
 
 async fn wait_dead(pid: u32) -> bool {
-    for _ in 0..100 {
-        if !alive(pid) {
-            return true;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    false
+    until(WAIT, || !alive(pid)).await
 }
 
 async fn read_pid(path: &Path) -> u32 {
-    for _ in 0..100 {
-        if let Ok(text) = std::fs::read_to_string(path)
-            && let Ok(pid) = text.trim().parse()
-        {
-            return pid;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    panic!("no pid written to {}", path.display());
+    let read = || {
+        std::fs::read_to_string(path)
+            .ok()
+            .and_then(|text| text.trim().parse().ok())
+    };
+    assert!(
+        until(WAIT, || read().is_some()).await,
+        "no pid written to {}",
+        path.display()
+    );
+    read().unwrap_or_default()
 }
 
 // ---------------------------------------------------------------- HOOK-3
@@ -281,15 +279,14 @@ async fn hook1_timeout_kills_the_process_group() {
     let cmd = fx.script(
         "slow.sh",
         &format!(
-            "cat >/dev/null\nsleep 30 &\necho $! > '{}'\nwait\necho '{{\"decision\":\"deny\"}}'",
+            "cat >/dev/null\nsleep 3600 &\necho $! > '{}'\nwait\necho '{{\"decision\":\"deny\"}}'",
             pid_file.display()
         ),
     );
     let mut slow = entry("Bash", &cmd);
     slow.timeout_ms = 200;
-    let started = Instant::now();
-    let out = run_pre(&fx.runner(pre(vec![slow]))).await;
-    assert!(started.elapsed() < Duration::from_secs(5));
+    // The hook sleeps for an hour: only its 200 ms timeout ends it.
+    let out = within("the hook's timeout", run_pre(&fx.runner(pre(vec![slow])))).await;
     assert_eq!(out.permission, None);
     assert!(
         out.errors[0].contains("timed out after 200 ms"),
@@ -307,7 +304,7 @@ async fn hook1_cancellation_kills_the_hook() {
     let cmd = fx.script(
         "slow.sh",
         &format!(
-            "cat >/dev/null\nsleep 30 &\necho $! > '{}'\nwait",
+            "cat >/dev/null\nsleep 3600 &\necho $! > '{}'\nwait",
             pid_file.display()
         ),
     );
@@ -319,9 +316,12 @@ async fn hook1_cancellation_kills_the_hook() {
         read_pid(&pid_path).await;
         trigger.cancel();
     });
-    let started = Instant::now();
-    let result = runner.permission_request(&request(), &cancel).await;
-    assert!(started.elapsed() < Duration::from_secs(5));
+    // The hook sleeps for an hour: only the cancellation ends it.
+    let result = within(
+        "the cancellation",
+        runner.permission_request(&request(), &cancel),
+    )
+    .await;
     assert_eq!(result, Err(HookError::Cancelled));
     let pid = read_pid(&pid_file).await;
     assert!(wait_dead(pid).await, "the hook's child {pid} survived");
@@ -343,9 +343,11 @@ async fn fault_hook_exit_2_with_10_mb_of_stderr_gives_a_capped_reason() {
         "loud.sh",
         "cat >/dev/null\nhead -c 10000000 /dev/zero | tr '\\0' x >&2\nexit 2",
     );
-    let started = Instant::now();
-    let out = run_pre(&fx.runner(pre(vec![entry("Bash", &cmd)]))).await;
-    assert!(started.elapsed() < Duration::from_secs(20));
+    let out = within(
+        "the hook with 10 MB of stderr",
+        run_pre(&fx.runner(pre(vec![entry("Bash", &cmd)]))),
+    )
+    .await;
     let Some(HookPermission::Deny(reason)) = out.permission else {
         panic!("exit 2 denies: {out:?}");
     };

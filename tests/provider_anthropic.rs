@@ -4,15 +4,16 @@
 
 mod support;
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use futures_util::StreamExt;
 use proptest::prelude::*;
 use serde_json::json;
 use support::fake_model_server::{FakeModelServer, Reply, sse};
+use support::wait::within;
 use support::{
-    ChunkStream, Decoder, decode_chunks, decode_fixture_every_way, fake_provider, split_by_sizes,
-    sse_fixture, test_settings,
+    ChunkStream, Decoder, collect_observed, decode_chunks, decode_fixture_every_way, fake_provider,
+    split_by_sizes, sse_fixture, test_settings,
 };
 use zcode::config::ProviderKind;
 use zcode::model::accumulate::collect_reply;
@@ -301,13 +302,13 @@ async fn e2e_429_then_success_with_backoff() {
         &json!({"type": "error", "error": {"type": "rate_limit_error", "message": "slow down"}}),
     ));
     server.enqueue(Reply::sse(sse::anthropic_text("ok")));
-    let start = Instant::now();
-    let reply = run(&provider(&server, test_settings()), &request())
-        .await
-        .unwrap();
-    assert_eq!(reply.text, "ok");
+    let (reply, retries) = collect_observed(&provider(&server, test_settings()), &request()).await;
+    assert_eq!(reply.unwrap().text, "ok");
     assert_eq!(server.request_count(), 2);
-    assert!(start.elapsed() >= Duration::from_millis(10));
+    // The second attempt came after the policy's first backoff.
+    let waits: Vec<Duration> = retries.iter().map(|r| r.delay).collect();
+    assert_eq!(waits, [test_settings().backoff(1)]);
+    assert!(waits[0] >= Duration::from_millis(10));
 }
 
 #[tokio::test]
@@ -368,13 +369,15 @@ async fn e2e_idle_timeout() {
     let server = FakeModelServer::start().await;
     let full = sse::anthropic_text("Hello world");
     let head: String = full.split("\n\n").take(3).collect::<Vec<_>>().join("\n\n") + "\n\n";
-    server.enqueue(Reply::sse(head).delay(Duration::from_secs(10)));
-    let start = Instant::now();
-    let err = run(&provider(&server, test_settings()), &request())
-        .await
-        .unwrap_err();
+    // Silent far longer than the test waits: only the idle timeout ends it.
+    server.enqueue(Reply::sse(head).delay(Duration::from_secs(3600)));
+    let err = within(
+        "the idle timeout",
+        run(&provider(&server, test_settings()), &request()),
+    )
+    .await
+    .unwrap_err();
     assert!(matches!(err, ProviderError::IdleTimeout { .. }), "{err:?}");
-    assert!(start.elapsed() < Duration::from_secs(3));
 }
 
 #[tokio::test]

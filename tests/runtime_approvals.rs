@@ -7,7 +7,7 @@
 
 mod support;
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 use support::runtime_harness::{Dialect, Harness, Setup, read_pid_file, wait_file, wait_gone};
@@ -486,7 +486,7 @@ async fn appr3_user_answer_beats_a_slow_hook_at_once() {
         .permission_request(
             "Bash",
             "slow.sh",
-            "echo $$ > \"$0.pid\"\nexec sleep 5",
+            "echo $$ > \"$0.pid\"\nexec sleep 3600",
             HOOK_TIMEOUT_MS,
         )
         .start()
@@ -494,7 +494,6 @@ async fn appr3_user_answer_beats_a_slow_hook_at_once() {
     let request = ask_bash(&mut h, "call_1", "touch a.txt").await;
     // The hook is running when the user answers.
     let pid = read_pid_file(&h.scripts.join("slow.sh.pid"), Duration::from_secs(3)).await;
-    let answered = Instant::now();
     h.reply(&request.request_id, PermissionReply::AllowOnce);
     let by = h
         .wait_for("PermissionResolved", |e| match e {
@@ -503,13 +502,7 @@ async fn appr3_user_answer_beats_a_slow_hook_at_once() {
         })
         .await;
     assert_eq!(by, ResolvedBy::User);
-    assert!(
-        answered.elapsed() < Duration::from_secs(1),
-        "the user's answer took {:?} to win",
-        answered.elapsed()
-    );
     assert_eq!(h.turn_finished().await.0, TurnEnd::Completed);
-    assert!(answered.elapsed() < Duration::from_secs(2));
     assert!(h.exists("a.txt"));
     // The losing hook is killed.
     assert!(
@@ -987,14 +980,13 @@ async fn appr3_full2_full_access_claims_the_race_and_kills_the_hook() {
         .permission_request(
             "Bash",
             "slow.sh",
-            "echo $$ > \"$0.pid\"\nexec sleep 5",
+            "echo $$ > \"$0.pid\"\nexec sleep 3600",
             HOOK_TIMEOUT_MS,
         )
         .start()
         .await;
     let request = ask_bash(&mut h, "call_1", "touch a.txt").await;
     let pid = read_pid_file(&h.scripts.join("slow.sh.pid"), Duration::from_secs(3)).await;
-    let t0 = Instant::now();
     h.reply(&request.request_id, PermissionReply::FullAccess);
     let state = h
         .wait_for("SessionModeChanged", |e| match e {
@@ -1004,7 +996,6 @@ async fn appr3_full2_full_access_claims_the_race_and_kills_the_hook() {
         .await;
     assert_eq!(state, ExecutionState::new(Mode::Yolo, false));
     assert_eq!(h.turn_finished().await.0, TurnEnd::Completed);
-    assert!(t0.elapsed() < Duration::from_secs(2), "{:?}", t0.elapsed());
     assert!(h.exists("a.txt"));
     assert_eq!(
         resolutions(&h),

@@ -9,9 +9,9 @@
 
 mod support;
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use support::fake_model_server::Reply;
+use support::fake_model_server::{Hold, Reply};
 use support::runtime_harness::{Dialect, Harness, Setup};
 use zcode::permission::mode::Mode;
 use zcode::protocol::{CompactionOutcome, Event, Op, PermissionReply, TurnEnd};
@@ -46,13 +46,12 @@ async fn compaction_finished(h: &mut Harness) -> CompactionOutcome {
     .await
 }
 
-/// Waits until the fake server has received `n` requests; fails after 5 s.
+/// Waits until the fake server has received `n` requests.
 async fn requests_reach(h: &Harness, n: usize) {
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while h.server.request_count() < n {
-        assert!(Instant::now() < deadline, "request {n} never came");
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    assert!(
+        h.server.wait_for_requests(n, support::wait::WAIT).await,
+        "request {n} never came"
+    );
 }
 
 fn summaries(h: &Harness) -> usize {
@@ -147,10 +146,11 @@ async fn ux_an_interrupt_cancels_the_compaction_and_changes_nothing() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ux_a_message_sent_while_compacting_waits_for_the_summary() {
     let mut h = two_turns().await;
-    // A slow summary: the message surely arrives while it is under way.
+    // The summary is held until the message is queued behind it.
+    let hold = Hold::new();
     h.server.enqueue(
         Reply::sse_chunks(Vec::<String>::new())
-            .delay(Duration::from_millis(200))
+            .held(&hold)
             .chunk(h.text_body(SUMMARY)),
     );
     h.enqueue_text("third answer");
@@ -160,6 +160,7 @@ async fn ux_a_message_sent_while_compacting_waits_for_the_summary() {
         matches!(e, Event::InputQueued { text, .. } if text == "third question").then_some(())
     })
     .await;
+    hold.release();
     assert_eq!(
         compaction_finished(&mut h).await,
         CompactionOutcome::Compacted

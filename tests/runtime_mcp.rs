@@ -9,9 +9,9 @@ mod support;
 
 use serde_json::json;
 use std::path::Path;
-use std::time::{Duration, Instant};
 use support::mcp_server::{log_lines, test_server};
 use support::runtime_harness::{Dialect, Harness, Setup};
+use support::wait::{WAIT, until, within};
 use zcode::permission::mode::Mode;
 use zcode::permission::rules::{Rule, RuleKind};
 use zcode::protocol::{AlwaysOption, Event, Op, PermissionReply, TurnEnd};
@@ -27,15 +27,8 @@ fn with_server(mode: Mode) -> (Setup, std::path::PathBuf) {
 }
 
 async fn wait_log(log: &Path, line: &str) {
-    let deadline = Instant::now() + Duration::from_secs(15);
-    while !log_lines(log).iter().any(|l| l == line) {
-        assert!(
-            Instant::now() < deadline,
-            "{line} never logged: {:?}",
-            log_lines(log)
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    let logged = until(WAIT, || log_lines(log).iter().any(|l| l == line)).await;
+    assert!(logged, "{line} never logged: {:?}", log_lines(log));
 }
 
 async fn notice_containing(h: &mut Harness, text: &str) -> String {
@@ -138,16 +131,18 @@ async fn mcp_show_lists_servers_and_trust_starts_a_project_server() {
     let mut h = setup.start().await;
     let warned = notice_containing(&mut h, "have not trusted: proj").await;
     assert!(warned.contains("/mcp trust NAME"), "{warned}");
-    // Wait for t to connect, then ask.
-    let deadline = Instant::now() + Duration::from_secs(15);
-    let shown = loop {
-        h.send(Op::ShowMcp);
-        let shown = notice_containing(&mut h, "MCP servers").await;
-        if shown.contains("t: connected") || Instant::now() > deadline {
-            break shown;
+    // t may still be starting: ask again after each answer until it is
+    // connected.
+    let shown = within("t connected", async {
+        loop {
+            h.send(Op::ShowMcp);
+            let shown = notice_containing(&mut h, "MCP servers").await;
+            if shown.contains("t: connected") {
+                break shown;
+            }
         }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    };
+    })
+    .await;
     assert!(shown.contains("t: connected"), "{shown}");
     assert!(shown.contains("  - mcp__t__echo (read-only)"), "{shown}");
     assert!(shown.contains("proj: not trusted: not started"), "{shown}");

@@ -7,7 +7,7 @@
 
 mod support;
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::json;
 use support::fake_model_server::Reply;
@@ -145,7 +145,8 @@ async fn run2_interrupt_while_streaming(dialect: Dialect) {
     h.server.enqueue(stalled_reply(
         &h.text_body("partial answer that never ends"),
         head_events,
-        Duration::from_secs(10),
+        // Far longer than any wait: only the interrupt ends the turn.
+        Duration::from_secs(3600),
     ));
     h.input("first");
     let delta = h
@@ -156,16 +157,10 @@ async fn run2_interrupt_while_streaming(dialect: Dialect) {
         .await;
     assert_eq!(delta, "partial answer ");
 
-    let t0 = Instant::now();
     h.interrupt();
     let (end, answer) = h.turn_finished().await;
     assert_eq!(end, TurnEnd::Interrupted);
     assert_eq!(answer, None);
-    assert!(
-        t0.elapsed() < Duration::from_secs(1),
-        "took {:?}",
-        t0.elapsed()
-    );
     // The request was abandoned: the server sees the connection close.
     assert!(
         h.server
@@ -212,14 +207,14 @@ async fn run2_interrupt_while_streaming_anthropic() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn run2_interrupt_before_the_response_head() {
     let mut h = Setup::new(Dialect::OpenAi, Mode::Build).start().await;
-    h.server
-        .enqueue(late_reply(h.text_body("too late"), Duration::from_secs(10)));
+    h.server.enqueue(late_reply(
+        h.text_body("too late"),
+        Duration::from_secs(3600),
+    ));
     h.input("first");
     assert!(h.server.wait_for_requests(1, Duration::from_secs(3)).await);
-    let t0 = Instant::now();
     h.interrupt();
     assert_eq!(h.turn_finished().await.0, TurnEnd::Interrupted);
-    assert!(t0.elapsed() < Duration::from_secs(1), "{:?}", t0.elapsed());
     assert!(
         h.server
             .wait_for_client_aborts(1, Duration::from_secs(2))
@@ -240,19 +235,13 @@ async fn run2_interrupt_before_the_response_head() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn run2_interrupt_while_a_tool_runs_kills_it() {
     let mut h = Setup::new(Dialect::OpenAi, Mode::Yolo).start().await;
-    h.enqueue_bash("call_1", "echo $$; echo $$ > pid.txt; exec sleep 30");
+    h.enqueue_bash("call_1", "echo $$; echo $$ > pid.txt; exec sleep 3600");
     h.input("wait a long time");
     let pid = read_pid_file(&h.path("pid.txt"), Duration::from_secs(3)).await;
     assert!(process_alive(pid));
 
-    let t0 = Instant::now();
     h.interrupt();
     assert_eq!(h.turn_finished().await.0, TurnEnd::Interrupted);
-    assert!(
-        t0.elapsed() < Duration::from_secs(2),
-        "the interrupt took {:?}",
-        t0.elapsed()
-    );
     assert!(
         wait_gone(pid, Duration::from_secs(1)).await,
         "the command {pid} survived the interrupt"
@@ -306,10 +295,8 @@ async fn run2_interrupt_while_waiting_for_approval() {
     h.input("make a.txt");
     let request = h.permission_request().await;
 
-    let t0 = Instant::now();
     h.interrupt();
     assert_eq!(h.turn_finished().await.0, TurnEnd::Interrupted);
-    assert!(t0.elapsed() < Duration::from_secs(1), "{:?}", t0.elapsed());
     let resolved: Vec<_> = h
         .log
         .iter()
@@ -561,9 +548,7 @@ async fn run2_shutdown_while_an_approval_waits_ends_cleanly() {
     h.enqueue_bash("call_1", "touch a.txt");
     h.input("make a.txt");
     h.permission_request().await;
-    let t0 = Instant::now();
     h.stop().await;
-    assert!(t0.elapsed() < Duration::from_secs(1), "{:?}", t0.elapsed());
     assert!(!h.exists("a.txt"));
     // The call is closed in the transcript, and the cut is noted for the
     // model of a resumed session.

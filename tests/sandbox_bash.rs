@@ -11,7 +11,7 @@ use serde_json::json;
 use std::io::ErrorKind;
 use std::net::TcpListener;
 use std::os::unix::net::UnixListener;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use support::proc_stats::gone_soon;
 use zcode::sandbox::{SandboxPolicy, support};
 use zcode::tools::{BashTool, Tool, ToolContext, ToolOutput};
@@ -89,7 +89,7 @@ async fn sandbox_read_only_refuses_every_kind_of_write() {
     }
     // Outside the workspace too: the temp directory is not writable.
     let outside = std::env::temp_dir().join(format!("zcode-sbx-{}", std::process::id()));
-    let out = bash(&ctx, &format!("touch {}", outside.display())).await;
+    let out = bash(&ctx, &format!("touch {}", sh_quote(&outside))).await;
     assert!(refused(&out), "{}", out.content);
     assert!(!outside.exists());
 }
@@ -192,7 +192,7 @@ async fn sandbox_read_only_stops_a_hostile_fsmonitor_in_git_status() {
         &[
             "config",
             "core.fsmonitor",
-            &format!("touch {}; echo", marker.display()),
+            &format!("touch {}; echo", sh_quote(&marker)),
         ],
     );
     let out = bash(&ctx, "git status").await;
@@ -274,6 +274,39 @@ async fn sandbox_failure_note_tells_the_model_why() {
     assert!(!out.content.contains("sandbox"), "{}", out.content);
 }
 
+/// A directory this test may write to that no writable root of `policy`
+/// covers: the build's scratch directory, the checkout, the home
+/// directory, /var/tmp or /dev/shm, whichever is outside them all. (A
+/// checkout under /tmp lies inside the temp directory.)
+fn outside_every_root(policy: &SandboxPolicy) -> PathBuf {
+    let canonical = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+    let roots: Vec<PathBuf> = policy.writable_roots.iter().map(|r| canonical(r)).collect();
+    let candidates = [
+        Some(PathBuf::from(env!("CARGO_TARGET_TMPDIR"))),
+        Some(PathBuf::from(env!("CARGO_MANIFEST_DIR"))),
+        std::env::var_os("HOME").map(PathBuf::from),
+        Some(PathBuf::from("/var/tmp")),
+        Some(PathBuf::from("/dev/shm")),
+    ];
+    for dir in candidates.into_iter().flatten() {
+        let dir = canonical(&dir);
+        if roots.iter().any(|root| dir.starts_with(root)) {
+            continue;
+        }
+        let probe = dir.join(format!(".sbx-probe-{}", std::process::id()));
+        if std::fs::create_dir(&probe).is_ok() {
+            let _ = std::fs::remove_dir(&probe);
+            return dir;
+        }
+    }
+    panic!("no directory outside {roots:?} this test may write to");
+}
+
+/// `path` as one shell word, whatever letters it has.
+fn sh_quote(path: &Path) -> String {
+    format!("'{}'", path.display().to_string().replace('\'', "'\\''"))
+}
+
 #[tokio::test]
 async fn sandbox_workspace_write_allows_the_workspace_only() {
     let (_d, ctx) = workspace(None);
@@ -286,11 +319,10 @@ async fn sandbox_workspace_write_allows_the_workspace_only() {
     )
     .await;
     assert!(out.content.starts_with("hi"), "{}", out.content);
-    // Outside the workspace and the temp directory: refused. The test
-    // target's own scratch directory is neither.
-    let outside =
-        Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("sbx-{}", std::process::id()));
-    let out = bash(&ctx, &format!("touch {}", outside.display())).await;
+    // Outside the workspace and the temp directory: refused.
+    let outside = outside_every_root(ctx.sandbox.as_ref().unwrap())
+        .join(format!("sbx {} ü", std::process::id()));
+    let out = bash(&ctx, &format!("touch {}", sh_quote(&outside))).await;
     assert!(refused(&out), "{}", out.content);
     assert!(!outside.exists());
     // Network as configured: off here.

@@ -443,15 +443,8 @@ fn enqueue_held_turn(server: &FakeModelServer) {
 
 /// Waits (bounded) until `path` exists.
 async fn wait_for_file(path: &Path) {
-    let deadline = std::time::Instant::now() + support::headless::RUN_TIMEOUT;
-    while !path.exists() {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "{} never appeared",
-            path.display()
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-    }
+    let appeared = support::wait::until(support::headless::RUN_TIMEOUT, || path.exists()).await;
+    assert!(appeared, "{} never appeared", path.display());
 }
 
 fn in_use_message(id: &str, pid: u32) -> String {

@@ -1,9 +1,12 @@
 //! TOOL-4 Bash: output, exit codes, the workspace as cwd, timeouts and
 //! cancellation killing the whole process group, the output budget.
 
+mod support;
+
 use serde_json::{Value, json};
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+use support::wait::{WAIT, until, within};
 use zcode::tools::bash::{BashInput, DEFAULT_TIMEOUT_MS};
 use zcode::tools::{BashTool, Tool, ToolContext, ToolOutput};
 
@@ -44,15 +47,11 @@ fn alive(pid: i32) -> bool {
     }
 }
 
-/// Waits briefly for the kernel to finish tearing processes down.
+/// Waits for the kernel to finish tearing processes down. The processes
+/// the tests start sleep far longer than this waits, so only a kill ends
+/// them in time.
 async fn gone(pid: i32) -> bool {
-    for _ in 0..100 {
-        if !alive(pid) {
-            return true;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    false
+    until(WAIT, || !alive(pid)).await
 }
 
 #[tokio::test]
@@ -98,9 +97,12 @@ async fn tool4_bash_runs_in_the_workspace() {
 #[tokio::test]
 async fn tool4_bash_stdin_is_empty_and_no_output_is_said() {
     let (_d, ctx) = ws();
-    let started = Instant::now();
-    let out = bash(&ctx, json!({"command": "cat"})).await;
-    assert!(started.elapsed() < Duration::from_secs(5));
+    // A stdin left open would keep `cat` waiting for ever.
+    let out = within(
+        "cat on an empty stdin",
+        bash(&ctx, json!({"command": "cat"})),
+    )
+    .await;
     assert_eq!(out.content, "(no output)\n\nExit code: 0");
 }
 
@@ -114,13 +116,14 @@ async fn tool4_bash_uses_bash() {
 #[tokio::test]
 async fn tool4_bash_timeout_kills_the_process_group() {
     let (_d, ctx) = ws();
-    let started = Instant::now();
-    let out = bash(
-        &ctx,
-        json!({"command": "sleep 60 & echo $!; sleep 60", "timeout": 500}),
+    let out = within(
+        "the 500 ms timeout",
+        bash(
+            &ctx,
+            json!({"command": "sleep 3600 & echo $!; sleep 3600", "timeout": 500}),
+        ),
     )
     .await;
-    assert!(started.elapsed() < Duration::from_secs(5));
     assert!(out.is_error);
     assert!(
         out.content
@@ -137,18 +140,24 @@ async fn tool4_bash_timeout_kills_the_process_group() {
 async fn tool4_bash_cancellation_kills_grandchildren() {
     let (_d, ctx) = ws();
     let cancel = ctx.cancel.clone();
+    // The command says when both sleeps run; the cancellation comes then.
+    let started = ctx.workspace.join("started");
     let canceller = tokio::spawn(async move {
-        tokio::time::sleep(Duration::from_millis(700)).await;
+        assert!(
+            until(WAIT, || started.exists()).await,
+            "the command never started"
+        );
         cancel.cancel();
     });
-    let started = Instant::now();
-    let out = bash(
-        &ctx,
-        json!({"command": "sleep 100 & echo $!; (sleep 100 & echo $!; wait) & wait"}),
+    let out = within(
+        "the cancellation",
+        bash(
+            &ctx,
+            json!({"command": "sleep 3600 & echo $!; (sleep 3600 & echo $!; touch started; wait) & wait"}),
+        ),
     )
     .await;
     canceller.await.unwrap();
-    assert!(started.elapsed() < Duration::from_secs(5));
     assert!(out.is_error);
     assert!(
         out.content
@@ -168,7 +177,7 @@ async fn tool4_bash_sigterm_ignored_escalates_to_sigkill() {
     let (_d, ctx) = ws();
     let out = bash(
         &ctx,
-        json!({"command": "trap '' TERM; sleep 60 & echo $!; wait", "timeout": 300}),
+        json!({"command": "trap '' TERM; sleep 3600 & echo $!; wait", "timeout": 300}),
     )
     .await;
     assert!(out.is_error);
@@ -181,9 +190,17 @@ async fn tool4_bash_sigterm_ignored_escalates_to_sigkill() {
 #[tokio::test]
 async fn tool4_bash_background_process_does_not_hold_the_result() {
     let (_d, ctx) = ws();
-    let started = Instant::now();
-    let out = bash(&ctx, json!({"command": "sleep 3 & echo started"})).await;
-    assert!(started.elapsed() < Duration::from_secs(2));
+    let out = within(
+        "the result before the background sleep ends",
+        bash(
+            &ctx,
+            json!({"command": "sleep 3600 & echo $! > bg.pid; echo started"}),
+        ),
+    )
+    .await;
+    let bg = std::fs::read_to_string(ctx.workspace.join("bg.pid")).unwrap();
+    // SAFETY: kill(2) on the sleep this test started.
+    unsafe { libc::kill(bg.trim().parse().unwrap(), libc::SIGKILL) };
     assert_eq!(out.content, "started\n\nExit code: 0");
 }
 

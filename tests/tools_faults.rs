@@ -4,6 +4,8 @@
 
 #![cfg(unix)]
 
+mod support;
+
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -242,27 +244,21 @@ async fn fault_tool_io_errors_are_said_once() {
 
 /// Waits (boundedly) for a file to appear.
 async fn appears(path: &Path) -> bool {
-    let start = std::time::Instant::now();
-    while start.elapsed() < NO_HANG {
-        if path.exists() {
-            return true;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    path.exists()
+    support::wait::until(NO_HANG, || path.exists()).await
 }
 
 #[tokio::test]
 async fn fault_background_output_after_the_call_does_not_kill_the_process() {
     use zcode::tools::BashTool;
     let w = ws();
-    // The child writes to the call's pipe after the call returned; with
-    // the pipe's read end closed that write would kill it (SIGPIPE) before
-    // it gets to `touch`.
-    let command = "sh -c 'sleep 1; echo late; touch wrote; sleep 300' & echo started";
+    // The child writes to the call's pipe after the call returned (it waits
+    // for the test to say so); with the pipe's read end closed that write
+    // would kill it (SIGPIPE) before it gets to `touch`.
+    let command = "sh -c 'while [ ! -e go ]; do sleep 0.05; done; echo late; touch wrote; sleep 300' & echo started";
     let out = call(&BashTool, json!({ "command": command }), &w.ctx).await;
     assert!(!out.is_error, "{out:?}");
     assert!(out.content.starts_with("started"), "{}", out.content);
+    std::fs::write(w.root.join("go"), "").unwrap();
     assert!(
         appears(&w.root.join("wrote")).await,
         "the background process died writing its output"

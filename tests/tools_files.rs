@@ -59,10 +59,14 @@ fn all_tools() -> Vec<Arc<dyn Tool>> {
     ]
 }
 
-/// Makes sure a later write gets a different stamp (mtime granularity).
+/// Writes `content` as a later change: the file's modification time is set
+/// past the one it had, whatever the file system's time granularity.
 fn touch_later(path: &Path, content: &str) {
-    std::thread::sleep(std::time::Duration::from_millis(20));
+    let before = std::fs::metadata(path).unwrap().modified().unwrap();
     std::fs::write(path, content).unwrap();
+    let file = std::fs::File::options().write(true).open(path).unwrap();
+    file.set_modified(before + std::time::Duration::from_secs(2))
+        .unwrap();
 }
 
 // ---------------------------------------------------------------- TOOL-1 Read

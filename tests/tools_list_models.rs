@@ -252,12 +252,16 @@ fn model2_fit_budget_keeps_whole_lines() {
 #[tokio::test]
 async fn model2_times_out() {
     let home = home_with(CONFIG);
-    let slow = ListModelsTool::with_env(Arc::new(|_: &str| {
-        std::thread::sleep(Duration::from_millis(300));
+    // Reading the environment blocks until the test has its answer.
+    let (release, blocked) = std::sync::mpsc::channel::<()>();
+    let blocked = std::sync::Mutex::new(blocked);
+    let slow = ListModelsTool::with_env(Arc::new(move |_: &str| {
+        let _ = blocked.lock().map(|rx| rx.recv());
         None
     }))
     .with_timeout(Duration::from_millis(50));
     let out = list(&slow, &ctx(home.path(), "alpha/big-1")).await;
+    drop(release);
     assert!(out.is_error);
     assert_eq!(
         out.content,

@@ -8,7 +8,7 @@ use futures_util::future::BoxFuture;
 use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use support::fake_model_server::{FakeModelServer, Reply};
 use support::{fake_provider, test_settings};
 use zcode::config::ProviderKind;
@@ -210,6 +210,23 @@ impl ModelProvider for HangingProvider {
         &'a self,
         _request: &'a ModelRequest,
     ) -> BoxFuture<'a, Result<ReplyStream, ProviderError>> {
+        Box::pin(futures_util::future::pending())
+    }
+}
+
+/// A provider that never answers and says when it was asked.
+struct AskedThenHanging(Arc<tokio::sync::Notify>);
+
+impl ModelProvider for AskedThenHanging {
+    fn label(&self) -> &str {
+        "hanging"
+    }
+
+    fn stream<'a>(
+        &'a self,
+        _request: &'a ModelRequest,
+    ) -> BoxFuture<'a, Result<ReplyStream, ProviderError>> {
+        self.0.notify_one();
         Box::pin(futures_util::future::pending())
     }
 }
@@ -662,16 +679,18 @@ async fn ctx2_fake_server_500_falls_back() {
     assert!(material(&out).contains(DECISION_DONE));
 }
 
-#[tokio::test]
+// On the paused clock, the extraction's own limit and the call's 2 s are
+// measured on one clock that moves only when every task waits: the
+// fallback must come first, however slow the machine.
+#[tokio::test(start_paused = true)]
 async fn ctx2_model_timeout_falls_back_within_the_call_limit() {
     let ctx = ctx_with(
         store_with(old_session_entries()),
         Some(selected(Arc::new(HangingProvider), 128_000)),
     );
     let tool = ReadSessionContextTool::new().with_timeout(Duration::from_secs(2));
-    let started = Instant::now();
     let out = call(&tool, &ctx, json!({"sessionId": OLD, "query": "backoff"})).await;
-    assert!(started.elapsed() < Duration::from_secs(2));
+    // The call's own limit ends it with an error.
     assert!(!out.is_error, "{}", out.content);
     assert!(
         source_line(&out).contains("the extraction request timed out"),
@@ -683,13 +702,15 @@ async fn ctx2_model_timeout_falls_back_within_the_call_limit() {
 
 #[tokio::test]
 async fn ctx2_cancellation_ends_the_call() {
+    let asked = Arc::new(tokio::sync::Notify::new());
     let ctx = ctx_with(
         store_with(old_session_entries()),
-        Some(selected(Arc::new(HangingProvider), 128_000)),
+        Some(selected(Arc::new(AskedThenHanging(asked.clone())), 128_000)),
     );
+    // Cancelled while the extraction request waits for the model.
     let cancel = ctx.cancel.clone();
     tokio::spawn(async move {
-        tokio::time::sleep(Duration::from_millis(50)).await;
+        asked.notified().await;
         cancel.cancel();
     });
     let out = call(

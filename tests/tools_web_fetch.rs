@@ -5,10 +5,12 @@
 mod support;
 
 use serde_json::{Value, json};
+use std::sync::Arc;
 use std::time::Duration;
 use support::web_sites::read_request_path;
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpListener;
+use tokio::sync::Notify;
 use zcode::tools::web_fetch::WebFetchLimits;
 use zcode::tools::{Tool, ToolContext, ToolOutput, WebFetchTool};
 
@@ -88,6 +90,12 @@ fn route(path: &str) -> (u16, Vec<(&'static str, String)>, Vec<u8>) {
 
 /// Serves `route` on 127.0.0.1 until the test ends; returns the base URL.
 async fn server() -> String {
+    server_telling(Arc::new(Notify::new())).await
+}
+
+/// [`server`], notifying `slow_asked` when `/slow` is asked for. `/slow`
+/// never answers.
+async fn server_telling(slow_asked: Arc<Notify>) -> String {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move {
@@ -95,12 +103,14 @@ async fn server() -> String {
             let Ok((mut stream, _)) = listener.accept().await else {
                 return;
             };
+            let slow_asked = slow_asked.clone();
             tokio::spawn(async move {
                 let Some(path) = read_request_path(&mut stream).await else {
                     return;
                 };
                 if path == "/slow" {
-                    tokio::time::sleep(Duration::from_secs(5)).await;
+                    slow_asked.notify_one();
+                    std::future::pending::<()>().await;
                 }
                 let (status, headers, body) = route(&path);
                 let mut head = format!(
@@ -345,12 +355,14 @@ async fn tool6_timeout_is_reported() {
 
 #[tokio::test]
 async fn tool6_cancellation_stops_the_fetch() {
-    let base = server().await;
+    let slow_asked = Arc::new(Notify::new());
+    let base = server_telling(slow_asked.clone()).await;
     let tool = WebFetchTool::new();
     let ctx = ctx();
     let cancel = ctx.cancel.clone();
+    // Cancelled while the server holds the request.
     tokio::spawn(async move {
-        tokio::time::sleep(Duration::from_millis(200)).await;
+        slow_asked.notified().await;
         cancel.cancel();
     });
     let input = tool

@@ -5,7 +5,6 @@
 mod support;
 
 use serde_json::json;
-use std::time::{Duration, Instant};
 use support::fake_model_server::{FakeModelServer, Reply, openai_tool_result, sse};
 use support::pty::{Pty, PtyOptions, WAIT};
 
@@ -48,11 +47,7 @@ fn fault_tui_shows_background_processes_and_quit_ends_them() {
         .unwrap_or_else(|| panic!("no pid in {result}"));
     assert!(running(pid), "the sleep runs while the session does");
     assert!(pty.quit().success());
-    let start = Instant::now();
-    while running(pid) && start.elapsed() < WAIT {
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let survived = running(pid);
+    let survived = !support::wait::until_blocking(WAIT, || !running(pid));
     if survived {
         // SAFETY: kill(2) on the pid this test's command started.
         unsafe { libc::kill(pid, libc::SIGKILL) };

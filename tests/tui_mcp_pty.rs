@@ -34,15 +34,17 @@ fn mcp_tui_first_frame_is_not_held_up_and_slash_mcp_shows_the_servers() {
     );
     // Drawn while `hang` is still starting (it has 4 s).
     pty.wait_for_mode("build");
-    // The first /mcp may come before `t` has answered: ask until it has.
-    let asked = std::time::Instant::now();
-    loop {
+    // The first /mcp may come before `t` has answered: ask again after
+    // each answer is drawn, until one shows it connected.
+    let answers = |raw: &[u8]| String::from_utf8_lossy(raw).matches("MCP servers").count();
+    for asked in 1.. {
+        let before = answers(&pty.raw_output());
         pty.submit("/mcp");
-        std::thread::sleep(std::time::Duration::from_millis(300));
+        pty.wait_for_output("the /mcp answer", WAIT, |raw| answers(raw) > before);
         if pty.screen_text().contains("t: connected") {
             break;
         }
-        assert!(asked.elapsed() < WAIT, "{}", pty.screen_text());
+        assert!(asked < 1000, "{}", pty.screen_text());
     }
     let screen = pty.screen_text();
     assert!(screen.contains("- mcp__t__echo (read-only)"), "{screen}");

@@ -366,14 +366,34 @@ fn tui5_bracketed_paste_and_resize_work_in_a_real_terminal() {
     let project = tempfile::tempdir().expect("temp project");
     let mut pty = start_offline(home.path(), project.path());
     pty.wait_for_mode("build");
+    // The first frame is drawn before the UI reads keys (it asks the
+    // terminal about its keyboard first): a key typed and shown is the
+    // sign that what comes next is read as the UI's input.
+    pty.send("z");
+    pty.wait_for("the typed key in the composer", WAIT, |s| {
+        !s.contents().contains("Ask zcode to do something")
+    });
+    pty.send([0x7f]);
+    pty.wait_for("the composer empty again", WAIT, |s| {
+        s.contents().contains("Ask zcode to do something")
+    });
     // Terminals send CR for the line breaks inside a paste; the Enter
     // inside it must not send the message.
     pty.paste("first pasted line\rsecond pasted line");
     pty.wait_for_text("second pasted line");
     assert!(pty.screen_text().contains("first pasted line"));
     // Narrower and shorter: the status line and footer move to the new
-    // bottom rows.
+    // bottom rows. The screen shrinks at once and keeps rows of the old
+    // frame (the old status line may land on the new second-to-last row),
+    // so only what the program draws after the resize counts: its redraw
+    // at a new size starts by clearing the screen.
+    let before = pty.raw_output().len();
     pty.resize(20, 60);
+    pty.wait_for_output("the clear before the redraw at 60x20", WAIT, |raw| {
+        raw[before.min(raw.len())..]
+            .windows(4)
+            .any(|w| w == b"\x1b[2J")
+    });
     pty.wait_for("the redraw at 60x20", WAIT, |s| {
         support::pty::row_text(s, -2).starts_with(" build ")
     });
@@ -399,10 +419,13 @@ fn tui5_ctrl_z_suspends_to_the_shell_and_fg_resumes() {
             .arg("--norc")
             .arg("--noprofile")
             .arg("-i")
-            .env("PS1", "shell$ "),
+            .env("PS1", "shell$ ")
+            // Typed as a variable: the build's path may have spaces or
+            // letters the shell's line editor does not take as typed.
+            .env("ZCODE_BIN", env!("CARGO_BIN_EXE_zcode")),
     );
     pty.wait_for_text("shell$");
-    pty.send(format!("{}\r", env!("CARGO_BIN_EXE_zcode")));
+    pty.send("\"$ZCODE_BIN\"\r");
     pty.wait_for_mode("build");
     let before = pty.raw_output().len();
     pty.send([0x1a]);

@@ -27,7 +27,7 @@ use super::{invalid_name_reason, valid_name};
 use std::path::{Path, PathBuf};
 
 /// The built-in agents, whose names a file cannot take.
-pub const BUILTIN_AGENTS: [&str; 2] = ["explore", "general-purpose"];
+pub(crate) const BUILTIN_AGENTS: [&str; 2] = ["explore", "general-purpose"];
 
 /// The keys the lenient frontmatter reading knows.
 const KEYS: &[&str] = &[
@@ -67,7 +67,10 @@ pub fn load_agents(
 }
 
 /// [`load_agents`] over the given directories.
-pub fn load_from(sources: &[Source], known_tools: &[&str]) -> (Vec<AgentDefinition>, Vec<Problem>) {
+pub(crate) fn load_from(
+    sources: &[Source],
+    known_tools: &[&str],
+) -> (Vec<AgentDefinition>, Vec<Problem>) {
     let mut problems = Vec::new();
     let mut agents = ByName::default();
     let mut budget = Budget::default();

@@ -7,7 +7,7 @@
 /// `args` split into words: whitespace separates, `'…'` is literal,
 /// `"…"` groups with `\"` and `\\` escapes, a backslash outside quotes
 /// takes the next character as it is. An unclosed quote runs to the end.
-pub fn split_words(args: &str) -> Vec<String> {
+pub(crate) fn split_words(args: &str) -> Vec<String> {
     let mut words = Vec::new();
     let mut word = String::new();
     let mut in_word = false;
@@ -66,7 +66,7 @@ pub fn split_words(args: &str) -> Vec<String> {
 
 /// `body` with its placeholders replaced from `args`, in one pass (a word
 /// holding `$1` is not expanded again).
-pub fn substitute(body: &str, args: &str) -> String {
+pub(crate) fn substitute(body: &str, args: &str) -> String {
     let args = args.trim();
     let words = split_words(args);
     let mut out = String::with_capacity(body.len() + args.len());

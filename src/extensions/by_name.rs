@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-pub struct ByName<T> {
+pub(crate) struct ByName<T> {
     all: BTreeMap<String, T>,
     /// The names the current directory defined, with their files.
     here: BTreeMap<String, PathBuf>,
@@ -23,7 +23,7 @@ impl<T> Default for ByName<T> {
 
 impl<T> ByName<T> {
     /// The next directory's definitions follow.
-    pub fn next_directory(&mut self) {
+    pub(crate) fn next_directory(&mut self) {
         self.here.clear();
     }
 
@@ -41,7 +41,7 @@ impl<T> ByName<T> {
     }
 
     /// The definitions, sorted by name.
-    pub fn into_values(self) -> Vec<T> {
+    pub(crate) fn into_values(self) -> Vec<T> {
         self.all.into_values().collect()
     }
 }

@@ -70,7 +70,7 @@ pub fn load_commands(
 }
 
 /// [`load_commands`] over the given directories.
-pub fn load_from(sources: &[Source], reserved: &[&str]) -> (Vec<CommandFile>, Vec<Problem>) {
+pub(crate) fn load_from(sources: &[Source], reserved: &[&str]) -> (Vec<CommandFile>, Vec<Problem>) {
     let mut problems = Vec::new();
     let mut commands = ByName::default();
     let mut budget = Budget::default();

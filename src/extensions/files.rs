@@ -18,22 +18,22 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// The largest file read (256 KiB): more is no prompt but a mistake.
-pub const MAX_FILE_BYTES: u64 = 256 * 1024;
+pub(crate) const MAX_FILE_BYTES: u64 = 256 * 1024;
 
 /// How many entries of one directory are looked at: the rest is reported.
-pub const MAX_ENTRIES: usize = 1000;
+pub(crate) const MAX_ENTRIES: usize = 1000;
 
 /// How many files of one kind are read, and how many bytes in all: a
 /// repository cannot make the start read gigabytes through many files
 /// that are each under the per-file cap.
-pub const MAX_FILES: usize = 500;
-pub const MAX_TOTAL_BYTES: u64 = 16 * 1024 * 1024;
+pub(crate) const MAX_FILES: usize = 500;
+pub(crate) const MAX_TOTAL_BYTES: u64 = 16 * 1024 * 1024;
 
 /// What is left of a kind's reading allowance ([`MAX_FILES`],
 /// [`MAX_TOTAL_BYTES`]); once spent, the files after are reported once
 /// and left out.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Budget {
+pub(crate) struct Budget {
     files: usize,
     bytes: u64,
     told: bool,
@@ -158,7 +158,7 @@ pub fn entries(dir: &Path, problems: &mut Vec<Problem>) -> Vec<PathBuf> {
 }
 
 /// Whether `path` names a Markdown file by its extension.
-pub fn is_markdown(path: &Path) -> bool {
+pub(crate) fn is_markdown(path: &Path) -> bool {
     path.extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("md"))
 }
@@ -256,7 +256,7 @@ pub struct Found {
 
 /// The `*.md` files directly in `source`'s directory, read; what cannot
 /// be read is a problem (a directory named `x.md` too).
-pub fn markdown_files(
+pub(crate) fn markdown_files(
     source: &Source,
     budget: &mut Budget,
     problems: &mut Vec<Problem>,
@@ -274,7 +274,7 @@ pub fn markdown_files(
 }
 
 /// Reads one file of `source` within `budget`, or records why not.
-pub fn read_found(
+pub(crate) fn read_found(
     path: &Path,
     source: &Source,
     budget: &mut Budget,

@@ -48,7 +48,7 @@ impl std::fmt::Display for Problem {
 /// Whether `name` can name an agent, a skill or a command: 1 to 64
 /// letters, digits, `-`, `_`, `.` or `:` (a command's namespace), not
 /// starting with a `.`, `-` or `:`.
-pub fn valid_name(name: &str) -> bool {
+pub(crate) fn valid_name(name: &str) -> bool {
     (1..=64).contains(&name.len())
         && name
             .chars()
@@ -57,7 +57,7 @@ pub fn valid_name(name: &str) -> bool {
 }
 
 /// The reason given for a name [`valid_name`] refuses.
-pub fn invalid_name_reason(name: &str) -> String {
+pub(crate) fn invalid_name_reason(name: &str) -> String {
     format!("the name {name:?} is not usable: use 1 to 64 letters, digits, '-', '_' or '.'")
 }
 

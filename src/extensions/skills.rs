@@ -14,7 +14,7 @@ use super::{Problem, invalid_name_reason, valid_name};
 use std::path::{Path, PathBuf};
 
 /// The file that makes a folder a skill.
-pub const SKILL_FILE: &str = "SKILL.md";
+pub(crate) const SKILL_FILE: &str = "SKILL.md";
 
 const KEYS: &[&str] = &["name", "description", "license", "allowed-tools"];
 
@@ -36,7 +36,7 @@ pub fn load_skills(workspace: &Path, zcode_home: &Path) -> (Vec<Skill>, Vec<Prob
 }
 
 /// [`load_skills`] over the given directories.
-pub fn load_from(sources: &[Source]) -> (Vec<Skill>, Vec<Problem>) {
+pub(crate) fn load_from(sources: &[Source]) -> (Vec<Skill>, Vec<Problem>) {
     let mut problems = Vec::new();
     let mut skills = ByName::default();
     let mut budget = Budget::default();

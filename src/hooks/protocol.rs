@@ -98,7 +98,7 @@ pub enum PermissionHookDecision {
 }
 
 /// Message of a PermissionRequest deny that gave none.
-pub const DEFAULT_PERMISSION_DENY_MESSAGE: &str = "Denied by PermissionRequest hook";
+pub(crate) const DEFAULT_PERMISSION_DENY_MESSAGE: &str = "Denied by PermissionRequest hook";
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -135,7 +135,7 @@ fn object_input(value: Option<Value>) -> Result<Option<Value>, String> {
 
 /// Parses the stdout of a PreToolUse hook that exited 0. Blank output is no
 /// decision; `Err` carries a message for the logs.
-pub fn parse_pre_tool_use_output(stdout: &str) -> Result<PreToolUseResponse, String> {
+pub(crate) fn parse_pre_tool_use_output(stdout: &str) -> Result<PreToolUseResponse, String> {
     if stdout.trim().is_empty() {
         return Ok(PreToolUseResponse::default());
     }
@@ -207,7 +207,7 @@ fn deny_message(message: Option<String>) -> String {
 
 /// Parses the stdout of a PermissionRequest hook that exited 0. Blank
 /// output, `{}`, `"decision": null` and `"ask"` are no decision.
-pub fn parse_permission_request_output(
+pub(crate) fn parse_permission_request_output(
     stdout: &str,
 ) -> Result<Option<PermissionHookDecision>, String> {
     if stdout.trim().is_empty() {

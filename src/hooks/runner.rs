@@ -95,7 +95,7 @@ impl HookRunner {
     }
 
     /// Whether any hook of `event` applies to `tool`.
-    pub fn has_hooks(&self, event: HookEvent, tool: &str) -> bool {
+    pub(crate) fn has_hooks(&self, event: HookEvent, tool: &str) -> bool {
         self.hooks.matching(event, tool).next().is_some()
     }
 
@@ -171,7 +171,7 @@ impl HookRunner {
 
     /// HOOK-2 with the failures kept: hooks run in order, the first that
     /// decides wins.
-    pub async fn permission_request_outcome(
+    pub(crate) async fn permission_request_outcome(
         &self,
         request: &PermissionRequest,
         cancel: &CancellationToken,

@@ -13,7 +13,7 @@ use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 
 /// The project file holding a repository's servers.
-pub const PROJECT_FILE: &str = ".mcp.json";
+pub(crate) const PROJECT_FILE: &str = ".mcp.json";
 
 /// Where a server was defined.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -78,7 +78,7 @@ pub struct ServerEntry {
 
 /// The servers of one `mcpServers` object, in its order. `env` answers
 /// `${VAR}`.
-pub fn parse_servers(
+pub(crate) fn parse_servers(
     servers: &Map<String, Value>,
     origin: &Origin,
     env: &dyn Fn(&str) -> Option<String>,
@@ -99,7 +99,7 @@ pub fn parse_servers(
 
 /// The servers of a project's `.mcp.json`; a missing file has none. A file
 /// that cannot be read or parsed is one error for the whole file.
-pub fn read_project_file(
+pub(crate) fn read_project_file(
     workspace: &Path,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<Vec<ServerEntry>, String> {

@@ -7,12 +7,12 @@ use std::collections::HashMap;
 /// The SDK's HTTP client is built without a TLS crypto provider of its
 /// own; it uses the process default, which is ring, as the model
 /// providers' client does. Installing twice is harmless.
-pub fn install_crypto() {
+pub(crate) fn install_crypto() {
     let _ = rustls::crypto::ring::default_provider().install_default();
 }
 
 /// The transport's config for `url` with the configured headers.
-pub fn transport_config(
+pub(crate) fn transport_config(
     url: &str,
     headers: &[(String, String)],
 ) -> Result<StreamableHttpClientTransportConfig, String> {

@@ -17,10 +17,10 @@ use tokio_util::sync::CancellationToken;
 
 /// How long a server has to start and list its tools, unless
 /// `ZCODE_MCP_TIMEOUT` (seconds) says otherwise.
-pub const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
+pub(crate) const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The startup bound from the environment's `ZCODE_MCP_TIMEOUT`.
-pub fn startup_timeout(env: &dyn Fn(&str) -> Option<String>) -> Duration {
+pub(crate) fn startup_timeout(env: &dyn Fn(&str) -> Option<String>) -> Duration {
     env("ZCODE_MCP_TIMEOUT")
         .and_then(|v| v.trim().parse::<f64>().ok())
         .filter(|s| s.is_finite() && *s > 0.0 && *s <= 3600.0)
@@ -214,7 +214,7 @@ impl McpHub {
 
     /// A project server waiting for trust: its definition's digest, for
     /// the store.
-    pub fn untrusted_digest(&self, name: &str) -> Option<String> {
+    pub(crate) fn untrusted_digest(&self, name: &str) -> Option<String> {
         self.read()
             .iter()
             .find(|s| s.name == name && s.status == Status::Untrusted)
@@ -222,7 +222,7 @@ impl McpHub {
     }
 
     /// Starts a project server the user has just trusted.
-    pub fn start_trusted(&self, name: &str) -> bool {
+    pub(crate) fn start_trusted(&self, name: &str) -> bool {
         let mut started = None;
         {
             let mut servers = self
@@ -251,7 +251,7 @@ impl McpHub {
     }
 
     /// Waits until no server is still starting, or `cancel` fires.
-    pub async fn wait_started(&self, cancel: &CancellationToken) {
+    pub(crate) async fn wait_started(&self, cancel: &CancellationToken) {
         let mut changes = self.inner.changed.subscribe();
         loop {
             if !self.any_starting() {
@@ -429,7 +429,7 @@ async fn start_and_list(
 }
 
 /// Most tools one server may offer: each costs context on every request.
-pub const MAX_TOOLS_PER_SERVER: usize = 128;
+pub(crate) const MAX_TOOLS_PER_SERVER: usize = 128;
 
 fn build_tools(
     name: &str,

@@ -15,7 +15,7 @@ pub use config::{Origin, ServerEntry, Transport};
 
 /// The directory under `$ZCODE_HOME` that the user's own stdio servers
 /// start in (see `HubSetup::server_dir`).
-pub const SERVER_DIR: &str = "mcp";
+pub(crate) const SERVER_DIR: &str = "mcp";
 pub use hub::{HubSetup, McpHub, ServerReport, Status, render_report};
 
 use serde_json::{Map, Value};
@@ -49,7 +49,7 @@ impl McpSetup {
 /// Every server definition for a session in `workspace`: the config's
 /// first, then the project's. A project file that cannot be read is
 /// returned as its error (its servers are left out).
-pub fn server_entries(
+pub(crate) fn server_entries(
     config_servers: &Map<String, Value>,
     workspace: &Path,
     env: &dyn Fn(&str) -> Option<String>,

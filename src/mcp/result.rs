@@ -7,7 +7,7 @@ use serde_json::Value;
 
 /// Most characters of one result the model receives; the rest is cut with
 /// a note saying how much.
-pub const MAX_RESULT_CHARS: usize = 40_000;
+pub(crate) const MAX_RESULT_CHARS: usize = 40_000;
 
 /// The model's text of a `tools/call` result (as JSON, the wire shape),
 /// and whether the server marked it an error.

@@ -17,9 +17,9 @@ use serde_json::{Value, json};
 const MAX_DESCRIPTION_CHARS: usize = 2_000;
 /// Largest input schema (as JSON) sent with every request; a tool with a
 /// larger one is left out rather than crowd the context window.
-pub const MAX_SCHEMA_BYTES: usize = 16 * 1024;
+pub(crate) const MAX_SCHEMA_BYTES: usize = 16 * 1024;
 
-pub struct McpTool {
+pub(crate) struct McpTool {
     /// Named `mcp__server__tool`, with the capability of its hints.
     declaration: ToolDeclaration,
     /// The name the server knows it by.
@@ -34,7 +34,11 @@ pub struct McpTool {
 impl McpTool {
     /// The tool a `tools/list` entry describes; `None` for an entry
     /// without a name or with an input schema over [`MAX_SCHEMA_BYTES`].
-    pub fn from_listing(server: &str, listing: &Value, peer: Peer<RoleClient>) -> Option<Self> {
+    pub(crate) fn from_listing(
+        server: &str,
+        listing: &Value,
+        peer: Peer<RoleClient>,
+    ) -> Option<Self> {
         let remote_name = listing.get("name")?.as_str()?.to_string();
         if remote_name.is_empty() {
             return None;
@@ -82,16 +86,8 @@ impl McpTool {
         self.hints
     }
 
-    pub fn remote_name(&self) -> &str {
-        &self.remote_name
-    }
-
-    pub fn server(&self) -> &str {
-        &self.server
-    }
-
     /// The server's connection is gone (it exited, say).
-    pub fn is_closed(&self) -> bool {
+    pub(crate) fn is_closed(&self) -> bool {
         self.peer.is_transport_closed()
     }
 }

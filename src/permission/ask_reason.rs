@@ -10,11 +10,11 @@ use super::rules::{Rule, url_host};
 use serde_json::Value;
 use std::borrow::Cow;
 
-pub const HOOK_ASK: &str = "a PreToolUse hook asks you to confirm it";
-pub const ALWAYS_ASK: &str = "uses a tool that asks before every call";
+pub(crate) const HOOK_ASK: &str = "a PreToolUse hook asks you to confirm it";
+pub(crate) const ALWAYS_ASK: &str = "uses a tool that asks before every call";
 
 /// PERM-2: a tool that needs the user's answer.
-pub fn user_interaction(tool: &ToolDeclaration) -> &'static str {
+pub(crate) fn user_interaction(tool: &ToolDeclaration) -> &'static str {
     match tool.wording.reason {
         AskReason::Always(reason) => reason,
         _ => "needs your answer",
@@ -22,13 +22,13 @@ pub fn user_interaction(tool: &ToolDeclaration) -> &'static str {
 }
 
 /// PERM-7: a project ask rule matched.
-pub fn project_ask(rule: &Rule) -> String {
+pub(crate) fn project_ask(rule: &Rule) -> String {
     format!("matches the project rule {rule}, which asks first")
 }
 
 /// What the call does, for an ask of the build rules (PERM-11): the tool's
 /// declared wording, with its input and where its target lies.
-pub fn build_ask(
+pub(crate) fn build_ask(
     tool: &ToolDeclaration,
     capability: &Capability,
     input: &Value,

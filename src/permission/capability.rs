@@ -52,7 +52,7 @@ pub struct Capability {
 /// The permission family of the tools that write files (Write, Edit):
 /// their target is resolved and judged (PERM-10, PERM-13), and edit mode
 /// allows them inside the workspace.
-pub const EDIT_PERMISSION: &str = "edit";
+pub(crate) const EDIT_PERMISSION: &str = "edit";
 
 impl Capability {
     /// A read-only, low-risk tool without side effects: the base every
@@ -73,24 +73,24 @@ impl Capability {
     }
 
     /// The "always" option an approval of this tool offers (APPR-6).
-    pub fn allow_always_option(&self) -> AllowAlways {
+    pub(crate) fn allow_always_option(&self) -> AllowAlways {
         self.allow_always.unwrap_or(AllowAlways::Project)
     }
 
     /// CAP-3: the capability of a command judged read-only, in this
     /// capability's permission family.
-    pub const fn read_only_command(&self) -> Self {
+    pub(crate) const fn read_only_command(&self) -> Self {
         Self::read_only_low(self.permission_name)
     }
 
     /// A tool of the edit family (PERM-10, PERM-13).
-    pub fn edits_files(&self) -> bool {
+    pub(crate) fn edits_files(&self) -> bool {
         self.permission_name == EDIT_PERMISSION
     }
 }
 
 /// The permission family of every MCP tool.
-pub const MCP_PERMISSION: &str = "mcp";
+pub(crate) const MCP_PERMISSION: &str = "mcp";
 
 /// An MCP tool's annotations, as the server declared them; `None`: not said.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]

@@ -66,9 +66,11 @@ impl Decision {
 
 /// Exact reason texts that are part of the contract.
 pub mod reason {
-    pub const EXIT_PLAN_ONLY: &str = "ExitPlanMode can only be used while plan mode is active";
+    pub(crate) const EXIT_PLAN_ONLY: &str =
+        "ExitPlanMode can only be used while plan mode is active";
     pub const AUTO: &str = "Auto mode is reserved but not implemented yet";
-    pub const PLAN_RESTRICTED: &str = "Plan mode only allows read-only, non-destructive tools";
+    pub(crate) const PLAN_RESTRICTED: &str =
+        "Plan mode only allows read-only, non-destructive tools";
     pub const YOLO: &str = "Yolo mode bypasses permission prompts";
 }
 

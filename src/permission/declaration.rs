@@ -134,11 +134,11 @@ pub enum PlanRole {
 }
 
 /// The reason given for a tool zcode has no declaration of its own for.
-pub const UNKNOWN_TOOL_REASON: &str =
+pub(crate) const UNKNOWN_TOOL_REASON: &str =
     "uses a tool zcode knows nothing about, so it could do anything";
 
 /// What an unknown tool is assumed to be: anything, so it is asked about.
-pub const UNKNOWN_TOOL_CAPABILITY: Capability = Capability {
+pub(crate) const UNKNOWN_TOOL_CAPABILITY: Capability = Capability {
     read_only: false,
     destructive: true,
     side_effect_scope: SideEffectScope::System,
@@ -182,31 +182,31 @@ impl ToolDeclaration {
     }
 
     /// With approvals worded so: the panel's "wants to …" and the reason.
-    pub const fn with_wording(mut self, wants_to: &'static str, reason: AskReason) -> Self {
+    pub(crate) const fn with_wording(mut self, wants_to: &'static str, reason: AskReason) -> Self {
         self.wording = Wording { wants_to, reason };
         self
     }
 
     /// Asking the user with a request of this kind.
-    pub const fn with_request_kind(mut self, request_kind: RequestKind) -> Self {
+    pub(crate) const fn with_request_kind(mut self, request_kind: RequestKind) -> Self {
         self.request_kind = request_kind;
         self
     }
 
     /// Treated so by plan mode.
-    pub const fn with_plan(mut self, plan: PlanRole) -> Self {
+    pub(crate) const fn with_plan(mut self, plan: PlanRole) -> Self {
         self.plan = plan;
         self
     }
 
     /// Its calls keep the todo list up to date.
-    pub const fn tracking_todos(mut self) -> Self {
+    pub(crate) const fn tracking_todos(mut self) -> Self {
         self.tracks_todos = true;
         self
     }
 
     /// Its directory searches leave out what Read rules cover.
-    pub const fn honouring_read_rules(mut self) -> Self {
+    pub(crate) const fn honouring_read_rules(mut self) -> Self {
         self.honours_read_rules = true;
         self
     }
@@ -218,7 +218,7 @@ impl ToolDeclaration {
     }
 
     /// Also covered by rules written for these tools.
-    pub const fn with_covered_by(mut self, covered_by: &'static [CoveredBy]) -> Self {
+    pub(crate) const fn with_covered_by(mut self, covered_by: &'static [CoveredBy]) -> Self {
         self.covered_by = covered_by;
         self
     }
@@ -252,7 +252,7 @@ impl ToolDeclaration {
 
     /// The capability a call is judged with: a command judged read-only
     /// gets CAP-3's (BASH-6), anything else the static declaration.
-    pub fn effective_capability(&self, read_only_command: Option<bool>) -> Capability {
+    pub(crate) fn effective_capability(&self, read_only_command: Option<bool>) -> Capability {
         match (self.subject, read_only_command) {
             (RuleSubject::Command, Some(true)) => self.capability.read_only_command(),
             _ => self.capability,

@@ -10,10 +10,10 @@
 pub const PREFIX: &str = "mcp__";
 
 /// Longest tool name the model APIs accept.
-pub const MAX_TOOL_NAME: usize = 64;
+pub(crate) const MAX_TOOL_NAME: usize = 64;
 
 /// Why `name` cannot name a server; `None` when it can.
-pub fn server_name_problem(name: &str) -> Option<&'static str> {
+pub(crate) fn server_name_problem(name: &str) -> Option<&'static str> {
     if name.is_empty() {
         return Some("the name is empty");
     }
@@ -60,14 +60,14 @@ pub fn tool_name(server: &str, tool: &str) -> String {
 
 /// The server of an MCP tool name (`mcp__s__t` → `s`), or of a server
 /// name written as a rule (`mcp__s` → `s`).
-pub fn server_of(name: &str) -> Option<&str> {
+pub(crate) fn server_of(name: &str) -> Option<&str> {
     let rest = name.strip_prefix(PREFIX)?;
     let server = rest.split("__").next()?;
     (!server.is_empty()).then_some(server)
 }
 
 /// Whether `name` names a whole server (`mcp__s`, no tool part).
-pub fn is_server_name(name: &str) -> bool {
+pub(crate) fn is_server_name(name: &str) -> bool {
     name.strip_prefix(PREFIX)
         .is_some_and(|rest| !rest.is_empty() && !rest.contains("__"))
 }

@@ -42,10 +42,7 @@ impl fmt::Display for Mode {
 }
 
 /// Description of plan mode (EXEC-2, exact text).
-pub const PLAN_DESCRIPTION: &str = "Inspect the code and present a plan before editing.";
-
-/// EXEC-5 guard text.
-pub const PLAN_GOAL_CONFLICT: &str = "Plan and Goal cannot be active at the same time.";
+pub(crate) const PLAN_DESCRIPTION: &str = "Inspect the code and present a plan before editing.";
 
 /// The execution state of a session (EXEC-1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -78,7 +75,7 @@ impl ExecutionState {
 
     /// EXEC-5: plan and goal are mutually exclusive. Goal mode does not exist
     /// yet; callers that gain a goal flag pass it here.
-    pub fn ensure_no_goal_conflict(self, goal_active: bool) -> Result<(), ModeError> {
+    pub(crate) fn ensure_no_goal_conflict(self, goal_active: bool) -> Result<(), ModeError> {
         if self.plan_enabled && goal_active {
             Err(ModeError::PlanGoalConflict)
         } else {
@@ -122,7 +119,7 @@ impl ModeChoice {
     /// Yolo is not in it, so no stray key lands there; it is chosen only
     /// by name (`/mode yolo`, the mode picker, `--mode yolo`, the config),
     /// and from yolo the next press goes to build.
-    pub const CYCLE: [ModeChoice; 3] = [
+    pub(crate) const CYCLE: [ModeChoice; 3] = [
         ModeChoice::Mode(Mode::Build),
         ModeChoice::Mode(Mode::Edit),
         ModeChoice::Plan,
@@ -156,7 +153,7 @@ pub enum ModeError {
 
 /// Parses a `--mode` value or a `/mode` argument (EXEC-7): case-insensitive,
 /// `auto` and anything else are errors.
-pub fn parse_mode_choice(value: &str) -> Result<ModeChoice, ModeError> {
+pub(crate) fn parse_mode_choice(value: &str) -> Result<ModeChoice, ModeError> {
     match value.trim().to_ascii_lowercase().as_str() {
         "plan" => Ok(ModeChoice::Plan),
         "build" => Ok(ModeChoice::Mode(Mode::Build)),
@@ -170,7 +167,7 @@ pub fn parse_mode_choice(value: &str) -> Result<ModeChoice, ModeError> {
 /// Reads a mode stored by this or an older version (config, database). The
 /// legacy value `plan` means "keep the mode, set plan" (EXEC-1); `auto` is
 /// kept as stored so that it stays denied rather than silently widened.
-pub fn parse_stored_mode(value: &str, underneath: Mode) -> Option<ExecutionState> {
+pub(crate) fn parse_stored_mode(value: &str, underneath: Mode) -> Option<ExecutionState> {
     match value.trim().to_ascii_lowercase().as_str() {
         "plan" => Some(ExecutionState::new(underneath, true)),
         "build" => Some(ExecutionState::new(Mode::Build, false)),
@@ -183,7 +180,7 @@ pub fn parse_stored_mode(value: &str, underneath: Mode) -> Option<ExecutionState
 
 /// Where the starting state of a new interactive session comes from (EXEC-6).
 #[derive(Debug, Clone, Copy, Default)]
-pub struct StartingModeSources {
+pub(crate) struct StartingModeSources {
     pub explicit: Option<ModeChoice>,
     pub project_last_selected: Option<ExecutionState>,
     pub config_mode: Option<ExecutionState>,
@@ -206,7 +203,7 @@ fn carried_over(last: ExecutionState) -> ExecutionState {
 /// EXEC-6: resumed session state wins over the project preference; an
 /// explicit `--mode` wins over everything; headless defaults to yolo; the
 /// project preference never restores yolo.
-pub fn starting_state(sources: StartingModeSources) -> ExecutionState {
+pub(crate) fn starting_state(sources: StartingModeSources) -> ExecutionState {
     let base = if let Some(state) = sources.resumed_session {
         state
     } else if sources.headless {
@@ -246,7 +243,7 @@ pub enum ModeSource {
 }
 
 /// Which of the sources [`starting_state`] took its state from.
-pub fn starting_source(sources: &StartingModeSources) -> ModeSource {
+pub(crate) fn starting_source(sources: &StartingModeSources) -> ModeSource {
     if sources.explicit.is_some() {
         ModeSource::Flag
     } else if sources.resumed_session.is_some() {

@@ -35,7 +35,7 @@ pub struct PathSubject {
 
 /// The raw path a path rule is compared with: the RULE-3 subject, when it
 /// comes from `file_path` or `path`.
-pub fn raw_path_subject(subject: RuleSubject, input: &Value) -> Option<&str> {
+pub(crate) fn raw_path_subject(subject: RuleSubject, input: &Value) -> Option<&str> {
     if subject != RuleSubject::Input {
         return None;
     }
@@ -47,7 +47,7 @@ pub fn raw_path_subject(subject: RuleSubject, input: &Value) -> Option<&str> {
 
 /// `.`, `..` and empty components folded without touching the disk (`..`
 /// at the root stays at the root).
-pub fn lexical_normalize(path: &Path) -> PathBuf {
+pub(crate) fn lexical_normalize(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for component in path.components() {
         match component {
@@ -89,7 +89,7 @@ impl PathSubject {
 
 /// A rule's path pattern after normalisation.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PathPattern {
+pub(crate) enum PathPattern {
     /// Relative to the workspace: `src/*` (from `src/*`, `./src/*`,
     /// `src//*`, `/ws/src/*`).
     Relative(String),
@@ -100,7 +100,7 @@ pub enum PathPattern {
 
 /// Normalises a rule's content like a path. `*` is an ordinary character
 /// to the normalisation, so `src/*/../x` becomes `src/x`.
-pub fn normalize_pattern(content: &str, workspace: &str) -> PathPattern {
+pub(crate) fn normalize_pattern(content: &str, workspace: &str) -> PathPattern {
     let workspace = Path::new(workspace);
     let full = lexical_normalize(&workspace.join(content));
     match full.strip_prefix(workspace) {
@@ -130,7 +130,7 @@ fn matches_any<'a>(
 
 /// Does a rule of `kind` match a call of `tool` whose subject is this
 /// path?
-pub fn path_rule_matches(
+pub(crate) fn path_rule_matches(
     rule: &Rule,
     kind: RuleKind,
     tool: &ToolDeclaration,
@@ -141,7 +141,7 @@ pub fn path_rule_matches(
 
 /// Does the content of a rule of `kind` (the tool it names aside) match
 /// this path?
-pub fn path_content_matches(rule: &Rule, kind: RuleKind, path: &PathSubject) -> bool {
+pub(crate) fn path_content_matches(rule: &Rule, kind: RuleKind, path: &PathSubject) -> bool {
     let Some(content) = &rule.rule_content else {
         return true;
     };

@@ -6,7 +6,6 @@
 //! The same resolved path decides whether the target is protected (PERM-10)
 //! and is what path rules are compared with (RULE-3).
 
-use super::capability::Capability;
 use super::check::TargetLocation;
 use super::declaration::ToolDeclaration;
 use super::path_rules::{PathSubject, raw_path_subject};
@@ -18,7 +17,7 @@ use std::path::{Component, Path, PathBuf};
 /// each existing component is canonicalised (following symlinks); components
 /// below the first missing one are applied lexically, which is exact because
 /// a missing directory cannot be a symlink.
-pub fn resolve_path(base: &Path, raw: &Path) -> PathBuf {
+pub(crate) fn resolve_path(base: &Path, raw: &Path) -> PathBuf {
     let joined = if raw.is_absolute() {
         raw.to_path_buf()
     } else {
@@ -52,7 +51,7 @@ pub fn resolve_path(base: &Path, raw: &Path) -> PathBuf {
 
 /// A directory resolved once, to compare many targets against.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ResolvedDir(PathBuf);
+pub(crate) struct ResolvedDir(PathBuf);
 
 impl ResolvedDir {
     pub fn new(dir: &Path) -> Self {
@@ -70,7 +69,7 @@ impl ResolvedDir {
 }
 
 /// The target path of an edit-family tool call, if the input names one.
-pub fn target_path(input: &Value) -> Option<&str> {
+pub(crate) fn target_path(input: &Value) -> Option<&str> {
     ["file_path", "path"]
         .iter()
         .find_map(|k| input.get(*k).and_then(Value::as_str))
@@ -79,7 +78,7 @@ pub fn target_path(input: &Value) -> Option<&str> {
 
 /// The directories a call's paths are judged against.
 #[derive(Debug, Clone, Copy)]
-pub struct PathContext<'a> {
+pub(crate) struct PathContext<'a> {
     pub workspace: &'a ResolvedDir,
     /// The project's memory directory (PERM-13).
     pub memory_dir: Option<&'a ResolvedDir>,
@@ -90,13 +89,17 @@ pub struct PathContext<'a> {
 /// A call's paths, resolved once: the edit target (PERM-10, PERM-13) and
 /// the path subject of rules (RULE-3).
 #[derive(Debug, Clone, Default)]
-pub struct ResolvedCall {
+pub(crate) struct ResolvedCall {
     pub target: TargetLocation,
     pub path_subject: Option<PathSubject>,
 }
 
 /// Resolves the paths of one call (I/O: `canonicalize`, a few `stat`s).
-pub fn resolve_call(tool: &ToolDeclaration, input: &Value, ctx: PathContext<'_>) -> ResolvedCall {
+pub(crate) fn resolve_call(
+    tool: &ToolDeclaration,
+    input: &Value,
+    ctx: PathContext<'_>,
+) -> ResolvedCall {
     let workspace = ctx.workspace.path();
     let subject_raw = raw_path_subject(tool.subject, input);
     let target_raw = tool
@@ -135,32 +138,33 @@ fn target_location(resolved: &Path, ctx: PathContext<'_>) -> TargetLocation {
     }
 }
 
-/// Where a Write/Edit call's target lies (PERM-10, PERM-13 memory files).
-pub fn locate_target(
-    capability: &Capability,
-    input: &Value,
-    workspace: &ResolvedDir,
-    memory_dir: Option<&ResolvedDir>,
-) -> TargetLocation {
-    if !capability.edits_files() {
-        return TargetLocation::default();
-    }
-    let Some(raw) = target_path(input) else {
-        return TargetLocation::default();
-    };
-    let resolved = resolve_path(workspace.path(), Path::new(raw));
-    let ctx = PathContext {
-        workspace,
-        memory_dir,
-        zcode_home: None,
-    };
-    target_location(&resolved, ctx)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::permission::capability::Capability;
     use serde_json::json;
+
+    /// Where a Write/Edit call's target lies (PERM-10, PERM-13 memory files).
+    fn locate_target(
+        capability: &Capability,
+        input: &Value,
+        workspace: &ResolvedDir,
+        memory_dir: Option<&ResolvedDir>,
+    ) -> TargetLocation {
+        if !capability.edits_files() {
+            return TargetLocation::default();
+        }
+        let Some(raw) = target_path(input) else {
+            return TargetLocation::default();
+        };
+        let resolved = resolve_path(workspace.path(), Path::new(raw));
+        let ctx = PathContext {
+            workspace,
+            memory_dir,
+            zcode_home: None,
+        };
+        target_location(&resolved, ctx)
+    }
 
     /// A tool of the edit family.
     const EDITS: Capability =

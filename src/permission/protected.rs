@@ -93,7 +93,7 @@ fn is_dot_git(folded: &str) -> bool {
 
 /// The protection that applies to `path` by its names alone (no I/O).
 /// `path` is the resolved absolute target; `zcode_home` the resolved home.
-pub fn protected_by_name(path: &Path, zcode_home: Option<&Path>) -> Option<ProtectedPath> {
+pub(crate) fn protected_by_name(path: &Path, zcode_home: Option<&Path>) -> Option<ProtectedPath> {
     if let Some(home) = zcode_home
         && let Ok(rest) = path.strip_prefix(home)
         && zcode_home_file_is_protected(rest)
@@ -237,7 +237,7 @@ pub const ZCODE_STORE_DIR: &str = "cli";
 /// `$ZCODE_HOME/mcp/`, where the user's MCP servers start
 /// (`mcp::SERVER_DIR`): a `node_modules/.bin` planted there would stand
 /// in for their programs.
-pub const ZCODE_MCP_DIR: &str = "mcp";
+pub(crate) const ZCODE_MCP_DIR: &str = "mcp";
 
 /// Inside `$ZCODE_HOME`: the config file (hooks, allowedTools) and the
 /// database directory (saved rules) are protected; project memory files
@@ -336,7 +336,7 @@ fn has_other_hard_links(path: &Path) -> bool {
 /// inside a directory that git treats as a repository (a few `stat`s per
 /// existing ancestor), or would treat as one once the target is written,
 /// or inside the configured hooks directory, or by being a hard link.
-pub fn protected_path(path: &Path, zcode_home: Option<&Path>) -> Option<ProtectedPath> {
+pub(crate) fn protected_path(path: &Path, zcode_home: Option<&Path>) -> Option<ProtectedPath> {
     if let Some(found) = protected_by_name(path, zcode_home) {
         return Some(found);
     }

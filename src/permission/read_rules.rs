@@ -24,7 +24,7 @@ const READ: &str = "Read";
 
 /// The deny or ask rules of `rules` that cover the Read tool and name a
 /// path (a rule without content covers every call of the tool already).
-pub fn read_rules(rules: &RuleSet, kind: RuleKind) -> Vec<Rule> {
+pub(crate) fn read_rules(rules: &RuleSet, kind: RuleKind) -> Vec<Rule> {
     rules
         .rules(kind)
         .iter()
@@ -50,7 +50,7 @@ fn first_matching<'a>(
 
 /// What a Read rule says about a shell command.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum BashReadMatch {
+pub(crate) enum BashReadMatch {
     /// A word names (or a glob expands to) a file the rule covers.
     Rule(Rule),
     /// A word the shell expands at run time (`$F`), or a directory a
@@ -286,7 +286,7 @@ fn directory_holds_covered_file(
 
 /// The first Read rule of `kind` (from `rules`, see [`read_rules`]) that
 /// a shell command may break by reading a file it covers.
-pub fn bash_read_match(
+pub(crate) fn bash_read_match(
     analysis: &BashAnalysis,
     rules: &[Rule],
     kind: RuleKind,
@@ -386,7 +386,7 @@ impl ReadRuleFilter {
 
     /// Is this file withheld from the search? A link is judged by where
     /// it points, as the Read tool's path is.
-    pub fn withholds(&self, path: &Path) -> bool {
+    pub(crate) fn withholds(&self, path: &Path) -> bool {
         let is_link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
         let subject = if is_link {
             PathSubject::new(

@@ -85,7 +85,7 @@ rule_ids! {
 impl RuleId {
     /// A denial that answered an approval (the user, nobody, or a hook),
     /// as opposed to a rule or mode that refused the call outright.
-    pub fn refused_approval(self) -> bool {
+    pub(crate) fn refused_approval(self) -> bool {
         matches!(
             self,
             RuleId::UserDenied | RuleId::NoClient | RuleId::PermissionHookDeny

@@ -134,7 +134,7 @@ impl RuleSet {
         }
     }
 
-    pub fn rules_mut(&mut self, kind: RuleKind) -> &mut Vec<Rule> {
+    pub(crate) fn rules_mut(&mut self, kind: RuleKind) -> &mut Vec<Rule> {
         match kind {
             RuleKind::Allow => &mut self.allow,
             RuleKind::Deny => &mut self.deny,
@@ -173,12 +173,12 @@ impl RuleSet {
 /// exact name; a rule for an MCP server (`mcp__s`) covers each of its
 /// tools; and a tool declares which other tools' rules cover it too
 /// (`ToolDeclaration::covered_by`: a rule for Edit covers Write).
-pub fn rule_covers_tool(kind: RuleKind, rule_tool: &str, tool: &ToolDeclaration) -> bool {
+pub(crate) fn rule_covers_tool(kind: RuleKind, rule_tool: &str, tool: &ToolDeclaration) -> bool {
     rule_names(kind, rule_tool, tool.name(), tool.covered_by)
 }
 
 /// [`rule_covers_tool`] for a tool known by its name and what covers it.
-pub fn rule_names(
+pub(crate) fn rule_names(
     kind: RuleKind,
     rule_tool: &str,
     tool_name: &str,
@@ -192,7 +192,7 @@ pub fn rule_names(
 }
 
 /// The input fields a rule's content is compared with, in order (RULE-3).
-pub const SUBJECT_FIELDS: [&str; 6] = [
+pub(crate) const SUBJECT_FIELDS: [&str; 6] = [
     "command",
     "url",
     "file_path",
@@ -222,14 +222,14 @@ pub fn rule_subject(subject: RuleSubject, input: &Value) -> Option<String> {
 /// the same WHATWG parser as the fetch (`web_url`), so both see one host.
 /// `None` for a URL that is not http(s) with a host: no domain rule or
 /// pre-approved domain matches it.
-pub fn url_host(url: &str) -> Option<String> {
+pub(crate) fn url_host(url: &str) -> Option<String> {
     let url = web_url::parse_fetch_url(url).ok()?;
     web_url::fetch_host(&url).map(str::to_string)
 }
 
 /// RULE-4: `X:*` is a word-boundary prefix, a `*` elsewhere an anchored
 /// wildcard, otherwise exact equality.
-pub fn content_matches(subject: &str, content: &str) -> bool {
+pub(crate) fn content_matches(subject: &str, content: &str) -> bool {
     if let Some(prefix) = content.strip_suffix(":*") {
         return subject == prefix
             || subject
@@ -267,14 +267,8 @@ fn wildcard_matches(pattern: &str, text: &str) -> bool {
     p[pi..].iter().all(|&c| c == b'*')
 }
 
-/// Does a non-Bash allow rule match this call (RULE-2..4)? For deny and
-/// ask rules see [`rule_of_kind_matches`].
-pub fn rule_matches(rule: &Rule, tool: &ToolDeclaration, subject: Option<&str>) -> bool {
-    rule_of_kind_matches(rule, RuleKind::Allow, tool, subject)
-}
-
 /// Does a non-Bash rule of `kind` match this call (RULE-2..4)?
-pub fn rule_of_kind_matches(
+pub(crate) fn rule_of_kind_matches(
     rule: &Rule,
     kind: RuleKind,
     tool: &ToolDeclaration,

@@ -41,14 +41,14 @@ pub struct Evaluation {
 impl Evaluation {
     /// A Bash call allowed because every part of it was judged read-only:
     /// what it runs gets git's program-naming settings neutralised.
-    pub fn allowed_as_read_only(&self) -> bool {
+    pub(crate) fn allowed_as_read_only(&self) -> bool {
         self.decision.behavior == Behavior::Allow && self.bash.as_ref().is_some_and(|b| b.read_only)
     }
 }
 
 /// Whether commands judged read-only run in the read-only sandbox.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ReadOnlySandbox {
+pub(crate) enum ReadOnlySandbox {
     /// They do; the analysis may be wider (`AnalyzeOptions::sandboxed`).
     Active,
     /// `sandbox.mode` is `off`: the strict analysis alone.
@@ -60,7 +60,7 @@ pub enum ReadOnlySandbox {
 }
 
 impl ReadOnlySandbox {
-    pub fn from_settings(mode: SandboxMode) -> Self {
+    pub(crate) fn from_settings(mode: SandboxMode) -> Self {
         let support = sandbox::support();
         match (mode, &support.unavailable) {
             (SandboxMode::Off, _) => Self::Off,
@@ -70,7 +70,7 @@ impl ReadOnlySandbox {
         }
     }
 
-    pub fn is_active(&self) -> bool {
+    pub(crate) fn is_active(&self) -> bool {
         *self == Self::Active
     }
 
@@ -124,7 +124,7 @@ impl PermissionService {
         self.workspace.path()
     }
 
-    pub fn read_only_sandbox(&self) -> &ReadOnlySandbox {
+    pub(crate) fn read_only_sandbox(&self) -> &ReadOnlySandbox {
         &self.read_only_sandbox
     }
 
@@ -133,7 +133,7 @@ impl PermissionService {
     /// `readOnlyCommands` (read-only only inside the sandbox: they never
     /// count as strictly read-only); nothing read-only where the sandbox is
     /// required and missing.
-    pub fn analyze_bash(&self, command: &str) -> BashAnalysis {
+    pub(crate) fn analyze_bash(&self, command: &str) -> BashAnalysis {
         let active = self.read_only_sandbox.is_active();
         let mut analysis = bash::analyze_with(command, AnalyzeOptions { sandboxed: active });
         if active && analysis.safe_parse && !self.settings.read_only_commands.is_empty() {
@@ -165,16 +165,11 @@ impl PermissionService {
     }
 
     /// GRANT-2: "Always allow in this session" grants the whole tool.
-    pub fn grant_session(&mut self, tool_name: &str) {
+    pub(crate) fn grant_session(&mut self, tool_name: &str) {
         let rule = Rule::tool(tool_name);
         if !self.session_rules.contains(&rule) {
             self.session_rules.push(rule);
         }
-    }
-
-    /// GRANT-2: session grants end with the session (`/new`, restart).
-    pub fn clear_session_rules(&mut self) {
-        self.session_rules.clear();
     }
 
     pub fn session_rules(&self) -> &[Rule] {

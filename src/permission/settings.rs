@@ -46,7 +46,7 @@ impl PermissionSettings {
 
     /// Adds one `disallowedTools` entry: `Tool` removes the whole tool,
     /// `Tool(content)` becomes a scoped deny rule.
-    pub fn add_disallowed_entry(&mut self, entry: &str) -> Result<(), RuleParseError> {
+    pub(crate) fn add_disallowed_entry(&mut self, entry: &str) -> Result<(), RuleParseError> {
         let rule = Rule::parse(entry)?;
         match rule.rule_content {
             None => {
@@ -93,7 +93,7 @@ impl PermissionSettings {
 /// Whether whole-tool `disallowedTools` entries remove `tool` (DIS-2):
 /// the way a deny rule covers a tool (RULE-2), so `Edit` also removes
 /// `Write` and `Write` also removes `Edit`.
-pub fn list_removes<'a>(
+pub(crate) fn list_removes<'a>(
     entries: impl IntoIterator<Item = &'a String>,
     tool: &ToolDeclaration,
 ) -> bool {

@@ -6,13 +6,13 @@ use super::rules::{Rule, rule_subject};
 use serde_json::Value;
 
 /// The approval panel shows at most this many Bash prefixes (SUG-2).
-pub const MAX_SHOWN_BASH_PREFIXES: usize = 5;
+pub(crate) const MAX_SHOWN_BASH_PREFIXES: usize = 5;
 
 /// SUG-1 fields, in order (RULE-3 minus `patch_text`).
 const SUGGESTION_FIELDS: [&str; 5] = ["command", "url", "file_path", "path", "pattern"];
 
 /// The rules an "always allow" answer would save for this call.
-pub fn suggested_rules(
+pub(crate) fn suggested_rules(
     tool: &ToolDeclaration,
     input: &Value,
     bash: Option<&BashAnalysis>,

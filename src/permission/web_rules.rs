@@ -91,7 +91,7 @@ fn host_pattern(host: &str) -> Pattern {
 /// Does the WebFetch rule `rule` of `kind` match a call of `tool`
 /// fetching `url`? A rule with content never matches a URL WebFetch would
 /// refuse (the fetch refuses it anyway).
-pub fn web_fetch_rule_matches(
+pub(crate) fn web_fetch_rule_matches(
     rule: &Rule,
     kind: RuleKind,
     tool: &ToolDeclaration,

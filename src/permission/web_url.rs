@@ -9,7 +9,7 @@ use url::{Host, Url};
 
 /// Why a URL is not one WebFetch may fetch.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum UrlRefusal {
+pub(crate) enum UrlRefusal {
     Invalid(url::ParseError),
     Scheme(String),
     NoHost,
@@ -29,14 +29,14 @@ impl fmt::Display for UrlRefusal {
 }
 
 /// Parses an absolute http(s) URL with a host; anything else is refused.
-pub fn parse_fetch_url(raw: &str) -> Result<Url, UrlRefusal> {
+pub(crate) fn parse_fetch_url(raw: &str) -> Result<Url, UrlRefusal> {
     let url = Url::parse(raw).map_err(UrlRefusal::Invalid)?;
     check_fetch_url(&url)?;
     Ok(url)
 }
 
 /// The same conditions for a URL parsed elsewhere (a redirect's target).
-pub fn check_fetch_url(url: &Url) -> Result<(), UrlRefusal> {
+pub(crate) fn check_fetch_url(url: &Url) -> Result<(), UrlRefusal> {
     if !matches!(url.scheme(), "http" | "https") {
         return Err(UrlRefusal::Scheme(url.scheme().to_string()));
     }
@@ -50,7 +50,7 @@ pub fn check_fetch_url(url: &Url) -> Result<(), UrlRefusal> {
 /// (lower-cased, IDNA to punycode, IPv4 normalised, IPv6 in brackets)
 /// without the one trailing dot of a fully qualified name, which names
 /// the same DNS entry.
-pub fn fetch_host(url: &Url) -> Option<&str> {
+pub(crate) fn fetch_host(url: &Url) -> Option<&str> {
     let host = url.host_str()?;
     let host = host.strip_suffix('.').unwrap_or(host);
     (!host.is_empty()).then_some(host)
@@ -59,7 +59,7 @@ pub fn fetch_host(url: &Url) -> Option<&str> {
 /// A configured domain in the form `fetch_host` produces, so that
 /// `Bücher.de`, `[::1]` or `::1` in the settings match what is fetched.
 /// `None` for an entry that is no host at all.
-pub fn normalize_domain(domain: &str) -> Option<String> {
+pub(crate) fn normalize_domain(domain: &str) -> Option<String> {
     let domain = domain.trim();
     let bracketed;
     let input = if domain.contains(':') && !domain.starts_with('[') {

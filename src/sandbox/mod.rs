@@ -122,7 +122,7 @@ pub fn support() -> &'static Support {
 
 /// Set (to anything but empty), zcode behaves as on a kernel without the
 /// sandbox: to see, and test, the fallback on a machine that has it.
-pub const PRETEND_UNAVAILABLE_ENV: &str = "ZCODE_SANDBOX_UNAVAILABLE";
+pub(crate) const PRETEND_UNAVAILABLE_ENV: &str = "ZCODE_SANDBOX_UNAVAILABLE";
 
 #[cfg(target_os = "linux")]
 fn probe() -> Support {
@@ -242,10 +242,10 @@ impl PreparedSandbox {
 
 /// Extra environment for a sandboxed command: git takes no optional locks
 /// (so `git status` does not try to refresh the index it may not write).
-pub const SANDBOX_ENV: [(&str, &str); 1] = [("GIT_OPTIONAL_LOCKS", "0")];
+pub(crate) const SANDBOX_ENV: [(&str, &str); 1] = [("GIT_OPTIONAL_LOCKS", "0")];
 
 /// Arranges for `cmd` to run inside `policy`'s sandbox.
-pub fn apply_to_std(
+pub(crate) fn apply_to_std(
     cmd: &mut std::process::Command,
     policy: &SandboxPolicy,
 ) -> Result<(), SandboxError> {
@@ -261,7 +261,7 @@ pub fn apply_to_std(
 }
 
 /// `apply_to_std` for a tokio command.
-pub fn apply_to_tokio(
+pub(crate) fn apply_to_tokio(
     cmd: &mut tokio::process::Command,
     policy: &SandboxPolicy,
 ) -> Result<(), SandboxError> {

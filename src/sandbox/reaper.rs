@@ -7,7 +7,7 @@
 
 /// Makes the calling process the reaper of its orphaned descendants.
 #[cfg(target_os = "linux")]
-pub fn become_subreaper() -> std::io::Result<()> {
+pub(crate) fn become_subreaper() -> std::io::Result<()> {
     // SAFETY: a prctl with constant arguments.
     if unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) } == 0 {
         Ok(())
@@ -18,7 +18,7 @@ pub fn become_subreaper() -> std::io::Result<()> {
 
 /// Elsewhere there is no sandbox to run a command in (and no subreaper).
 #[cfg(not(target_os = "linux"))]
-pub fn become_subreaper() -> std::io::Result<()> {
+pub(crate) fn become_subreaper() -> std::io::Result<()> {
     Ok(())
 }
 
@@ -30,7 +30,7 @@ const MAX_ROUNDS: usize = 10_000;
 /// Kills (SIGKILL) and reaps every child of the calling process, and the
 /// children re-parented to it as they die, until it has none. Returns how
 /// many were killed.
-pub fn end_all_children() -> usize {
+pub(crate) fn end_all_children() -> usize {
     let own = std::process::id();
     let mut killed = 0;
     for _ in 0..MAX_ROUNDS {

@@ -78,8 +78,8 @@ pub struct ResourceLimits {
 }
 
 impl ResourceLimits {
-    pub const DEFAULT_MEMORY_MIB: u64 = 4096;
-    pub const DEFAULT_PROCESS_LIMIT: u64 = 1024;
+    pub(crate) const DEFAULT_MEMORY_MIB: u64 = 4096;
+    pub(crate) const DEFAULT_PROCESS_LIMIT: u64 = 1024;
 }
 
 impl Default for ResourceLimits {

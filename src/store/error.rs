@@ -151,7 +151,8 @@ impl StoreError {
 
     /// Whether the underlying SQLite error is `SQLITE_BUSY`/`SQLITE_LOCKED`
     /// (the busy timeout expired).
-    pub fn is_busy(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn is_busy(&self) -> bool {
         matches!(
             self.sqlite_error()
                 .and_then(rusqlite::Error::sqlite_error_code),
@@ -160,7 +161,8 @@ impl StoreError {
     }
 
     /// Whether writing failed for want of room (disk, quota, file size limit).
-    pub fn is_no_space(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn is_no_space(&self) -> bool {
         matches!(self, StoreError::NoSpace { .. })
     }
 
@@ -172,6 +174,7 @@ impl StoreError {
         )
     }
 
+    #[cfg(test)]
     fn sqlite_error(&self) -> Option<&rusqlite::Error> {
         match self {
             StoreError::Sqlite { error, .. }

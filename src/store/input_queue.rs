@@ -36,7 +36,7 @@ impl InputStatus {
     }
 
     /// Whether an input may go from `self` to `to`.
-    pub fn can_become(self, to: InputStatus) -> bool {
+    pub(crate) fn can_become(self, to: InputStatus) -> bool {
         use InputStatus::*;
         matches!(
             (self, to),
@@ -243,7 +243,7 @@ impl Store {
 
     /// Cancels every input of a session still waiting, in one transaction,
     /// and returns them in order (an interrupt hands them back unsent).
-    pub fn cancel_queued_inputs(
+    pub(crate) fn cancel_queued_inputs(
         &mut self,
         session_id: &str,
     ) -> Result<Vec<QueuedInput>, StoreError> {

@@ -34,7 +34,7 @@ pub const STALE_AFTER_MS: i64 = 2 * 60 * 1000;
 
 impl LockHolder {
     /// This process, with a fresh token.
-    pub fn this_process() -> Self {
+    pub(crate) fn this_process() -> Self {
         let pid = i64::from(std::process::id());
         Self {
             token: uuid::Uuid::new_v4().simple().to_string(),
@@ -46,14 +46,14 @@ impl LockHolder {
 
     /// Whether `record` is this same process (another runtime of it, e.g.
     /// the terminal UI resuming the session it shows).
-    pub fn is_same_process(&self, record: &HolderRecord) -> bool {
+    pub(crate) fn is_same_process(&self, record: &HolderRecord) -> bool {
         record.host == self.host && record.pid == self.pid && record.pid_started == self.pid_started
     }
 
     /// Whether the holder `record` has stopped: on this host, its process
     /// is gone (or the pid now names a newer process); elsewhere, its
     /// heartbeat is older than [`STALE_AFTER_MS`].
-    pub fn sees_gone(&self, record: &HolderRecord, now_ms: i64) -> bool {
+    pub(crate) fn sees_gone(&self, record: &HolderRecord, now_ms: i64) -> bool {
         if record.host != self.host {
             return now_ms.saturating_sub(record.heartbeat_at) > STALE_AFTER_MS;
         }

@@ -51,7 +51,7 @@ pub trait Clock: Send + Sync {
 
 /// Wall-clock time.
 #[derive(Debug, Default, Clone, Copy)]
-pub struct SystemClock;
+pub(crate) struct SystemClock;
 
 impl Clock for SystemClock {
     fn now_ms(&self) -> i64 {
@@ -125,11 +125,6 @@ impl Store {
     /// The database file (`:memory:` for an in-memory store).
     pub fn path(&self) -> &Path {
         &self.path
-    }
-
-    /// The current time according to the store's clock.
-    pub fn now_ms(&self) -> i64 {
-        self.clock.now_ms()
     }
 
     /// The connection settings in effect (STORE-1), for diagnostics.

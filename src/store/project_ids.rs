@@ -34,7 +34,8 @@ pub struct ProjectIdCarryOver {
 }
 
 impl ProjectIdCarryOver {
-    pub fn is_ambiguous(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn is_ambiguous(&self) -> bool {
         self.new_id.is_none()
     }
 }
@@ -182,13 +183,13 @@ impl Store {
 
     /// The settings still stored under `workspace`'s old id (GRANT-3):
     /// what was not carried over because several directories shared it.
-    pub fn legacy_project_rules(&self, workspace: &Path) -> Result<RuleSet, StoreError> {
+    pub(crate) fn legacy_project_rules(&self, workspace: &Path) -> Result<RuleSet, StoreError> {
         self.project_rules(&legacy_project_id(workspace))
     }
 
     /// The ambiguous carry-overs not yet reported, marked as reported: the
     /// caller tells the user once.
-    pub fn take_unnoticed_ambiguous_carry_overs(
+    pub(crate) fn take_unnoticed_ambiguous_carry_overs(
         &mut self,
     ) -> Result<Vec<ProjectIdCarryOver>, StoreError> {
         self.write(|tx, _now| {
@@ -208,7 +209,9 @@ impl Store {
 
     /// Old ids carried over to a new one, for moving what lives outside
     /// the database (the memory directory), marked as done.
-    pub fn take_unnoticed_carried_ids(&mut self) -> Result<Vec<(String, String)>, StoreError> {
+    pub(crate) fn take_unnoticed_carried_ids(
+        &mut self,
+    ) -> Result<Vec<(String, String)>, StoreError> {
         self.write(|tx, _now| {
             let found = tx
                 .prepare(

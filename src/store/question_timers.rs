@@ -40,7 +40,7 @@ pub struct TimerRecord {
 
 impl Store {
     /// Saves (or replaces) the clock of one question of a session.
-    pub fn save_question_timer(
+    pub(crate) fn save_question_timer(
         &mut self,
         session_id: &str,
         record: &TimerRecord,
@@ -58,7 +58,7 @@ impl Store {
     /// The saved clocks of a session's questions, by call id. A row that
     /// does not read as a timer is an error naming it, never skipped
     /// silently.
-    pub fn question_timers(&self, session_id: &str) -> Result<Vec<TimerRecord>, StoreError> {
+    pub(crate) fn question_timers(&self, session_id: &str) -> Result<Vec<TimerRecord>, StoreError> {
         self.read(|conn| {
             let mut stmt = conn.prepare_cached(
                 "SELECT key, value FROM local_setting

@@ -262,7 +262,7 @@ impl Store {
 
     /// Records the model a session now uses (`/model`; does not touch
     /// `updated_at`).
-    pub fn set_session_model(&mut self, id: &str, model: &str) -> Result<(), StoreError> {
+    pub(crate) fn set_session_model(&mut self, id: &str, model: &str) -> Result<(), StoreError> {
         self.write(|tx, _now| {
             let n = tx
                 .prepare_cached("UPDATE sessions SET model = ?2 WHERE id = ?1")?

@@ -53,7 +53,7 @@ fn with_summary((link, text): (SubAgentLink, Option<String>)) -> Result<SubAgent
 
 impl Store {
     /// Creates the sub-agent's session and its link in one transaction.
-    pub fn create_sub_agent(
+    pub(crate) fn create_sub_agent(
         &mut self,
         session: &super::NewSession,
         link: &SubAgentLink,
@@ -82,7 +82,7 @@ impl Store {
     }
 
     /// Records how the sub-agent ended.
-    pub fn finish_sub_agent(
+    pub(crate) fn finish_sub_agent(
         &mut self,
         session_id: &str,
         summary: &serde_json::Value,
@@ -100,7 +100,7 @@ impl Store {
     }
 
     /// The sub-agent that the Agent call `call_id` of `parent` started.
-    pub fn sub_agent_for_call(
+    pub(crate) fn sub_agent_for_call(
         &self,
         parent: &str,
         call_id: &str,

@@ -13,14 +13,14 @@ use serde_json::{Value, json};
 
 pub const NAME: &str = "Agent";
 /// Characters of `description` at most: it is a label, not the task.
-pub const MAX_DESCRIPTION_CHARS: usize = 120;
+pub(crate) const MAX_DESCRIPTION_CHARS: usize = 120;
 /// Characters of `prompt` at most.
-pub const MAX_PROMPT_CHARS: usize = 100_000;
+pub(crate) const MAX_PROMPT_CHARS: usize = 100_000;
 
 /// PERM-8: starting a sub-agent is read-only and allowed in plan mode;
 /// what the sub-agent runs is judged call by call. Several calls of one
 /// reply run at the same time.
-pub static DECLARATION: ToolDeclaration = ToolDeclaration::builtin(
+pub(crate) static DECLARATION: ToolDeclaration = ToolDeclaration::builtin(
     NAME,
     Capability {
         allowed_in_plan_mode: true,
@@ -93,7 +93,7 @@ impl std::fmt::Debug for dyn SubAgentRunner {
     }
 }
 
-pub struct AgentTool {
+pub(crate) struct AgentTool {
     description: String,
     compact_description: String,
 }

@@ -39,17 +39,17 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 pub const NAME: &str = "AskUserQuestion";
-pub const MIN_QUESTIONS: usize = 1;
-pub const MAX_QUESTIONS: usize = 4;
-pub const MIN_OPTIONS: usize = 2;
-pub const MAX_OPTIONS: usize = 4;
+pub(crate) const MIN_QUESTIONS: usize = 1;
+pub(crate) const MAX_QUESTIONS: usize = 4;
+pub(crate) const MIN_OPTIONS: usize = 2;
+pub(crate) const MAX_OPTIONS: usize = 4;
 /// What the description asks of `header`; longer headers are accepted and
 /// cut by the UI (ASK-2).
-pub const HEADER_MAX_CHARS: usize = 12;
+pub(crate) const HEADER_MAX_CHARS: usize = 12;
 /// The label of the free-text choice the client adds to every question.
-pub const OTHER_LABEL: &str = "Other";
+pub(crate) const OTHER_LABEL: &str = "Other";
 /// Joins the labels of a multi-select answer.
-pub const MULTI_SELECT_SEPARATOR: &str = ", ";
+pub(crate) const MULTI_SELECT_SEPARATOR: &str = ", ";
 
 /// One choice of a question.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -93,7 +93,7 @@ impl AskUserQuestionInput {
 pub struct AskUserQuestionTool;
 
 /// What AskUserQuestion is to the permission engine, the approval and the TUI.
-pub static DECLARATION: ToolDeclaration = ToolDeclaration::builtin(
+pub(crate) static DECLARATION: ToolDeclaration = ToolDeclaration::builtin(
     NAME,
     Capability {
         requires_user_interaction: true,

@@ -18,11 +18,11 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 /// The environment variable that marks a command's processes.
-pub const JOB_ENV: &str = "ZCODE_JOB";
+pub(crate) const JOB_ENV: &str = "ZCODE_JOB";
 /// Between SIGTERM and SIGKILL when the session ends.
-pub const TERM_GRACE: Duration = Duration::from_secs(1);
+pub(crate) const TERM_GRACE: Duration = Duration::from_secs(1);
 /// How often the set is checked while anything is left running.
-pub const POLL_INTERVAL: Duration = Duration::from_secs(2);
+pub(crate) const POLL_INTERVAL: Duration = Duration::from_secs(2);
 
 /// One process a finished command left running.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -67,19 +67,19 @@ impl Default for BackgroundProcesses {
 
 /// A command being run; dropping it marks the command finished.
 #[derive(Debug)]
-pub struct JobGuard {
+pub(crate) struct JobGuard {
     owner: Arc<BackgroundProcesses>,
     id: u64,
 }
 
 impl JobGuard {
     /// The value of [`JOB_ENV`] for the command.
-    pub fn env_value(&self) -> String {
+    pub(crate) fn env_value(&self) -> String {
         format!("{}:{}", self.owner.tag, self.id)
     }
 
     /// The command's shell started as the leader of process group `pgid`.
-    pub fn set_group(&self, pgid: i32) {
+    pub(crate) fn set_group(&self, pgid: i32) {
         if let Some(job) = self.owner.lock().list.iter_mut().find(|j| j.id == self.id) {
             job.pgid = Some(pgid);
         }
@@ -100,7 +100,7 @@ impl BackgroundProcesses {
     }
 
     /// Registers a command about to start.
-    pub fn start_job(self: &Arc<Self>, command: &str) -> JobGuard {
+    pub(crate) fn start_job(self: &Arc<Self>, command: &str) -> JobGuard {
         let mut jobs = self.lock();
         jobs.next += 1;
         let id = jobs.next;
@@ -117,7 +117,7 @@ impl BackgroundProcesses {
     }
 
     /// Whether a finished command may have left something running.
-    pub fn is_tracking(&self) -> bool {
+    pub(crate) fn is_tracking(&self) -> bool {
         self.lock().list.iter().any(|j| j.finished)
     }
 
@@ -153,7 +153,7 @@ impl BackgroundProcesses {
     /// Ends everything finished commands left running: SIGTERM, then
     /// SIGKILL to what is still there after [`TERM_GRACE`]. Returns how
     /// many processes were signalled.
-    pub async fn terminate_all(&self) -> usize {
+    pub(crate) async fn terminate_all(&self) -> usize {
         let first = self.scan();
         if first.is_empty() {
             return 0;
@@ -183,7 +183,7 @@ impl BackgroundProcesses {
 
     /// SIGKILL to everything left, at once (also as the session's state is
     /// dropped without an orderly end).
-    pub fn kill_now(&self) {
+    pub(crate) fn kill_now(&self) {
         // A process may fork while being killed: a few rounds catch those.
         for _ in 0..3 {
             let left = self.scan();

@@ -140,7 +140,7 @@ pub(crate) mod fake {
     use tokio::sync::Notify;
 
     #[derive(Debug, Default)]
-    pub struct FakeClient {
+    pub(crate) struct FakeClient {
         pub read: bool,
         pub write: bool,
         pub buffers: Mutex<HashMap<PathBuf, String>>,
@@ -155,7 +155,7 @@ pub(crate) mod fake {
     }
 
     impl FakeClient {
-        pub fn reading_and_writing() -> Self {
+        pub(crate) fn reading_and_writing() -> Self {
             Self {
                 read: true,
                 write: true,
@@ -163,7 +163,7 @@ pub(crate) mod fake {
             }
         }
 
-        pub fn with_buffer(self, path: &Path, text: &str) -> Self {
+        pub(crate) fn with_buffer(self, path: &Path, text: &str) -> Self {
             self.buffers
                 .lock()
                 .unwrap()

@@ -6,12 +6,12 @@ use serde_json::{Map, Value};
 
 /// A description supplied at run time (a tool zcode does not ship) is cut
 /// to its first sentence, and to at most this many characters.
-pub const MAX_COMPACT_DESCRIPTION_CHARS: usize = 200;
+pub(crate) const MAX_COMPACT_DESCRIPTION_CHARS: usize = 200;
 
 /// The first sentence of `text` (up to `.`, `!` or `?` before whitespace,
 /// or a blank line), on one line, at most
 /// [`MAX_COMPACT_DESCRIPTION_CHARS`] characters (`…` marks a cut).
-pub fn first_sentence(text: &str) -> String {
+pub(crate) fn first_sentence(text: &str) -> String {
     let text = text.trim();
     let mut end = text.len();
     let mut chars = text.char_indices().peekable();
@@ -46,7 +46,7 @@ pub fn first_sentence(text: &str) -> String {
 /// `required`, `enum`, bounds. Property names are kept even when a
 /// property is called `description`; values (`enum`, `const`, `default`)
 /// are copied as they are.
-pub fn compact_schema(schema: &Value) -> Value {
+pub(crate) fn compact_schema(schema: &Value) -> Value {
     match schema {
         Value::Object(map) => {
             let mut out = Map::new();

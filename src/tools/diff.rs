@@ -5,11 +5,11 @@ use similar::TextDiff;
 use std::path::Path;
 
 /// Lines of context around each change.
-pub const CONTEXT_LINES: usize = 3;
+pub(crate) const CONTEXT_LINES: usize = 3;
 
 /// A unified diff from `old` to `new`; `old` is `None` for a new file
 /// (`--- /dev/null`, every line added). Empty when nothing changed.
-pub fn unified(path: &Path, old: Option<&str>, new: &str) -> String {
+pub(crate) fn unified(path: &Path, old: Option<&str>, new: &str) -> String {
     let shown = path.display().to_string();
     let old_label = if old.is_some() {
         shown.clone()

@@ -15,7 +15,7 @@ use std::path::Path;
 pub const NAME: &str = "Edit";
 
 /// The capability of the tools that change files (Write, Edit).
-pub const FILE_CHANGE: Capability = Capability {
+pub(crate) const FILE_CHANGE: Capability = Capability {
     read_only: false,
     side_effect_scope: SideEffectScope::Workspace,
     risk_level: RiskLevel::Medium,
@@ -25,7 +25,7 @@ pub const FILE_CHANGE: Capability = Capability {
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct EditInput {
+pub(crate) struct EditInput {
     pub file_path: String,
     pub old_string: String,
     pub new_string: String,
@@ -59,7 +59,7 @@ impl EditInput {
 pub struct EditTool;
 
 /// What Edit is to the permission engine, the approval and the TUI.
-pub static DECLARATION: ToolDeclaration = ToolDeclaration::builtin(NAME, FILE_CHANGE)
+pub(crate) static DECLARATION: ToolDeclaration = ToolDeclaration::builtin(NAME, FILE_CHANGE)
     .with_wording("change a file", AskReason::File("edits a file"))
     // A Write deny or ask rule covers Edit too: an edit rewrites the file
     // just as well. Allow rules keep RULE-2's one direction.

@@ -20,7 +20,7 @@ impl SessionEffect {
     /// Whether the effect only tells the front ends about a change the
     /// tool already made, and so comes after the call's result; a change
     /// of the execution state comes before it.
-    pub fn is_announcement(&self) -> bool {
+    pub(crate) fn is_announcement(&self) -> bool {
         matches!(self, SessionEffect::TodosChanged)
     }
 }

@@ -24,7 +24,7 @@ const KEEP_TOTAL_MAX: usize = 64 * 1024 * 1024;
 
 /// The state of a file when it was last read or written by a tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FileStamp {
+pub(crate) struct FileStamp {
     pub modified: Option<SystemTime>,
     pub len: u64,
 }
@@ -71,13 +71,13 @@ impl FileStateTracker {
 
     /// Records `path` with a stamp taken earlier (e.g. before its content
     /// was read, so a change during the read makes the stamp stale).
-    pub fn record_stamp(&mut self, path: &Path, stamp: FileStamp) {
+    pub(crate) fn record_stamp(&mut self, path: &Path, stamp: FileStamp) {
         self.insert(path, Seen::Disk(stamp));
     }
 
     /// Records that `path` was read through the editor (or written there)
     /// with this text.
-    pub fn record_text(&mut self, path: &Path, text: &str) {
+    pub(crate) fn record_text(&mut self, path: &Path, text: &str) {
         self.forget(path);
         let keep =
             text.len() <= KEEP_TEXT_MAX && self.kept.saturating_add(text.len()) <= KEEP_TOTAL_MAX;
@@ -116,7 +116,7 @@ impl FileStateTracker {
     /// For a file last seen through the editor: the text seen, if it was
     /// small enough to keep (`Some(None)` otherwise). `None`: not seen
     /// through the editor.
-    pub fn seen_text(&self, path: &Path) -> Option<Option<Arc<str>>> {
+    pub(crate) fn seen_text(&self, path: &Path) -> Option<Option<Arc<str>>> {
         match self.seen.get(path)? {
             Seen::Text { text, .. } => Some(text.clone()),
             Seen::Disk(_) => None,
@@ -153,7 +153,7 @@ impl FileStateTracker {
     /// [`Self::check_overwrite`] as far as it can be told before the call
     /// runs: a file seen through the editor is compared with the editor's
     /// text when the call runs ([`Self::check_text`]).
-    pub fn precheck_overwrite(&self, path: &Path) -> Result<(), String> {
+    pub(crate) fn precheck_overwrite(&self, path: &Path) -> Result<(), String> {
         match self.seen.get(path) {
             Some(Seen::Text { .. }) => Ok(()),
             _ => self.check_overwrite(path),
@@ -163,7 +163,7 @@ impl FileStateTracker {
     /// Why `path`, whose text the editor holds as `current`, may not be
     /// overwritten, if it may not: not read in this session, or its text
     /// is not what was last read there.
-    pub fn check_text(&self, path: &Path, current: &str) -> Result<(), String> {
+    pub(crate) fn check_text(&self, path: &Path, current: &str) -> Result<(), String> {
         match self.seen.get(path) {
             None => Err(not_read(path)),
             Some(Seen::Text { digest: seen, .. }) if *seen == digest(current.as_bytes()) => Ok(()),

@@ -16,11 +16,11 @@ use std::path::{Path, PathBuf};
 
 pub const NAME: &str = "Glob";
 /// Files listed at most.
-pub const MAX_RESULTS: usize = 100;
+pub(crate) const MAX_RESULTS: usize = 100;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct GlobInput {
+pub(crate) struct GlobInput {
     pub pattern: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
@@ -129,7 +129,7 @@ fn split_pattern(pattern: &str) -> (Option<PathBuf>, String) {
 pub struct GlobTool;
 
 /// What Glob is to the permission engine, the approval and the TUI.
-pub static DECLARATION: ToolDeclaration =
+pub(crate) static DECLARATION: ToolDeclaration =
     ToolDeclaration::builtin(NAME, Capability::read_only_low("glob"))
         .honouring_read_rules()
         .with_covered_by(super::read::COVERS_SEARCHES);

@@ -20,19 +20,19 @@ use tokio_util::sync::CancellationToken;
 
 pub const NAME: &str = "Grep";
 /// Lines (content), files or counts shown when no `head_limit` is given.
-pub const DEFAULT_HEAD_LIMIT: u64 = 100;
+pub(crate) const DEFAULT_HEAD_LIMIT: u64 = 100;
 /// Characters of one matching line shown in content mode.
-pub const MAX_LINE_CHARS: usize = 1000;
+pub(crate) const MAX_LINE_CHARS: usize = 1000;
 /// The longest line Grep holds in memory: a file with a longer one (a
 /// minified bundle, a 256 MiB single-line dump) is skipped and named,
 /// rather than read whole into memory.
 pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
 /// Context lines at most (`-A`, `-B`, `-C`).
-pub const MAX_CONTEXT: u64 = 100;
+pub(crate) const MAX_CONTEXT: u64 = 100;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum OutputMode {
+pub(crate) enum OutputMode {
     Content,
     #[default]
     FilesWithMatches,
@@ -41,7 +41,7 @@ pub enum OutputMode {
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct GrepInput {
+pub(crate) struct GrepInput {
     pub pattern: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
@@ -113,7 +113,7 @@ impl GrepInput {
 pub struct GrepTool;
 
 /// What Grep is to the permission engine, the approval and the TUI.
-pub static DECLARATION: ToolDeclaration =
+pub(crate) static DECLARATION: ToolDeclaration =
     ToolDeclaration::builtin(NAME, Capability::read_only_low("grep"))
         .honouring_read_rules()
         .with_covered_by(super::read::COVERS_SEARCHES);

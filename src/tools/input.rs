@@ -15,7 +15,7 @@ pub fn invalid(tool: &str, message: impl std::fmt::Display) -> String {
 }
 
 /// The raw input fields, checked one by one before deserializing.
-pub struct Fields {
+pub(crate) struct Fields {
     tool: &'static str,
     map: Map<String, Value>,
 }
@@ -42,7 +42,12 @@ impl Fields {
 
     /// Coerces an optional integer field (a JSON integer or a string of
     /// digits) and checks `min..=max`. A `null` value is removed.
-    pub fn int(&mut self, key: &str, min: u64, max: Option<u64>) -> Result<Option<u64>, String> {
+    pub(crate) fn int(
+        &mut self,
+        key: &str,
+        min: u64,
+        max: Option<u64>,
+    ) -> Result<Option<u64>, String> {
         let Some(value) = self.map.get(key) else {
             return Ok(None);
         };
@@ -101,7 +106,7 @@ impl Fields {
     }
 
     /// Checks an optional string field against its allowed values.
-    pub fn one_of(&mut self, key: &str, allowed: &[&str]) -> Result<(), String> {
+    pub(crate) fn one_of(&mut self, key: &str, allowed: &[&str]) -> Result<(), String> {
         match self.map.get(key) {
             None => Ok(()),
             Some(Value::Null) => {
@@ -126,7 +131,7 @@ impl Fields {
 }
 
 /// Checks that a required string is not empty (after trimming).
-pub fn non_empty(tool: &str, key: &str, value: &str) -> Result<(), String> {
+pub(crate) fn non_empty(tool: &str, key: &str, value: &str) -> Result<(), String> {
     if value.trim().is_empty() {
         Err(invalid(tool, format!("\"{key}\" must not be empty")))
     } else {
@@ -136,7 +141,7 @@ pub fn non_empty(tool: &str, key: &str, value: &str) -> Result<(), String> {
 
 /// The normalized input value handed on to `run` (optional fields that are
 /// absent are left out).
-pub fn normalized<T: Serialize>(tool: &str, input: &T) -> Result<Value, String> {
+pub(crate) fn normalized<T: Serialize>(tool: &str, input: &T) -> Result<Value, String> {
     serde_json::to_value(input).map_err(|e| invalid(tool, e))
 }
 

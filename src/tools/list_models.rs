@@ -19,17 +19,17 @@ pub const NAME: &str = "ListModels";
 /// Bytes of output at most; the listing is cut at a line with a note.
 pub const OUTPUT_BUDGET: usize = 24_000;
 /// The whole call (reading the config included).
-pub const TIMEOUT: Duration = Duration::from_secs(10);
+pub(crate) const TIMEOUT: Duration = Duration::from_secs(10);
 /// The error a session without a model catalog gets.
-pub const CATALOG_UNAVAILABLE_CODE: u32 = 31;
-pub const CATALOG_UNAVAILABLE: &str = "model_catalog_unavailable";
+pub(crate) const CATALOG_UNAVAILABLE_CODE: u32 = 31;
+pub(crate) const CATALOG_UNAVAILABLE: &str = "model_catalog_unavailable";
 
 /// Looks up an environment variable.
-pub type EnvLookup = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
+pub(crate) type EnvLookup = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
 
 /// `Error 31 model_catalog_unavailable: this session has no model catalog
 /// ({why}). …` — says it is a missing capability, not something to fix.
-pub fn catalog_unavailable(why: &str) -> String {
+pub(crate) fn catalog_unavailable(why: &str) -> String {
     format!(
         "Error {CATALOG_UNAVAILABLE_CODE} {CATALOG_UNAVAILABLE}: this session has no model \
          catalog ({why}). This is a missing capability of this session, not a missing \
@@ -49,7 +49,7 @@ fn is_current(provider: &Provider, model: &Model, current: Option<&str>) -> bool
 /// One model's line: `provider/model | Provider name | reasoning: a, b
 /// (default: a) | context window: N tokens`, then `[current]` and
 /// `[disabled: reason]` when they apply.
-pub fn model_line(provider: &Provider, model: &Model, current: Option<&str>) -> String {
+pub(crate) fn model_line(provider: &Provider, model: &Model, current: Option<&str>) -> String {
     let mut line = format!("{}/{} | {}", provider.id, model.id, provider.name);
     if !model.reasoning_levels.is_empty() {
         line.push_str(&format!(
@@ -76,7 +76,7 @@ pub fn model_line(provider: &Provider, model: &Model, current: Option<&str>) -> 
 /// The listing of `catalog`: a header naming the current model, then one
 /// line per model in catalog order (a provider without models gets a line
 /// saying so). Ends with a newline.
-pub fn model_listing(catalog: &Catalog, current: Option<&str>) -> String {
+pub(crate) fn model_listing(catalog: &Catalog, current: Option<&str>) -> String {
     let models: usize = catalog.providers.iter().map(|p| p.models.len()).sum();
     let providers = catalog.providers.len();
     let mut out = format!(
@@ -198,7 +198,7 @@ impl ListModelsTool {
 }
 
 /// What ListModels is to the permission engine, the approval and the TUI.
-pub static DECLARATION: ToolDeclaration =
+pub(crate) static DECLARATION: ToolDeclaration =
     ToolDeclaration::builtin(NAME, Capability::read_only_low("list_models"));
 
 impl Tool for ListModelsTool {

@@ -296,12 +296,15 @@ mod tests {
     async fn cancelling_ends_blocked_read_only_work() {
         let cancel = CancellationToken::new();
         let (release, blocked) = std::sync::mpsc::channel::<()>();
+        let (started, running) = tokio::sync::oneshot::channel::<()>();
         let trigger = cancel.clone();
+        // Cancelled once the work is under way.
         tokio::spawn(async move {
-            tokio::time::sleep(Duration::from_millis(50)).await;
+            let _ = running.await;
             trigger.cancel();
         });
         let work = move || {
+            let _ = started.send(());
             // Blocks until the test lets it go, as a hung open(2) would.
             let _ = blocked.recv();
             ToolOutput::ok("finished")

@@ -18,16 +18,16 @@ use crate::protocol::RequestKind;
 use futures_util::future::BoxFuture;
 use serde_json::{Map, Value, json};
 
-pub const ENTER_NAME: &str = "EnterPlanMode";
-pub const EXIT_NAME: &str = "ExitPlanMode";
+pub(crate) const ENTER_NAME: &str = "EnterPlanMode";
+pub(crate) const EXIT_NAME: &str = "ExitPlanMode";
 /// PLAN-6: the longest plan, in characters.
-pub const PLAN_MAX_CHARS: usize = 20_000;
+pub(crate) const PLAN_MAX_CHARS: usize = 20_000;
 /// The only tool an `allowedPrompts` entry may name.
-pub const ALLOWED_PROMPT_TOOL: &str = "Bash";
+pub(crate) const ALLOWED_PROMPT_TOOL: &str = "Bash";
 
 /// PLAN-3: EnterPlanMode's result; it ends with the exact text
 /// "DO NOT write or edit any files yet".
-pub const ENTER_RESULT: &str = "Entered plan mode. Plan mode is now active: you can read and explore, but you must not change anything until the user approves your plan.
+pub(crate) const ENTER_RESULT: &str = "Entered plan mode. Plan mode is now active: you can read and explore, but you must not change anything until the user approves your plan.
 
 1. Explore the codebase with read-only tools (Read, Glob, Grep, read-only Bash) to understand the request and the code it touches.
 2. Find existing features, patterns and helpers that the change should follow or reuse.
@@ -41,7 +41,7 @@ Remember: DO NOT write or edit any files yet";
 /// PLAN-7: the first words of the approval result (exact text).
 pub const PLAN_APPROVED: &str = "User has approved your plan. You can now start coding. Start with updating your todo list if applicable.";
 /// PLAN-7: what separates the approval text from the plan.
-pub const APPROVED_PLAN_HEADING: &str = "\n\n## Approved Plan:\n";
+pub(crate) const APPROVED_PLAN_HEADING: &str = "\n\n## Approved Plan:\n";
 /// PLAN-8: the tool result when the user answered with feedback (exact text).
 pub const PLAN_NOT_APPROVED: &str = "The plan was not approved by the user.";
 /// PLAN-9: the tool result when the user rejected the plan; the turn ends
@@ -71,7 +71,7 @@ pub fn approved_result(plan: &str, allowed_prompts: &[AllowedPrompt]) -> String 
 pub struct EnterPlanModeTool;
 
 /// What EnterPlanMode is to the permission engine, the approval and the TUI.
-pub static ENTER_DECLARATION: ToolDeclaration = ToolDeclaration::builtin(
+pub(crate) static ENTER_DECLARATION: ToolDeclaration = ToolDeclaration::builtin(
     ENTER_NAME,
     Capability {
         read_only: false,
@@ -253,7 +253,7 @@ fn parse_allowed_prompts(value: &Value) -> Result<Vec<AllowedPrompt>, String> {
 pub struct ExitPlanModeTool;
 
 /// What ExitPlanMode is to the permission engine, the approval and the TUI.
-pub static EXIT_DECLARATION: ToolDeclaration = ToolDeclaration::builtin(
+pub(crate) static EXIT_DECLARATION: ToolDeclaration = ToolDeclaration::builtin(
     EXIT_NAME,
     Capability {
         read_only: false,

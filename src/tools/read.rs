@@ -15,15 +15,15 @@ use std::path::Path;
 
 pub const NAME: &str = "Read";
 /// Lines shown when no `limit` is given.
-pub const DEFAULT_LIMIT: u64 = 2000;
+pub(crate) const DEFAULT_LIMIT: u64 = 2000;
 /// Characters of one line shown before it is cut.
-pub const MAX_LINE_CHARS: usize = 2000;
+pub(crate) const MAX_LINE_CHARS: usize = 2000;
 /// Bytes inspected to tell text from binary.
-pub const SNIFF_BYTES: usize = 8192;
+pub(crate) const SNIFF_BYTES: usize = 8192;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct ReadInput {
+pub(crate) struct ReadInput {
     pub file_path: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub offset: Option<u64>,
@@ -47,13 +47,13 @@ pub struct ReadTool;
 
 /// A Read deny or ask rule is about file contents, which Grep reads and
 /// whose names Glob lists: it covers them too.
-pub const COVERS_SEARCHES: &[CoveredBy] = &[CoveredBy {
+pub(crate) const COVERS_SEARCHES: &[CoveredBy] = &[CoveredBy {
     tool: NAME,
     allow_too: false,
 }];
 
 /// What Read is to the permission engine, the approval and the TUI.
-pub static DECLARATION: ToolDeclaration =
+pub(crate) static DECLARATION: ToolDeclaration =
     ToolDeclaration::builtin(NAME, Capability::read_only_low("read"))
         .with_wording("read a file", AskReason::Effect);
 
@@ -155,7 +155,7 @@ async fn read_from_client(
 
 /// Reads `path` as numbered lines; also returns the file's stamp taken
 /// before reading (for the overwrite guard).
-pub fn read_numbered(
+pub(crate) fn read_numbered(
     path: &Path,
     offset: Option<u64>,
     limit: Option<u64>,

@@ -38,24 +38,24 @@ use std::time::Duration;
 
 pub const NAME: &str = "ReadSessionContext";
 /// Characters of `query` at most.
-pub const MAX_QUERY_CHARS: usize = 4_000;
+pub(crate) const MAX_QUERY_CHARS: usize = 4_000;
 /// The largest `maxTokens`, and its default.
 pub const MAX_TOKENS_LIMIT: u64 = 12_000;
-pub const DEFAULT_MAX_TOKENS: u64 = 6_000;
+pub(crate) const DEFAULT_MAX_TOKENS: u64 = 6_000;
 /// Characters of a `sessionId` at most.
-pub const MAX_SESSION_ID_CHARS: usize = 200;
+pub(crate) const MAX_SESSION_ID_CHARS: usize = 200;
 /// The whole call.
-pub const TIMEOUT: Duration = Duration::from_secs(300);
+pub(crate) const TIMEOUT: Duration = Duration::from_secs(300);
 /// The auxiliary request's instructions: the common part, then the section
 /// of `relevant` and that of `handoff`, each after its
 /// `<!-- strategy: … -->` marker.
-pub const EXTRACT_INSTRUCTIONS: &str =
+pub(crate) const EXTRACT_INSTRUCTIONS: &str =
     include_str!("../../assets/prompts/session_context_extract.md");
 /// The context window assumed for a model that does not declare one.
-pub const FALLBACK_CONTEXT_WINDOW: u64 = 32_000;
+pub(crate) const FALLBACK_CONTEXT_WINDOW: u64 = 32_000;
 /// Tokens of transcript sent at least and at most.
-pub const MIN_TRANSCRIPT_TOKENS: u64 = 2_000;
-pub const MAX_TRANSCRIPT_TOKENS: u64 = 100_000;
+pub(crate) const MIN_TRANSCRIPT_TOKENS: u64 = 2_000;
+pub(crate) const MAX_TRANSCRIPT_TOKENS: u64 = 100_000;
 /// Tokens kept for the instructions and the request's framing.
 const INSTRUCTION_TOKENS: u64 = 2_000;
 /// Extra output tokens for a model that reasons before answering.
@@ -205,7 +205,7 @@ pub fn instructions(strategy: Strategy) -> String {
 /// the context window (an undeclared one counts as
 /// [`FALLBACK_CONTEXT_WINDOW`]) less the answer and the instructions,
 /// within [`MIN_TRANSCRIPT_TOKENS`]..=[`MAX_TRANSCRIPT_TOKENS`].
-pub fn transcript_budget_tokens(context_window: u64, max_tokens: u64) -> u64 {
+pub(crate) fn transcript_budget_tokens(context_window: u64, max_tokens: u64) -> u64 {
     let window = if context_window == 0 {
         FALLBACK_CONTEXT_WINDOW
     } else {
@@ -233,7 +233,7 @@ fn session_line(session: &SessionRecord, messages: usize) -> String {
 /// The auxiliary request (CTX-2): [`instructions`] as the system text and
 /// one user message with the session, the query, the budget and the
 /// transcript (newest part within [`transcript_budget_tokens`]).
-pub fn extraction_request(
+pub(crate) fn extraction_request(
     model: &SelectedModel,
     input: &ReadSessionContextInput,
     session: &SessionRecord,
@@ -272,7 +272,7 @@ pub fn extraction_request(
 }
 
 /// The model's answer within `budget` characters, with a note when cut.
-pub fn cap_answer(answer: &str, budget: usize) -> String {
+pub(crate) fn cap_answer(answer: &str, budget: usize) -> String {
     if answer.chars().count() <= budget {
         return answer.to_string();
     }
@@ -457,7 +457,7 @@ impl ReadSessionContextTool {
 }
 
 /// What ReadSessionContext is to the permission engine, the approval and the TUI.
-pub static DECLARATION: ToolDeclaration =
+pub(crate) static DECLARATION: ToolDeclaration =
     ToolDeclaration::builtin(NAME, Capability::read_only_low("read_session_context"));
 
 impl Tool for ReadSessionContextTool {

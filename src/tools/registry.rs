@@ -97,7 +97,7 @@ pub static BUILTIN: &[Builtin] = &[
 ];
 
 /// The built-in tools' declarations, in `BUILTIN`'s order.
-pub fn builtin_declarations() -> impl Iterator<Item = &'static ToolDeclaration> {
+pub(crate) fn builtin_declarations() -> impl Iterator<Item = &'static ToolDeclaration> {
     BUILTIN.iter().map(|b| b.declaration)
 }
 
@@ -122,7 +122,7 @@ pub fn declaration_for(name: &str) -> ToolDeclaration {
 
 /// Tools that come and go while a session runs (an MCP server's, once it
 /// has started or when it says its list changed).
-pub trait ToolSource: Send + Sync {
+pub(crate) trait ToolSource: Send + Sync {
     /// The tools offered now, in a stable order.
     fn tools(&self) -> Vec<Arc<dyn Tool>>;
 }
@@ -190,13 +190,13 @@ impl ToolRegistry {
     /// Adds a source of tools that change while the session runs; its
     /// tools come after the fixed ones. A fixed tool's name is never
     /// shadowed by a source's.
-    pub fn add_source(&mut self, source: Arc<dyn ToolSource>) {
+    pub(crate) fn add_source(&mut self, source: Arc<dyn ToolSource>) {
         self.sources.push(source);
     }
 
     /// The tools `keep` accepts by name, the sources' included as they
     /// change (a sub-agent's tools).
-    pub fn subset(&self, keep: Arc<dyn Fn(&str) -> bool + Send + Sync>) -> ToolRegistry {
+    pub(crate) fn subset(&self, keep: Arc<dyn Fn(&str) -> bool + Send + Sync>) -> ToolRegistry {
         let tools = self
             .tools
             .iter()
@@ -264,7 +264,7 @@ impl ToolRegistry {
 
     /// What the model is offered when its context window is small: each
     /// tool's compact description and its schema without prose.
-    pub fn compact_specs(&self) -> Vec<ToolSpec> {
+    pub(crate) fn compact_specs(&self) -> Vec<ToolSpec> {
         self.all()
             .iter()
             .map(|t| ToolSpec {

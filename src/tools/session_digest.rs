@@ -10,27 +10,27 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 
 /// The token estimate: this many characters make one token.
-pub const CHARS_PER_TOKEN: usize = 4;
+pub(crate) const CHARS_PER_TOKEN: usize = 4;
 /// Characters of one tool call's arguments shown in a transcript.
-pub const TOOL_ARGUMENTS_CAP: usize = 300;
+pub(crate) const TOOL_ARGUMENTS_CAP: usize = 300;
 /// Characters of one message sent to the model, by kind.
-pub const MODEL_TOOL_RESULT_CAP: usize = 4_000;
-pub const MODEL_MESSAGE_CAP: usize = 12_000;
+pub(crate) const MODEL_TOOL_RESULT_CAP: usize = 4_000;
+pub(crate) const MODEL_MESSAGE_CAP: usize = 12_000;
 /// Characters of one message in the local selection, by kind.
-pub const LOCAL_TOOL_RESULT_CAP: usize = 1_500;
-pub const LOCAL_MESSAGE_CAP: usize = 4_000;
+pub(crate) const LOCAL_TOOL_RESULT_CAP: usize = 1_500;
+pub(crate) const LOCAL_MESSAGE_CAP: usize = 4_000;
 /// A message is only shortened to fill leftover room when at least this
 /// much room is left; less would say nothing useful.
-pub const MIN_PIECE: usize = 200;
+pub(crate) const MIN_PIECE: usize = 200;
 /// Search terms taken from a query at most, and characters of a message
 /// searched for them, so that a long query over a long session stays cheap.
-pub const MAX_QUERY_TERMS: usize = 64;
-pub const SCORED_CHARS: usize = 20_000;
+pub(crate) const MAX_QUERY_TERMS: usize = 64;
+pub(crate) const SCORED_CHARS: usize = 20_000;
 /// What separates two rendered messages.
 const SEPARATOR: &str = "\n\n";
 
 /// `tokens` as characters, by the estimate.
-pub fn tokens_to_chars(tokens: u64) -> usize {
+pub(crate) fn tokens_to_chars(tokens: u64) -> usize {
     usize::try_from(tokens)
         .unwrap_or(usize::MAX)
         .saturating_mul(CHARS_PER_TOKEN)
@@ -99,7 +99,7 @@ impl TranscriptMessage {
     }
 
     /// Whether this is an assistant message with prose (not only calls).
-    pub fn is_answer(&self) -> bool {
+    pub(crate) fn is_answer(&self) -> bool {
         self.role == Role::Assistant && !self.text.trim().is_empty()
     }
 
@@ -188,7 +188,7 @@ pub fn omission_marker(count: usize) -> String {
 }
 
 /// `text` cut to its first `max` characters.
-pub fn clip_end(text: &str, max: usize) -> String {
+pub(crate) fn clip_end(text: &str, max: usize) -> String {
     match text.char_indices().nth(max) {
         Some((at, _)) => text[..at].to_string(),
         None => text.to_string(),
@@ -198,7 +198,7 @@ pub fn clip_end(text: &str, max: usize) -> String {
 /// `text` shortened to at most `max` characters: its beginning and its end,
 /// with `[… N characters cut …]` between them (or just its beginning when
 /// `max` is too small for that).
-pub fn clip(text: &str, max: usize) -> String {
+pub(crate) fn clip(text: &str, max: usize) -> String {
     let total = text.chars().count();
     if total <= max {
         return text.to_string();
@@ -325,7 +325,7 @@ fn last_answer(messages: &[TranscriptMessage]) -> Option<usize> {
 /// the first user message (the session's goal), then the newest messages
 /// that fit, older ones dropped first, gaps marked with
 /// [`omission_marker`].
-pub fn recent_within(messages: &[TranscriptMessage], budget: usize) -> String {
+pub(crate) fn recent_within(messages: &[TranscriptMessage], budget: usize) -> String {
     let mut selection = Selection::new(messages);
     if let Some(goal) = first_user(messages) {
         selection.keep(
@@ -388,7 +388,7 @@ fn is_word_char(c: char) -> bool {
 /// from two), and the character pairs of CJK text. File names and paths
 /// stay whole (`main.rs`, `src/lib.rs`). At most [`MAX_QUERY_TERMS`], the
 /// first ones.
-pub fn query_terms(query: &str) -> Vec<String> {
+pub(crate) fn query_terms(query: &str) -> Vec<String> {
     let mut terms: Vec<String> = Vec::new();
     let mut word = String::new();
     let mut cjk: Vec<char> = Vec::new();
@@ -439,7 +439,7 @@ fn flush_cjk(cjk: &mut Vec<char>, terms: &mut Vec<String>) {
 /// rarity across the messages (`ln(1 + n/df)`) times `1 + ln(count)`,
 /// scaled by the share of the terms found and damped for long messages.
 /// Only the first [`SCORED_CHARS`] of a message are searched.
-pub fn overlap_scores(messages: &[TranscriptMessage], terms: &[String]) -> Vec<f64> {
+pub(crate) fn overlap_scores(messages: &[TranscriptMessage], terms: &[String]) -> Vec<f64> {
     if terms.is_empty() {
         return vec![0.0; messages.len()];
     }
@@ -493,7 +493,7 @@ pub fn overlap_scores(messages: &[TranscriptMessage], terms: &[String]) -> Vec<f
 /// [`Focus::Handoff`] also by kind and recency; when no message matches the
 /// query at all, by recency), and every gap is marked with
 /// [`omission_marker`].
-pub fn select_local(
+pub(crate) fn select_local(
     messages: &[TranscriptMessage],
     query: &str,
     focus: Focus,

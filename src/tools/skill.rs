@@ -18,7 +18,7 @@ pub const NAME: &str = "Skill";
 
 /// PERM-8: loading a skill's instructions is read-only; the files they
 /// name are read with the usual tools and permissions.
-pub static DECLARATION: ToolDeclaration =
+pub(crate) static DECLARATION: ToolDeclaration =
     ToolDeclaration::builtin(NAME, Capability::read_only_low("skill"))
         .with_subject(RuleSubject::Nothing)
         .with_wording(
@@ -28,7 +28,7 @@ pub static DECLARATION: ToolDeclaration =
 
 /// The most of one skill's description the listing carries (the Agent
 /// Skills format's own limit): the listing is in every request.
-pub const MAX_LISTED_DESCRIPTION: usize = 1024;
+pub(crate) const MAX_LISTED_DESCRIPTION: usize = 1024;
 
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -41,7 +41,7 @@ struct Input {
 
 /// The Skill tool over the skills found at session start.
 #[derive(Debug)]
-pub struct SkillTool {
+pub(crate) struct SkillTool {
     skills: Vec<Skill>,
     description: String,
 }
@@ -90,7 +90,7 @@ impl SkillTool {
 }
 
 /// What a call returns: the skill's folder, then its instructions.
-pub fn result_text(skill: &Skill) -> String {
+pub(crate) fn result_text(skill: &Skill) -> String {
     format!(
         "Skill \"{}\" loaded. Base directory: {}\nThe files it mentions are relative to that directory.\n\n{}",
         skill.name,

@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 pub const NAME: &str = "TodoRead";
 
 /// TodoRead's result text: a human line, then the JSON on one line.
-pub fn result_text(todos: &[TodoItem]) -> String {
+pub(crate) fn result_text(todos: &[TodoItem]) -> String {
     format!(
         "Current todo list: {}.\n{}",
         summary_line(todos),
@@ -27,7 +27,7 @@ pub fn result_text(todos: &[TodoItem]) -> String {
 pub struct TodoReadTool;
 
 /// What TodoRead is to the permission engine, the approval and the TUI.
-pub static DECLARATION: ToolDeclaration =
+pub(crate) static DECLARATION: ToolDeclaration =
     ToolDeclaration::builtin(NAME, super::todo_write::TODO_STATE);
 
 impl Tool for TodoReadTool {

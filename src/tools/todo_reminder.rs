@@ -15,20 +15,18 @@
 use crate::store::TodoItem;
 
 /// Assistant messages that pass before a reminder.
-pub const REMINDER_INTERVAL: usize = 10;
+pub(crate) const REMINDER_INTERVAL: usize = 10;
 
 /// The reminder's first sentence (exact).
-pub const REMINDER_HEADLINE: &str = "The TodoWrite tool hasn't been used recently.";
+pub(crate) const REMINDER_HEADLINE: &str = "The TodoWrite tool hasn't been used recently.";
 
 /// A session event, as far as reminder counting cares.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ReminderEvent {
+pub(crate) enum ReminderEvent {
     /// A reply of the model; `used_todo_write` when it called TodoWrite.
     AssistantMessage { used_todo_write: bool },
     /// A todo reminder was injected.
     TodoReminder,
-    /// Anything else (user messages, tool results, notices): ignored.
-    Other,
 }
 
 /// The state of the request about to be sent.
@@ -42,7 +40,7 @@ pub struct ReminderContext {
 
 /// Assistant messages since the last TodoWrite call or reminder, whichever
 /// is later (since the start when there is neither).
-pub fn assistant_messages_since_reset(events: &[ReminderEvent]) -> usize {
+pub(crate) fn assistant_messages_since_reset(events: &[ReminderEvent]) -> usize {
     let mut count = 0;
     for event in events.iter().rev() {
         match event {
@@ -53,14 +51,13 @@ pub fn assistant_messages_since_reset(events: &[ReminderEvent]) -> usize {
             ReminderEvent::AssistantMessage {
                 used_todo_write: false,
             } => count += 1,
-            ReminderEvent::Other => {}
         }
     }
     count
 }
 
 /// Whether to inject the todo reminder before this request (TODO-6).
-pub fn should_remind(events: &[ReminderEvent], context: ReminderContext) -> bool {
+pub(crate) fn should_remind(events: &[ReminderEvent], context: ReminderContext) -> bool {
     context.todo_write_available
         && !context.continuing_after_length_limit
         && assistant_messages_since_reset(events) >= REMINDER_INTERVAL
@@ -68,7 +65,7 @@ pub fn should_remind(events: &[ReminderEvent], context: ReminderContext) -> bool
 
 /// The reminder: [`REMINDER_HEADLINE`], a short nudge, then the current list
 /// as `1. [status] content` lines (or a sentence saying it is empty).
-pub fn reminder_text(todos: &[TodoItem]) -> String {
+pub(crate) fn reminder_text(todos: &[TodoItem]) -> String {
     let mut text = format!(
         "{REMINDER_HEADLINE} If you are working on a task with several steps, consider using it \
          to track your progress: mark finished items completed, add new ones, and drop those \
@@ -98,7 +95,7 @@ pub fn reminder_text(todos: &[TodoItem]) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::ReminderEvent::{AssistantMessage, Other, TodoReminder};
+    use super::ReminderEvent::{AssistantMessage, TodoReminder};
     use super::*;
     use crate::store::{TodoPriority, TodoStatus};
 
@@ -182,23 +179,6 @@ mod tests {
         assert!(should_remind(&events, ON));
         events.push(TodoReminder);
         assert!(!should_remind(&events, ON));
-    }
-
-    #[test]
-    fn todo6_other_events_are_ignored() {
-        let mut events = Vec::new();
-        for _ in 0..9 {
-            events.extend([Other, PLAIN, Other, Other]);
-        }
-        assert_eq!(assistant_messages_since_reset(&events), 9);
-        assert!(!should_remind(&events, ON));
-        events.push(Other);
-        assert!(!should_remind(&events, ON));
-        events.push(PLAIN);
-        events.push(Other);
-        assert!(should_remind(&events, ON));
-        // Only Other events: nothing to count.
-        assert!(!should_remind(&[Other; 50], ON));
     }
 
     #[test]

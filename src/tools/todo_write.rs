@@ -26,15 +26,15 @@ pub const NAME: &str = "TodoWrite";
 
 /// The capability of the todo tools: they change this session's state
 /// only.
-pub const TODO_STATE: Capability = Capability {
+pub(crate) const TODO_STATE: Capability = Capability {
     side_effect_scope: SideEffectScope::Session,
     ..Capability::read_only_low("todo")
 };
 
 /// The fields of one item, in the order errors list them.
-pub const ITEM_FIELDS: [&str; 3] = ["content", "status", "priority"];
+pub(crate) const ITEM_FIELDS: [&str; 3] = ["content", "status", "priority"];
 /// How many problems one error message lists at most.
-pub const MAX_REPORTED_PROBLEMS: usize = 10;
+pub(crate) const MAX_REPORTED_PROBLEMS: usize = 10;
 
 const STATUSES: &str = "pending, in_progress, completed";
 const PRIORITIES: &str = "high, medium, low";
@@ -46,7 +46,7 @@ const PRIORITIES: &str = "high, medium, low";
 /// One leniency: `todos` given as a string holding a JSON array (a common
 /// model mistake) is read as that array; its items are then checked as
 /// strictly as any others.
-pub fn parse_todos(input: Value) -> Result<Vec<TodoItem>, String> {
+pub(crate) fn parse_todos(input: Value) -> Result<Vec<TodoItem>, String> {
     let mut map = match input {
         Value::Object(map) => map,
         Value::Null => Map::new(),
@@ -184,7 +184,7 @@ pub fn summary(todos: &[TodoItem]) -> Value {
 }
 
 /// One line: `3 items: 1 pending, 1 in progress, 1 completed`.
-pub fn summary_line(todos: &[TodoItem]) -> String {
+pub(crate) fn summary_line(todos: &[TodoItem]) -> String {
     let count = |status| todos.iter().filter(|t| t.status == status).count();
     if todos.is_empty() {
         return "0 items (the list is empty)".to_string();
@@ -200,7 +200,7 @@ pub fn summary_line(todos: &[TodoItem]) -> String {
 }
 
 /// The JSON part of TodoWrite's result (TODO-3).
-pub fn result_json(old: &[TodoItem], new: &[TodoItem]) -> Value {
+pub(crate) fn result_json(old: &[TodoItem], new: &[TodoItem]) -> Value {
     json!({
         "oldTodos": old,
         "todos": new,
@@ -209,7 +209,7 @@ pub fn result_json(old: &[TodoItem], new: &[TodoItem]) -> Value {
 }
 
 /// TodoWrite's whole result text: a human line, then the JSON on one line.
-pub fn result_text(old: &[TodoItem], new: &[TodoItem]) -> String {
+pub(crate) fn result_text(old: &[TodoItem], new: &[TodoItem]) -> String {
     let mut line = format!("Todo list updated: {}.", summary_line(new));
     let in_progress = new
         .iter()
@@ -247,7 +247,7 @@ pub(crate) fn lock(store: &Mutex<Store>) -> std::sync::MutexGuard<'_, Store> {
 pub struct TodoWriteTool;
 
 /// What TodoWrite is to the permission engine, the approval and the TUI.
-pub static DECLARATION: ToolDeclaration =
+pub(crate) static DECLARATION: ToolDeclaration =
     ToolDeclaration::builtin(NAME, TODO_STATE).tracking_todos();
 
 impl Tool for TodoWriteTool {

@@ -47,7 +47,7 @@ impl Default for WebFetchLimits {
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct WebFetchInput {
+pub(crate) struct WebFetchInput {
     pub url: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompt: Option<String>,
@@ -118,7 +118,7 @@ impl WebFetchTool {
 }
 
 /// What WebFetch is to the permission engine, the approval and the TUI.
-pub static DECLARATION: ToolDeclaration = ToolDeclaration::builtin(
+pub(crate) static DECLARATION: ToolDeclaration = ToolDeclaration::builtin(
     NAME,
     Capability {
         side_effect_scope: SideEffectScope::Network,

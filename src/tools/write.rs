@@ -17,7 +17,7 @@ pub const NAME: &str = "Write";
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct WriteInput {
+pub(crate) struct WriteInput {
     pub file_path: String,
     pub content: String,
 }
@@ -34,13 +34,14 @@ impl WriteInput {
 pub struct WriteTool;
 
 /// What Write is to the permission engine, the approval and the TUI.
-pub static DECLARATION: ToolDeclaration = ToolDeclaration::builtin(NAME, super::edit::FILE_CHANGE)
-    .with_wording("change a file", AskReason::File("writes to a file"))
-    // RULE-2: a rule for Edit covers Write.
-    .with_covered_by(&[CoveredBy {
-        tool: super::edit::NAME,
-        allow_too: true,
-    }]);
+pub(crate) static DECLARATION: ToolDeclaration =
+    ToolDeclaration::builtin(NAME, super::edit::FILE_CHANGE)
+        .with_wording("change a file", AskReason::File("writes to a file"))
+        // RULE-2: a rule for Edit covers Write.
+        .with_covered_by(&[CoveredBy {
+            tool: super::edit::NAME,
+            allow_too: true,
+        }]);
 
 impl Tool for WriteTool {
     fn description(&self) -> &'static str {
@@ -285,7 +286,7 @@ fn report(path: &Path, old: Option<&str>, content: &str) -> ToolOutput {
 /// Writes `bytes` to `path` atomically: a temporary file in the same
 /// directory, flushed to disk, given the old file's permissions, then
 /// renamed over `path`. A reader never sees a half-written file.
-pub fn atomic_write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+pub(crate) fn atomic_write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let invalid = || std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a file path");
     let dir = path.parent().ok_or_else(invalid)?;
     let name = path.file_name().ok_or_else(invalid)?;

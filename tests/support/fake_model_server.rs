@@ -106,7 +106,34 @@ pub enum Part {
     /// Wait here until the gate's count of requests has arrived (or it
     /// gives up; see [`Gate`]).
     Gate(Arc<Gate>),
+    /// Wait here until the test says go (see [`Reply::held`]).
+    Hold(Arc<Hold>),
 }
+
+/// A pause that lasts until the test releases it: a reply that must still
+/// be under way when something else happens, without guessing how long
+/// that takes.
+#[derive(Debug, Default)]
+pub struct Hold(Notify);
+
+impl Hold {
+    pub fn new() -> Arc<Self> {
+        Arc::new(Hold::default())
+    }
+
+    /// Lets the held reply go on (now, or as soon as it gets there).
+    pub fn release(&self) {
+        self.0.notify_one();
+    }
+}
+
+impl PartialEq for Hold {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::eq(self, other)
+    }
+}
+
+impl Eq for Hold {}
 
 /// Holds replies until `expected` of them wait at once: replies that pass
 /// it were requested at overlapping times. If the requests do not
@@ -241,6 +268,12 @@ impl Reply {
     }
 
     /// Appends a pause.
+    /// Pauses here until `hold` is released.
+    pub fn held(mut self, hold: &Arc<Hold>) -> Self {
+        self.parts.push(Part::Hold(hold.clone()));
+        self
+    }
+
     /// Holds the body until `gate` has seen all its requests.
     pub fn gated(mut self, gate: &Arc<Gate>) -> Self {
         self.parts.insert(0, Part::Gate(gate.clone()));
@@ -393,17 +426,19 @@ impl FakeModelServer {
         self.wait_until(timeout, || self.client_aborts() >= n).await
     }
 
+    /// Checks `cond` each time the server notes a change; `timeout` only
+    /// bounds a failure.
     async fn wait_until(&self, timeout: Duration, cond: impl Fn() -> bool) -> bool {
-        let deadline = tokio::time::Instant::now() + timeout;
-        loop {
-            let notified = self.shared.changed.notified();
-            if cond() {
-                return true;
+        let changes = async {
+            loop {
+                let notified = self.shared.changed.notified();
+                if cond() {
+                    return;
+                }
+                notified.await;
             }
-            if tokio::time::timeout_at(deadline, notified).await.is_err() {
-                return cond();
-            }
-        }
+        };
+        tokio::time::timeout(timeout, changes).await.is_ok() || cond()
     }
 }
 
@@ -545,6 +580,7 @@ async fn write_reply(socket: &mut TcpStream, reply: &Reply) -> Result<(), Client
             }
             Part::Delay(d) => pause(socket, *d).await?,
             Part::Gate(gate) => gate.pass().await,
+            Part::Hold(hold) => hold.0.notified().await,
             // Closing mid-body: with chunked framing the client sees a
             // truncated body.
             Part::Drop => return Ok(()),

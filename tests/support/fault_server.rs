@@ -144,17 +144,19 @@ impl FaultServer {
             .await
     }
 
+    /// Checks `cond` each time the server notes a change; `timeout` only
+    /// bounds a failure.
     async fn wait_until(&self, timeout: Duration, cond: impl Fn() -> bool) -> bool {
-        let deadline = tokio::time::Instant::now() + timeout;
-        loop {
-            let notified = self.shared.changed.notified();
-            if cond() {
-                return true;
+        let changes = async {
+            loop {
+                let notified = self.shared.changed.notified();
+                if cond() {
+                    return;
+                }
+                notified.await;
             }
-            if tokio::time::timeout_at(deadline, notified).await.is_err() {
-                return cond();
-            }
-        }
+        };
+        tokio::time::timeout(timeout, changes).await.is_ok() || cond()
     }
 }
 

@@ -23,6 +23,7 @@ pub mod stream_e2e;
 pub mod stream_server;
 pub mod sub_agent_script;
 pub mod tui;
+pub mod wait;
 pub mod web_sites;
 
 use std::path::PathBuf;
@@ -138,4 +139,27 @@ pub fn fake_provider(kind: ProviderKind, base_url: &str) -> Provider {
         api_key_optional: false,
         models: Vec::new(),
     }
+}
+
+/// Runs `req` on `p` and collects the reply, with the retries `p` told of
+/// (attempt, wait and reason) in order: what a test checks of a backoff
+/// instead of timing it.
+pub async fn collect_observed(
+    p: &dyn zcode::model::ModelProvider,
+    req: &zcode::model::ModelRequest,
+) -> (
+    Result<AssistantReply, ProviderError>,
+    Vec<zcode::model::RetryNotice>,
+) {
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let sink = seen.clone();
+    let observer: zcode::model::RetryObserver = std::sync::Arc::new(move |n| {
+        sink.lock().unwrap_or_else(|p| p.into_inner()).push(n);
+    });
+    let result = match p.stream_observed(req, observer).await {
+        Ok(stream) => collect_reply(stream).await,
+        Err(e) => Err(e),
+    };
+    let notices = seen.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    (result, notices)
 }

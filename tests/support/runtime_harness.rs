@@ -22,7 +22,7 @@
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::Value;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
@@ -43,6 +43,7 @@ use zcode::store::{EntryRecord, InputStatus, Store, default_db_path, entry_kind}
 
 use super::fake_model_server::{FakeModelServer, Reply, sse};
 use super::fake_provider;
+use super::wait::{WAIT, until};
 
 /// How long a wait for an event may take before the test fails.
 pub const EVENT_TIMEOUT: Duration = Duration::from_secs(5);
@@ -458,18 +459,21 @@ impl Harness {
         what: &str,
         mut pick: impl FnMut(&Event) -> Option<T>,
     ) -> T {
-        let deadline = Instant::now() + EVENT_TIMEOUT;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            let Some(event) = self.try_next(left).await else {
-                panic!(
-                    "timed out waiting for {what}; events so far:\n{}",
-                    self.log_text()
-                );
-            };
-            if let Some(found) = pick(&event) {
-                return found;
+        let found = tokio::time::timeout(EVENT_TIMEOUT, async {
+            loop {
+                let event = self.try_next(EVENT_TIMEOUT).await?;
+                if let Some(found) = pick(&event) {
+                    return Some(found);
+                }
             }
+        })
+        .await;
+        match found {
+            Ok(Some(found)) => found,
+            _ => panic!(
+                "timed out waiting for {what}; events so far:\n{}",
+                self.log_text()
+            ),
         }
     }
 
@@ -547,21 +551,14 @@ impl Harness {
     }
 
     /// Waits until a queued input has `status` (the runner marks an input
-    /// done just after its turn's `TurnFinished`); fails after 3 s.
+    /// done just after its turn's `TurnFinished`).
     pub async fn wait_input_status(&self, id: &str, status: InputStatus) {
-        let deadline = Instant::now() + Duration::from_secs(3);
-        loop {
+        let now = || {
             let input = self.store().queued_input(id).unwrap();
-            let now = input.as_ref().map(|q| q.status);
-            if now == Some(status) {
-                return;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "input {id} is {now:?}, not {status:?}"
-            );
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
+            input.as_ref().map(|q| q.status)
+        };
+        let reached = until(WAIT, || now() == Some(status)).await;
+        assert!(reached, "input {id} is {:?}, not {status:?}", now());
     }
 
     pub fn project_rules(&self, kind: RuleKind) -> Vec<Rule> {
@@ -615,42 +612,25 @@ pub fn process_alive(pid: u32) -> bool {
 
 /// Waits up to `timeout` for a process to be gone.
 pub async fn wait_gone(pid: u32, timeout: Duration) -> bool {
-    let deadline = Instant::now() + timeout;
-    while Instant::now() < deadline {
-        if !process_alive(pid) {
-            return true;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    !process_alive(pid)
+    until(timeout, || !process_alive(pid)).await
 }
 
 /// Waits up to `timeout` for a file holding a pid and returns the pid.
 pub async fn read_pid_file(path: &Path, timeout: Duration) -> u32 {
-    let deadline = Instant::now() + timeout;
-    loop {
-        if let Ok(text) = std::fs::read_to_string(path)
-            && let Ok(pid) = text.trim().parse()
-        {
-            return pid;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "no pid in {} after {timeout:?}",
-            path.display()
-        );
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    let read = || {
+        std::fs::read_to_string(path)
+            .ok()
+            .and_then(|text| text.trim().parse().ok())
+    };
+    assert!(
+        until(timeout, || read().is_some()).await,
+        "no pid in {} after {timeout:?}",
+        path.display()
+    );
+    read().unwrap_or_default()
 }
 
 /// Waits up to `timeout` for a file to exist.
 pub async fn wait_file(path: &Path, timeout: Duration) -> bool {
-    let deadline = Instant::now() + timeout;
-    while Instant::now() < deadline {
-        if path.exists() {
-            return true;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    path.exists()
+    until(timeout, || path.exists()).await
 }

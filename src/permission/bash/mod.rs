@@ -33,7 +33,7 @@ impl BashAnalysis {
     /// Derives `read_only` from the subcommands' judgments (after a caller
     /// changed one): every one read-only, and at least one (an empty
     /// command has nothing to judge).
-    pub fn refresh_read_only(&mut self) {
+    pub(crate) fn refresh_read_only(&mut self) {
         self.read_only = self.safe_parse
             && !self.subcommands.is_empty()
             && self.subcommands.iter().all(|s| s.read_only);

@@ -51,7 +51,7 @@ impl AnsweredQuestions {
     }
 
     /// ASK-4: the text the model reads.
-    pub fn result_text(&self) -> String {
+    pub(crate) fn result_text(&self) -> String {
         let answered: Vec<&AnsweredQuestion> = self
             .questions
             .iter()
