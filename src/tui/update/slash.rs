@@ -189,6 +189,7 @@ fn execute(model: &mut Model, line: &str, info: CommandInfo, arg: Option<String>
         },
         SlashCommand::Permissions => match arg {
             None => vec![Cmd::Send(Op::ListProjectRules)],
+            Some(arg) if arg.trim() == "trust" => vec![Cmd::Send(Op::TrustProjectSettings)],
             Some(arg) => match rule_to_add(&arg) {
                 Ok((kind, rule)) => vec![Cmd::Send(Op::AddProjectRule { kind, rule })],
                 Err(e) => error(model, e),
