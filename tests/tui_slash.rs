@@ -78,18 +78,9 @@ fn notices(model: &Model) -> Vec<String> {
 
 fn three_rules() -> Vec<SavedRule> {
     vec![
-        SavedRule {
-            kind: RuleKind::Allow,
-            rule: Rule::with_content("Bash", "git status:*"),
-        },
-        SavedRule {
-            kind: RuleKind::Ask,
-            rule: Rule::tool("WebFetch"),
-        },
-        SavedRule {
-            kind: RuleKind::Deny,
-            rule: Rule::with_content("Bash", "rm -rf:*"),
-        },
+        SavedRule::saved(RuleKind::Allow, Rule::with_content("Bash", "git status:*")),
+        SavedRule::saved(RuleKind::Ask, Rule::tool("WebFetch")),
+        SavedRule::saved(RuleKind::Deny, Rule::with_content("Bash", "rm -rf:*")),
     ]
 }
 
@@ -814,14 +805,8 @@ async fn grant4_removing_a_rule_makes_the_next_check_ask_again() {
     assert_eq!(
         rules,
         vec![
-            SavedRule {
-                kind: RuleKind::Allow,
-                rule: touch.clone()
-            },
-            SavedRule {
-                kind: RuleKind::Deny,
-                rule: Rule::with_content("Bash", "rm:*")
-            },
+            SavedRule::saved(RuleKind::Allow, touch.clone()),
+            SavedRule::saved(RuleKind::Deny, Rule::with_content("Bash", "rm:*")),
         ]
     );
     // The saved rule allows the call without asking.

@@ -228,7 +228,7 @@ fn list(
         return Ok(ExitCode::SUCCESS);
     }
     if listed.is_empty() {
-        outln!("No rules for {}.", project.workspace.display());
+        outln!("No saved rules for {}.", project.workspace.display());
     } else {
         outln!(
             "Rules for {} (project {}):",
@@ -351,5 +351,72 @@ fn print_rules(rules: &RuleSet) {
                 content
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::tool_list_args::extract_tool_lists;
+    use crate::project_settings::file::parse;
+    use std::path::Path;
+
+    /// Each way a rule is written, as the user writes it there: `zcode
+    /// permission add`, `/permissions allow`, `--allowedTools` and a
+    /// settings file's `permissions.allow`.
+    fn read_everywhere(text: &str) -> [Result<Rule, String>; 4] {
+        let cli = make_rule(text.to_string(), None).map_err(|e| e.to_string());
+        let tui = crate::tui::update::slash::rule_to_add(&format!("allow {text}"))
+            .map(|(_, rule)| rule);
+        let flag = extract_tool_lists(&["--allowedTools".to_string(), text.to_string()])
+            .map_err(|e| e.to_string())
+            .and_then(|lists| match lists.allowed.as_slice() {
+                [one] => Rule::parse(one).map_err(|e| e.to_string()),
+                other => Err(format!("{} entries", other.len())),
+            });
+        let json = serde_json::json!({"permissions": {"allow": [text]}}).to_string();
+        let file = parse(SettingsFile::Zcode, json.as_bytes(), Path::new("/ws"))
+            .map(|set| set.allow[0].clone());
+        [cli, tui, flag, file]
+    }
+
+    #[test]
+    fn one_rule_syntax_cli_tui_flags_and_files_accept_the_same_strings() {
+        for good in [
+            "Bash(make:*)",
+            "Bash(npm run test:*)",
+            "Read(./.env)",
+            "WebFetch(domain:docs.rs)",
+            "WebFetch",
+            "mcp__github",
+            "mcp__github__create_issue",
+            "Edit(src/*.rs)",
+        ] {
+            let want = Rule::parse(good).expect(good);
+            for (i, got) in read_everywhere(good).into_iter().enumerate() {
+                assert_eq!(got.as_ref(), Ok(&want), "{good} at reader {i}");
+            }
+        }
+        for bad in [
+            "bash(make:*)",
+            "Bash(make",
+            "Bash()",
+            "Bash*",
+            "Bash(npm:* test)",
+            "mcp__(x)",
+            "(x)",
+        ] {
+            for (i, got) in read_everywhere(bad).into_iter().enumerate() {
+                let e = got.expect_err(&format!("{bad} at reader {i}"));
+                assert!(e.contains("is not a rule") || e.contains(bad), "{bad}: {e}");
+            }
+        }
+        // The tool and its content apart read as the same rule.
+        assert_eq!(
+            make_rule("Bash".into(), Some("make:*".into())).unwrap(),
+            Rule::with_content("Bash", "make:*")
+        );
+        assert!(make_rule("bash".into(), Some("make:*".into())).is_err());
+        assert!(make_rule("Bash(x)".into(), Some("make:*".into())).is_err());
     }
 }

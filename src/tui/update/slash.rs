@@ -248,7 +248,7 @@ const ADD_RULE_EXAMPLE: &str = "/permissions add Bash(npm test:*)";
 
 /// `/permissions allow|ask|deny RULE` (`add` is `allow`): the kind and the
 /// rule, read with the rule syntax of the config and `zcode permission`.
-fn rule_to_add(arg: &str) -> Result<(RuleKind, Rule), String> {
+pub(crate) fn rule_to_add(arg: &str) -> Result<(RuleKind, Rule), String> {
     let (verb, rest) = match arg.split_once(char::is_whitespace) {
         Some((verb, rest)) => (verb, rest.trim()),
         None => (arg, ""),
