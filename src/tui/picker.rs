@@ -100,13 +100,19 @@ impl Picker {
     /// The project's rules with their kind (GRANT-4), where each comes
     /// from, and which allow rules wait for the file's trust.
     pub fn rules(rules: Vec<SavedRule>) -> Self {
+        // The sources line up after the longest rule.
+        let width = rules
+            .iter()
+            .map(|r| r.rule.to_string().chars().count())
+            .max()
+            .unwrap_or(0);
         let items = rules
             .into_iter()
             .map(|saved| PickerItem {
                 label: saved.kind.as_str().to_string(),
                 detail: format!(
-                    "{}  {}{}",
-                    saved.rule,
+                    "{:<width$}  {}{}",
+                    saved.rule.to_string(),
                     saved.source.label(),
                     if saved.applied { "" } else { " (not trusted)" }
                 ),
