@@ -34,6 +34,14 @@ impl RuleSource {
         }
     }
 
+    /// [`label`](Self::label) where a list row is narrow (the TUI).
+    pub fn short_label(self) -> &'static str {
+        match self {
+            RuleSource::Database => "database",
+            other => other.label(),
+        }
+    }
+
     /// A file in the project: its allow rules need the user's trust.
     pub fn is_project_file(self) -> bool {
         matches!(

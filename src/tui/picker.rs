@@ -113,7 +113,7 @@ impl Picker {
                 detail: format!(
                     "{:<width$}  {}{}",
                     saved.rule.to_string(),
-                    saved.source.label(),
+                    saved.source.short_label(),
                     if saved.applied { "" } else { " (not trusted)" }
                 ),
                 current: false,
