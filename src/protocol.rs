@@ -4,8 +4,8 @@
 
 use crate::model::Usage;
 use crate::permission::mode::{ExecutionState, ModeChoice, ModeSource};
-use crate::permission::rules::{Rule, RuleKind};
 use crate::permission::rule_source::RuleSource;
+use crate::permission::rules::{Rule, RuleKind};
 use crate::store::TodoItem;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

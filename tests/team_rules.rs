@@ -129,7 +129,10 @@ async fn team_rules_deny_and_ask_apply_without_trust() {
 #[tokio::test(flavor = "multi_thread")]
 async fn team_rules_malformed_file_fails_closed() {
     for (text, says) in [
-        ("{\"permissions\": {\"deny\": [\"Bash(rm:*)\"]", "not valid JSON"),
+        (
+            "{\"permissions\": {\"deny\": [\"Bash(rm:*)\"]",
+            "not valid JSON",
+        ),
         (
             "{\"permissions\": {\"deny\": [\"bash(rm:*)\"]}}",
             "permissions.deny[0]: 'bash(rm:*)' is not a rule",

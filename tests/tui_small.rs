@@ -551,10 +551,7 @@ async fn ux_an_added_rule_is_saved_and_the_list_comes_back() {
             _ => None,
         })
         .await;
-    assert_eq!(
-        rules,
-        vec![SavedRule::saved(RuleKind::Allow, rule.clone())]
-    );
+    assert_eq!(rules, vec![SavedRule::saved(RuleKind::Allow, rule.clone())]);
     assert_eq!(h.project_rules(RuleKind::Allow), vec![rule.clone()]);
     assert!(
         h.log_text()

@@ -3,13 +3,13 @@
 use super::args::{PermissionCommand, RuleKindArg};
 use super::environment::{Environment, Project, ToolLists};
 use super::stdout::outln;
+use crate::config::PermissionConfig;
 use crate::config::project_id::legacy_project_id;
 use crate::permission::check::Behavior;
 use crate::permission::mode::{ExecutionState, ModeChoice, StartingModeSources, starting_state};
-use crate::permission::rules::{Rule, RuleKind, RuleSet};
 use crate::permission::rule_source::RuleSource;
+use crate::permission::rules::{Rule, RuleKind, RuleSet};
 use crate::permission::service::PermissionService;
-use crate::config::PermissionConfig;
 use crate::project_settings::{ListedRule, ProjectRules, SettingsFile, TRUST_COMMAND, trust};
 use anyhow::Context;
 use serde_json::{Value, json};
@@ -279,16 +279,24 @@ fn tool_list_entries(lists: &ToolLists) -> Vec<ListedRule> {
     listed_entries(RuleSource::Flag, &lists.allowed, &lists.disallowed)
 }
 
-fn listed_entries(source: RuleSource, allowed: &[String], disallowed: &[String]) -> Vec<ListedRule> {
+fn listed_entries(
+    source: RuleSource,
+    allowed: &[String],
+    disallowed: &[String],
+) -> Vec<ListedRule> {
     let mut out = Vec::new();
     for (kind, list) in [(RuleKind::Allow, allowed), (RuleKind::Deny, disallowed)] {
         // Both were read as rules when the config or the command line was.
-        out.extend(list.iter().filter_map(|e| Rule::parse(e).ok()).map(|rule| ListedRule {
-            kind,
-            rule,
-            source,
-            applied: true,
-        }));
+        out.extend(
+            list.iter()
+                .filter_map(|e| Rule::parse(e).ok())
+                .map(|rule| ListedRule {
+                    kind,
+                    rule,
+                    source,
+                    applied: true,
+                }),
+        );
     }
     out
 }
@@ -299,10 +307,11 @@ fn trust(env: &Environment, project: &Project) -> anyhow::Result<ExitCode> {
     let mut store = env.open_store()?;
     let loaded = ProjectRules::load(&store, &project.id, &project.workspace)?;
     if loaded.files.is_empty() {
-        anyhow::bail!(
-            "{} has no .zcode/settings.json, .claude/settings.json or .claude/settings.local.json",
+        outln!(
+            "{} has no .zcode/settings.json, .claude/settings.json or .claude/settings.local.json: nothing to trust.",
             project.workspace.display()
         );
+        return Ok(ExitCode::SUCCESS);
     }
     for f in &loaded.files {
         trust::trust(&mut store, &project.id, f.file, &f.digest)?;
@@ -366,8 +375,8 @@ mod tests {
     /// settings file's `permissions.allow`.
     fn read_everywhere(text: &str) -> [Result<Rule, String>; 4] {
         let cli = make_rule(text.to_string(), None).map_err(|e| e.to_string());
-        let tui = crate::tui::update::slash::rule_to_add(&format!("allow {text}"))
-            .map(|(_, rule)| rule);
+        let tui =
+            crate::tui::update::slash::rule_to_add(&format!("allow {text}")).map(|(_, rule)| rule);
         let flag = extract_tool_lists(&["--allowedTools".to_string(), text.to_string()])
             .map_err(|e| e.to_string())
             .and_then(|lists| match lists.allowed.as_slice() {

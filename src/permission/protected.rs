@@ -451,7 +451,11 @@ mod tests {
             "/ws/.claude",
             "/ws/.zcode",
         ] {
-            assert_eq!(by_name(path), Some(ProtectedPath::ProjectSettings), "{path}");
+            assert_eq!(
+                by_name(path),
+                Some(ProtectedPath::ProjectSettings),
+                "{path}"
+            );
         }
         for path in ["/ws/.claude/commands/x.md", "/ws/.zcode/agents/a.md"] {
             assert_eq!(by_name(path), None, "{path}");

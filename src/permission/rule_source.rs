@@ -46,7 +46,9 @@ impl RuleSource {
     pub fn is_project_file(self) -> bool {
         matches!(
             self,
-            RuleSource::ZcodeSettings | RuleSource::ClaudeSettings | RuleSource::ClaudeLocalSettings
+            RuleSource::ZcodeSettings
+                | RuleSource::ClaudeSettings
+                | RuleSource::ClaudeLocalSettings
         )
     }
 }

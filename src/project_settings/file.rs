@@ -124,7 +124,9 @@ pub fn parse(file: SettingsFile, bytes: &[u8], root: &Path) -> Result<RuleSet, S
         return Err("is not a JSON object".into());
     };
     if !file.is_claude()
-        && let Some(key) = top.keys().find(|k| !["permissions", "$schema"].contains(&k.as_str()))
+        && let Some(key) = top
+            .keys()
+            .find(|k| !["permissions", "$schema"].contains(&k.as_str()))
     {
         return Err(format!(
             "unknown key \"{key}\" (zcode's settings file holds \"permissions\" only)"
@@ -190,7 +192,10 @@ fn claude_paths(rule: Rule, root: &Path) -> Result<Rule, &'static str> {
         let home = std::env::var_os("HOME")
             .filter(|h| !h.is_empty())
             .ok_or("names the home directory, and HOME is not set")?;
-        Path::new(&home).join(under_home).to_string_lossy().into_owned()
+        Path::new(&home)
+            .join(under_home)
+            .to_string_lossy()
+            .into_owned()
     } else if content.starts_with('~') {
         return Err("names another user's home directory, which zcode does not read");
     } else if let Some(in_project) = content.strip_prefix('/') {
@@ -217,13 +222,19 @@ mod tests {
                 "ask": ["Bash(git push:*)"], "defaultMode": "acceptEdits"}, "env": {"A": "1"}}"#,
         )
         .unwrap();
-        assert_eq!(set.allow, vec![Rule::with_content("Bash", "npm run test:*")]);
+        assert_eq!(
+            set.allow,
+            vec![Rule::with_content("Bash", "npm run test:*")]
+        );
         assert_eq!(
             set.deny,
             vec![Rule::with_content("Read", "./.env"), Rule::tool("WebFetch")]
         );
         assert_eq!(set.ask, vec![Rule::with_content("Bash", "git push:*")]);
-        assert_eq!(rules(SettingsFile::Zcode, "{}").unwrap(), RuleSet::default());
+        assert_eq!(
+            rules(SettingsFile::Zcode, "{}").unwrap(),
+            RuleSet::default()
+        );
     }
 
     #[test]
@@ -242,23 +253,62 @@ mod tests {
             ]
         );
         // In zcode's own file a path is read as everywhere else in zcode.
-        let set = rules(SettingsFile::Zcode, r#"{"permissions": {"deny": ["Edit(/src/**)"]}}"#)
-            .unwrap();
+        let set = rules(
+            SettingsFile::Zcode,
+            r#"{"permissions": {"deny": ["Edit(/src/**)"]}}"#,
+        )
+        .unwrap();
         assert_eq!(set.deny, vec![Rule::with_content("Edit", "/src/**")]);
     }
 
     #[test]
     fn team_rules_unknown_syntax_is_refused_naming_the_rule() {
         for (file, text, says) in [
-            (SettingsFile::Claude, r#"{"permissions": {"deny": ["bash(rm:*)"]}}"#, "permissions.deny[0]: 'bash(rm:*)' is not a rule"),
-            (SettingsFile::Claude, r#"{"permissions": {"deny": ["Bash(rm"]}}"#, "'Bash(rm' is not a rule"),
-            (SettingsFile::Claude, r#"{"permissions": {"deny": [3]}}"#, "permissions.deny[0] is not a string"),
-            (SettingsFile::Claude, r#"{"permissions": {"deny": "Bash"}}"#, "is not a list"),
-            (SettingsFile::Claude, r#"{"permissions": []}"#, "not an object"),
-            (SettingsFile::Claude, r#"{"permissions": {"deny": ["Read(~bob/x)"]}}"#, "another user's home"),
-            (SettingsFile::Zcode, r#"{"permissions": {"denny": ["Bash"]}}"#, "unknown key \"permissions.denny\""),
-            (SettingsFile::Zcode, r#"{"permission": {}}"#, "unknown key \"permission\""),
-            (SettingsFile::Zcode, r#"{"permissions": {"deny": ["Bash"],}}"#, "not valid JSON"),
+            (
+                SettingsFile::Claude,
+                r#"{"permissions": {"deny": ["bash(rm:*)"]}}"#,
+                "permissions.deny[0]: 'bash(rm:*)' is not a rule",
+            ),
+            (
+                SettingsFile::Claude,
+                r#"{"permissions": {"deny": ["Bash(rm"]}}"#,
+                "'Bash(rm' is not a rule",
+            ),
+            (
+                SettingsFile::Claude,
+                r#"{"permissions": {"deny": [3]}}"#,
+                "permissions.deny[0] is not a string",
+            ),
+            (
+                SettingsFile::Claude,
+                r#"{"permissions": {"deny": "Bash"}}"#,
+                "is not a list",
+            ),
+            (
+                SettingsFile::Claude,
+                r#"{"permissions": []}"#,
+                "not an object",
+            ),
+            (
+                SettingsFile::Claude,
+                r#"{"permissions": {"deny": ["Read(~bob/x)"]}}"#,
+                "another user's home",
+            ),
+            (
+                SettingsFile::Zcode,
+                r#"{"permissions": {"denny": ["Bash"]}}"#,
+                "unknown key \"permissions.denny\"",
+            ),
+            (
+                SettingsFile::Zcode,
+                r#"{"permission": {}}"#,
+                "unknown key \"permission\"",
+            ),
+            (
+                SettingsFile::Zcode,
+                r#"{"permissions": {"deny": ["Bash"],}}"#,
+                "not valid JSON",
+            ),
             (SettingsFile::Zcode, "[]", "not a JSON object"),
         ] {
             let e = rules(file, text).expect_err(text);

@@ -100,9 +100,7 @@ fn announce_project_settings(core: &SessionCore) {
     );
     match loaded {
         Ok(rules) => {
-            if let Some(message) =
-                rules.untrusted_notice(crate::project_settings::TRUST_SLASH)
-            {
+            if let Some(message) = rules.untrusted_notice(crate::project_settings::TRUST_SLASH) {
                 core.emit(Event::Notice { message });
             }
         }

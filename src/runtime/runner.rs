@@ -223,9 +223,9 @@ fn trust_project_settings(core: &SessionCore) {
         let mut store = lock(&core.store);
         match ProjectRules::load(&store, &core.project_id, &core.workspace) {
             Err(e) => Err(format!("could not trust the project settings: {e}")),
-            Ok(loaded) if loaded.files.is_empty() => Ok(
-                "this project has no .zcode/settings.json or .claude/settings.json".to_string(),
-            ),
+            Ok(loaded) if loaded.files.is_empty() => {
+                Ok("this project has no .zcode/settings.json or .claude/settings.json".to_string())
+            }
             Ok(loaded) => {
                 let mut names = Vec::new();
                 let mut failed = None;
