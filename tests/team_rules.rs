@@ -249,3 +249,68 @@ async fn team_rules_headless_broken_file_denies_every_call() {
     assert!(!h.project().join("made").exists(), "{run}");
     assert!(run.stderr.contains(".claude/settings.json"), "{run}");
 }
+
+fn is_permission_requested(e: &zcode::protocol::Event) -> bool {
+    matches!(e, zcode::protocol::Event::PermissionRequested { .. })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn team_rules_session_asks_until_trusted_and_again_after_a_change() {
+    use support::runtime_harness::{Dialect, Setup};
+    use zcode::permission::mode::Mode;
+    use zcode::protocol::{Event, Op};
+
+    let setup = Setup::new(Dialect::OpenAi, Mode::Build);
+    let file = setup.workspace_dir().join(".claude/settings.json");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    let text = json!({"permissions": {"allow": ["Bash(touch:*)"]}}).to_string();
+    std::fs::write(&file, &text).unwrap();
+    let mut h = setup.start().await;
+    // The start says what is ignored and how to trust it.
+    let notice = h
+        .wait_for("Notice", |e| match e {
+            Event::Notice { message } if message.contains("ignored") => Some(message.clone()),
+            _ => None,
+        })
+        .await;
+    assert!(
+        notice.contains("1 allow rule of .claude/settings.json ignored"),
+        "{notice}"
+    );
+    assert!(notice.contains("/permissions trust"), "{notice}");
+
+    // Untrusted: the call is asked.
+    h.enqueue_bash("call_1", "touch a.txt");
+    h.enqueue_text("done");
+    h.input("make a file");
+    h.permission_request().await;
+    h.interrupt();
+    h.turn_finished().await;
+
+    // Trusted in the session: the next call goes by the file's rule.
+    h.send(Op::TrustProjectSettings);
+    let rules = h
+        .wait_for("ProjectRules", |e| match e {
+            Event::ProjectRules { rules } => Some(rules.clone()),
+            _ => None,
+        })
+        .await;
+    assert!(rules.iter().all(|r| r.applied), "{rules:?}");
+    let asked = h.count(is_permission_requested);
+    h.enqueue_bash("call_2", "touch b.txt");
+    h.enqueue_text("done");
+    h.input("another file");
+    h.turn_finished().await;
+    assert_eq!(h.count(is_permission_requested), asked, "{}", h.log_text());
+
+    // The file changes during the session (a pull, an approved edit): from
+    // the next call on its allow rules wait for trust again.
+    std::fs::write(&file, format!("{text}\n")).unwrap();
+    h.enqueue_bash("call_3", "touch c.txt");
+    h.enqueue_text("done");
+    h.input("a third file");
+    h.permission_request().await;
+    h.interrupt();
+    h.turn_finished().await;
+    h.shutdown().await;
+}
