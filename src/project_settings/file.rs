@@ -162,7 +162,13 @@ pub fn parse(file: SettingsFile, bytes: &[u8], root: &Path) -> Result<RuleSet, S
             let Value::String(text) = entry else {
                 return Err(format!("permissions.{name}[{i}] is not a string"));
             };
-            let rule = Rule::parse(text).map_err(|e| format!("permissions.{name}[{i}]: {e}"))?;
+            let written = if file.is_claude() {
+                claude_spelling(text)
+            } else {
+                text.clone()
+            };
+            let rule =
+                Rule::parse(&written).map_err(|e| format!("permissions.{name}[{i}]: {e}"))?;
             let rule = if file.is_claude() {
                 claude_paths(rule, root)
                     .map_err(|why| format!("permissions.{name}[{i}]: '{text}' {why}"))?
@@ -173,6 +179,31 @@ pub fn parse(file: SettingsFile, bytes: &[u8], root: &Path) -> Result<RuleSet, S
         }
     }
     Ok(rules)
+}
+
+/// Claude Code's spellings of what zcode writes otherwise:
+/// `mcp__server__*` (every tool of the server) is `mcp__server`, and a
+/// Bash prefix `Bash(git diff *)` (one `*`, after a space, at the end) is
+/// `Bash(git diff:*)`, which zcode also matches through wrappers and
+/// reordered flags.
+fn claude_spelling(text: &str) -> String {
+    let text = text.trim();
+    if let Some(server) = text
+        .strip_prefix(crate::permission::mcp_names::PREFIX)
+        .and_then(|rest| rest.strip_suffix("__*"))
+        && !server.contains(['(', ')', '*'])
+    {
+        return format!("{}{server}", crate::permission::mcp_names::PREFIX);
+    }
+    if let Some(prefix) = text
+        .strip_prefix("Bash(")
+        .and_then(|rest| rest.strip_suffix(" *)"))
+        && !prefix.contains(['*', '(', ')'])
+        && !prefix.trim().is_empty()
+    {
+        return format!("Bash({}:*)", prefix.trim_end());
+    }
+    text.to_string()
 }
 
 /// A path rule of a Claude Code file with Claude Code's meaning: `//p` is
@@ -235,6 +266,30 @@ mod tests {
             rules(SettingsFile::Zcode, "{}").unwrap(),
             RuleSet::default()
         );
+    }
+
+    #[test]
+    fn team_rules_claude_spellings_of_prefixes_and_servers() {
+        let set = rules(
+            SettingsFile::Claude,
+            r#"{"permissions": {"deny": ["Bash(curl *)", "mcp__github__*", "Bash(git * main)"]}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            set.deny,
+            vec![
+                Rule::with_content("Bash", "curl:*"),
+                Rule::tool("mcp__github"),
+                Rule::with_content("Bash", "git * main"),
+            ]
+        );
+        // A partial MCP wildcard has no zcode meaning: refused, not dropped.
+        let e = rules(
+            SettingsFile::Claude,
+            r#"{"permissions": {"deny": ["mcp__github__get_*"]}}"#,
+        )
+        .unwrap_err();
+        assert!(e.contains("mcp__github__get_*"), "{e}");
     }
 
     #[test]
