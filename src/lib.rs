@@ -89,6 +89,9 @@
 //!   (PreToolUse, PermissionRequest, PostToolUse).
 //! - [`store`]: the SQLite database shared by every zcode process of the
 //!   user: sessions, their entries, todos, settings and the input queue.
+//! - [`project_settings`]: team rules checked into the project
+//!   (`.zcode/settings.json`, `.claude/settings.json`) and the trust their
+//!   allow rules need.
 //! - [`config`]: `config.json`, the model catalog, hook entries and
 //!   per-workspace project ids.
 //! - [`extensions`]: what a project or the user adds with Markdown files:
@@ -129,6 +132,7 @@ pub mod mcp;
 pub mod model;
 pub mod permission;
 pub mod proc_table;
+pub mod project_settings;
 pub mod protocol;
 pub mod runtime;
 pub mod sandbox;

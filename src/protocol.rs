@@ -4,6 +4,7 @@
 
 use crate::model::Usage;
 use crate::permission::mode::{ExecutionState, ModeChoice, ModeSource};
+use crate::permission::rule_source::RuleSource;
 use crate::permission::rules::{Rule, RuleKind};
 use crate::store::TodoItem;
 use serde::{Deserialize, Serialize};
@@ -35,6 +36,9 @@ pub enum Op {
     SetModel { reference: String },
     /// `/permissions`: answered by `ProjectRules` (GRANT-4).
     ListProjectRules,
+    /// `/permissions trust`: trusts the project settings files as they
+    /// are now, so that their allow rules apply.
+    TrustProjectSettings,
     /// `/permissions` delete: removes a saved project rule (GRANT-4); the
     /// next permission check already goes without it.
     RemoveProjectRule { kind: RuleKind, rule: Rule },
@@ -254,11 +258,35 @@ pub struct SubAgentRecord {
     pub summary: SubAgentSummary,
 }
 
-/// A saved project rule with its kind (GRANT-4).
+/// A project rule with its kind (GRANT-4) and where it comes from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SavedRule {
     pub kind: RuleKind,
     pub rule: Rule,
+    /// The database (which `/permissions` can remove from) or a project
+    /// settings file (edited in the file).
+    #[serde(default)]
+    pub source: RuleSource,
+    /// `false`: an allow rule of a settings file whose content the user
+    /// has not trusted.
+    #[serde(default = "applied_default")]
+    pub applied: bool,
+}
+
+fn applied_default() -> bool {
+    true
+}
+
+impl SavedRule {
+    /// A rule saved in the database.
+    pub fn saved(kind: RuleKind, rule: Rule) -> Self {
+        Self {
+            kind,
+            rule,
+            source: RuleSource::Database,
+            applied: true,
+        }
+    }
 }
 
 /// One entry of a resumed conversation, as a UI replays it.

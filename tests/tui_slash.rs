@@ -16,6 +16,7 @@ use zcode::config::{Catalog, ProviderKind};
 use zcode::model::reference::resolve_model_reference;
 use zcode::model::select::SelectedModel;
 use zcode::permission::mode::{Mode, ModeChoice};
+use zcode::permission::rule_source::RuleSource;
 use zcode::permission::rules::{Rule, RuleKind};
 use zcode::protocol::{Event, HistoryItem, Op, SavedRule, TurnEnd};
 use zcode::runtime::session::SessionStart;
@@ -78,18 +79,9 @@ fn notices(model: &Model) -> Vec<String> {
 
 fn three_rules() -> Vec<SavedRule> {
     vec![
-        SavedRule {
-            kind: RuleKind::Allow,
-            rule: Rule::with_content("Bash", "git status:*"),
-        },
-        SavedRule {
-            kind: RuleKind::Ask,
-            rule: Rule::tool("WebFetch"),
-        },
-        SavedRule {
-            kind: RuleKind::Deny,
-            rule: Rule::with_content("Bash", "rm -rf:*"),
-        },
+        SavedRule::saved(RuleKind::Allow, Rule::with_content("Bash", "git status:*")),
+        SavedRule::saved(RuleKind::Ask, Rule::tool("WebFetch")),
+        SavedRule::saved(RuleKind::Deny, Rule::with_content("Bash", "rm -rf:*")),
     ]
 }
 
@@ -677,6 +669,66 @@ fn tui4_snapshot_picker_sessions() {
     snapshot("picker_sessions", screen(&m, 80, 12));
 }
 
+/// A saved rule and the rules of two settings files, one not trusted.
+fn rules_from_files() -> Vec<SavedRule> {
+    let from = |kind, rule, source, applied| SavedRule {
+        kind,
+        rule,
+        source,
+        applied,
+    };
+    vec![
+        SavedRule::saved(RuleKind::Allow, Rule::with_content("Bash", "git status:*")),
+        from(
+            RuleKind::Allow,
+            Rule::with_content("Bash", "make:*"),
+            RuleSource::ClaudeSettings,
+            false,
+        ),
+        from(
+            RuleKind::Deny,
+            Rule::with_content("Read", "./.env"),
+            RuleSource::ClaudeSettings,
+            true,
+        ),
+        from(
+            RuleKind::Ask,
+            Rule::with_content("Bash", "git push:*"),
+            RuleSource::ZcodeSettings,
+            true,
+        ),
+    ]
+}
+
+#[test]
+fn team_rules_snapshot_picker_shows_sources_and_trust() {
+    let mut m = session(72, 12);
+    update(
+        &mut m,
+        Msg::Runtime(Event::ProjectRules {
+            rules: rules_from_files(),
+        }),
+    );
+    update(&mut m, key(KeyCode::Down));
+    snapshot("picker_permissions_sources", screen(&m, 72, 12));
+    // A file's rule is changed in the file: `d` says so and sends nothing.
+    assert!(update(&mut m, key(KeyCode::Char('d'))).is_empty());
+    assert!(update(&mut m, key(KeyCode::Char('d'))).is_empty());
+    let shown = screen(&m, 72, 12);
+    assert!(!shown.contains("d again removes it"), "{shown}");
+}
+
+#[test]
+fn team_rules_permissions_trust_sends_the_trust() {
+    let mut m = session(60, 12);
+    let cmds = submit(&mut m, "/permissions trust");
+    assert!(
+        cmds.iter()
+            .any(|c| matches!(c, Cmd::Send(Op::TrustProjectSettings))),
+        "{cmds:?}"
+    );
+}
+
 #[test]
 fn grant4_snapshot_picker_permissions_empty() {
     let mut m = session(60, 10);
@@ -814,14 +866,8 @@ async fn grant4_removing_a_rule_makes_the_next_check_ask_again() {
     assert_eq!(
         rules,
         vec![
-            SavedRule {
-                kind: RuleKind::Allow,
-                rule: touch.clone()
-            },
-            SavedRule {
-                kind: RuleKind::Deny,
-                rule: Rule::with_content("Bash", "rm:*")
-            },
+            SavedRule::saved(RuleKind::Allow, touch.clone()),
+            SavedRule::saved(RuleKind::Deny, Rule::with_content("Bash", "rm:*")),
         ]
     );
     // The saved rule allows the call without asking.

@@ -138,18 +138,9 @@ fn rules_picker() -> Model {
         &mut m,
         Event::ProjectRules {
             rules: vec![
-                SavedRule {
-                    kind: RuleKind::Allow,
-                    rule: Rule::with_content("Bash", "git status:*"),
-                },
-                SavedRule {
-                    kind: RuleKind::Ask,
-                    rule: Rule::tool("WebFetch"),
-                },
-                SavedRule {
-                    kind: RuleKind::Deny,
-                    rule: Rule::with_content("Bash", "rm -rf:*"),
-                },
+                SavedRule::saved(RuleKind::Allow, Rule::with_content("Bash", "git status:*")),
+                SavedRule::saved(RuleKind::Ask, Rule::tool("WebFetch")),
+                SavedRule::saved(RuleKind::Deny, Rule::with_content("Bash", "rm -rf:*")),
             ],
         },
     );
@@ -560,13 +551,7 @@ async fn ux_an_added_rule_is_saved_and_the_list_comes_back() {
             _ => None,
         })
         .await;
-    assert_eq!(
-        rules,
-        vec![SavedRule {
-            kind: RuleKind::Allow,
-            rule: rule.clone()
-        }]
-    );
+    assert_eq!(rules, vec![SavedRule::saved(RuleKind::Allow, rule.clone())]);
     assert_eq!(h.project_rules(RuleKind::Allow), vec![rule.clone()]);
     assert!(
         h.log_text()

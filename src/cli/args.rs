@@ -217,7 +217,7 @@ pub enum PermissionCommand {
         #[command(flatten)]
         cwd: CwdArg,
     },
-    /// List the saved project rules with their kind.
+    /// List the project's rules with their kind and where each comes from.
     List {
         /// Print JSON instead of a table.
         #[arg(long)]
@@ -242,6 +242,18 @@ pub enum PermissionCommand {
         kind: RuleKindArg,
         tool: String,
         content: Option<String>,
+        #[command(flatten)]
+        cwd: CwdArg,
+    },
+    /// Trust the project's .zcode/settings.json and .claude/settings*.json
+    /// as they are now, so that their allow rules apply (their deny and ask
+    /// rules always do); a changed file needs trust again.
+    Trust {
+        #[command(flatten)]
+        cwd: CwdArg,
+    },
+    /// Withdraw the trust in the project's settings files.
+    Untrust {
         #[command(flatten)]
         cwd: CwdArg,
     },

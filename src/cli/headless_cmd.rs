@@ -5,6 +5,7 @@ use super::args::Cli;
 use super::environment::{Environment, ToolLists};
 use super::session_choice::{SessionChoice, session_choice};
 use crate::headless;
+use crate::project_settings::{ProjectRules, TRUST_COMMAND};
 use crate::runtime::session::SessionStart;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -34,6 +35,17 @@ pub fn run(
             setup.model.model_id,
             setup.workspace.display()
         );
+    }
+    // Never trusted here: the allow rules of an untrusted settings file are
+    // left out, and stderr says so in every output format. A broken file
+    // denies every call (the runtime reads the files for each).
+    match ProjectRules::load(&store, &setup.project_id, &setup.workspace) {
+        Ok(rules) => {
+            if let Some(notice) = rules.untrusted_notice(TRUST_COMMAND) {
+                eprintln!("zcode: {notice}");
+            }
+        }
+        Err(e) => eprintln!("zcode: error: {e}"),
     }
     // One thread is plenty for one session and starts fastest.
     let rt = tokio::runtime::Builder::new_current_thread()

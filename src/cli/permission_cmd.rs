@@ -3,11 +3,14 @@
 use super::args::{PermissionCommand, RuleKindArg};
 use super::environment::{Environment, Project, ToolLists};
 use super::stdout::outln;
+use crate::config::PermissionConfig;
 use crate::config::project_id::legacy_project_id;
 use crate::permission::check::Behavior;
 use crate::permission::mode::{ExecutionState, ModeChoice, StartingModeSources, starting_state};
+use crate::permission::rule_source::RuleSource;
 use crate::permission::rules::{Rule, RuleKind, RuleSet};
 use crate::permission::service::PermissionService;
+use crate::project_settings::{ListedRule, ProjectRules, SettingsFile, TRUST_COMMAND, trust};
 use anyhow::Context;
 use serde_json::{Value, json};
 use std::process::ExitCode;
@@ -40,7 +43,15 @@ pub fn run(
         }
         PermissionCommand::List { json, cwd } => {
             let project = Project::resolve(cwd.cwd.as_deref())?;
-            list(&env, &project, json)
+            list(&env, &project, json, lists)
+        }
+        PermissionCommand::Trust { cwd } => {
+            let project = Project::resolve(cwd.cwd.as_deref())?;
+            trust(&env, &project)
+        }
+        PermissionCommand::Untrust { cwd } => {
+            let project = Project::resolve(cwd.cwd.as_deref())?;
+            untrust(&env, &project)
         }
         PermissionCommand::Add {
             kind,
@@ -90,22 +101,23 @@ pub fn run(
     }
 }
 
-fn make_rule(tool: String, content: Option<String>) -> anyhow::Result<Rule> {
-    let tool = tool.trim().to_string();
-    // `Bash(make:*)` in one argument, as `/permissions` and the tool lists
-    // take it.
-    if content.is_none() && tool.contains('(') {
-        return Rule::parse(&tool).map_err(anyhow::Error::from);
-    }
-    if tool.is_empty() || tool.contains(['(', ')']) {
-        anyhow::bail!(
-            "invalid tool name '{tool}': give the name and the content separately, e.g. Bash 'git status:*'"
-        );
-    }
-    Ok(match content {
-        Some(c) if !c.is_empty() => Rule::with_content(tool, c),
-        _ => Rule::tool(tool),
-    })
+/// The rule of `zcode permission add|remove`: `Bash(make:*)` in one
+/// argument, or the tool and its content apart (`Bash 'make:*'`), read by
+/// the one parser of `/permissions`, the tool lists and the settings files.
+pub fn make_rule(tool: String, content: Option<String>) -> anyhow::Result<Rule> {
+    let text = match content {
+        Some(c) if !c.trim().is_empty() => {
+            let tool = tool.trim();
+            if tool.contains(['(', ')']) {
+                anyhow::bail!(
+                    "'{tool}' already holds content: give Tool(content) alone, or the name and the content apart, e.g. Bash 'git status:*'"
+                );
+            }
+            format!("{tool}({})", c.trim())
+        }
+        _ => tool,
+    };
+    Rule::parse(&text).map_err(anyhow::Error::from)
 }
 
 fn check(
@@ -122,7 +134,7 @@ fn check(
         anyhow::bail!("--input must be a JSON object, e.g. '{{\"command\":\"git status\"}}'");
     }
     let store = env.open_store()?;
-    let project_rules = store.project_rules(&project.id)?;
+    let project_rules = ProjectRules::load(&store, &project.id, &project.workspace)?.applied();
     // The same starting state an interactive session here would get (EXEC-6).
     let mut state: ExecutionState = starting_state(StartingModeSources {
         explicit: mode,
@@ -170,9 +182,17 @@ fn check(
     Ok(ExitCode::SUCCESS)
 }
 
-fn list(env: &Environment, project: &Project, as_json: bool) -> anyhow::Result<ExitCode> {
+fn list(
+    env: &Environment,
+    project: &Project,
+    as_json: bool,
+    lists: &ToolLists,
+) -> anyhow::Result<ExitCode> {
     let store = env.open_store()?;
-    let rules = store.project_rules(&project.id)?;
+    let loaded = ProjectRules::load(&store, &project.id, &project.workspace)?;
+    let mut listed = loaded.listed();
+    listed.extend(entries(RuleSource::UserConfig, &env.config.permission));
+    listed.extend(tool_list_entries(lists));
     // GRANT-3: rules still under the id earlier versions used, which this
     // directory may have shared with others; they are not applied.
     let legacy = store
@@ -189,7 +209,13 @@ fn list(env: &Environment, project: &Project, as_json: bool) -> anyhow::Result<E
         let mut out = json!({
             "workspace": project.workspace,
             "projectId": project.id,
-            "rules": rules,
+            "rules": loaded.saved,
+            "sources": listed.iter().map(|l| json!({
+                "kind": l.kind,
+                "rule": l.rule.to_string(),
+                "source": l.source,
+                "applied": l.applied,
+            })).collect::<Vec<_>>(),
         });
         if !legacy.is_empty() {
             out["notApplied"] = json!({
@@ -201,15 +227,32 @@ fn list(env: &Environment, project: &Project, as_json: bool) -> anyhow::Result<E
         outln!("{}", serde_json::to_string_pretty(&out)?);
         return Ok(ExitCode::SUCCESS);
     }
-    if rules.is_empty() {
+    if listed.is_empty() {
         outln!("No saved rules for {}.", project.workspace.display());
     } else {
         outln!(
-            "Saved rules for {} (project {}):",
+            "Rules for {} (project {}):",
             project.workspace.display(),
             project.id
         );
-        print_rules(&rules);
+        for l in &listed {
+            let content = l.rule.rule_content.as_deref().unwrap_or("(whole tool)");
+            let note = if l.applied {
+                ""
+            } else {
+                "  (not trusted: not applied)"
+            };
+            outln!(
+                "  {:<5}  {:<12}  {:<20}  {}{note}",
+                l.kind.as_str(),
+                l.rule.tool_name,
+                content,
+                l.source.label(),
+            );
+        }
+    }
+    if let Some(notice) = loaded.untrusted_notice(TRUST_COMMAND) {
+        outln!("{notice}");
     }
     if !legacy.is_empty() {
         let shared = if shared_with.is_empty() {
@@ -226,6 +269,86 @@ fn list(env: &Environment, project: &Project, as_json: bool) -> anyhow::Result<E
     Ok(ExitCode::SUCCESS)
 }
 
+/// The user config's `allowedTools` / `disallowedTools`, as rules.
+fn entries(source: RuleSource, config: &PermissionConfig) -> Vec<ListedRule> {
+    listed_entries(source, &config.allowed_tools, &config.disallowed_tools)
+}
+
+/// `--allowedTools` / `--disallowedTools`, as rules.
+fn tool_list_entries(lists: &ToolLists) -> Vec<ListedRule> {
+    listed_entries(RuleSource::Flag, &lists.allowed, &lists.disallowed)
+}
+
+fn listed_entries(
+    source: RuleSource,
+    allowed: &[String],
+    disallowed: &[String],
+) -> Vec<ListedRule> {
+    let mut out = Vec::new();
+    for (kind, list) in [(RuleKind::Allow, allowed), (RuleKind::Deny, disallowed)] {
+        // Both were read as rules when the config or the command line was.
+        out.extend(
+            list.iter()
+                .filter_map(|e| Rule::parse(e).ok())
+                .map(|rule| ListedRule {
+                    kind,
+                    rule,
+                    source,
+                    applied: true,
+                }),
+        );
+    }
+    out
+}
+
+/// `zcode permission trust`: trusts each settings file as it is now and
+/// shows the allow rules that now apply.
+fn trust(env: &Environment, project: &Project) -> anyhow::Result<ExitCode> {
+    let mut store = env.open_store()?;
+    let loaded = ProjectRules::load(&store, &project.id, &project.workspace)?;
+    if loaded.files.is_empty() {
+        outln!(
+            "{} has no .zcode/settings.json, .claude/settings.json or .claude/settings.local.json: nothing to trust.",
+            project.workspace.display()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    for f in &loaded.files {
+        trust::trust(&mut store, &project.id, f.file, &f.digest)?;
+        outln!(
+            "Trusted {} as it is now; a change to it needs trust again. Its allow rules:",
+            f.file.relative_path()
+        );
+        if f.rules.allow.is_empty() {
+            outln!("  (none)");
+        }
+        for rule in &f.rules.allow {
+            outln!("  allow  {rule}");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn untrust(env: &Environment, project: &Project) -> anyhow::Result<ExitCode> {
+    let mut store = env.open_store()?;
+    let mut any = false;
+    for file in SettingsFile::ALL {
+        any |= trust::untrust(&mut store, &project.id, file)?;
+    }
+    if any {
+        outln!(
+            "The settings files of {} are no longer trusted: their allow rules are ignored.",
+            project.workspace.display()
+        );
+    } else {
+        outln!(
+            "No settings file of {} was trusted.",
+            project.workspace.display()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 fn print_rules(rules: &RuleSet) {
     for kind in RuleKind::ALL {
         for rule in rules.rules(kind) {
@@ -237,5 +360,72 @@ fn print_rules(rules: &RuleSet) {
                 content
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::tool_list_args::extract_tool_lists;
+    use crate::project_settings::file::parse;
+    use std::path::Path;
+
+    /// Each way a rule is written, as the user writes it there: `zcode
+    /// permission add`, `/permissions allow`, `--allowedTools` and a
+    /// settings file's `permissions.allow`.
+    fn read_everywhere(text: &str) -> [Result<Rule, String>; 4] {
+        let cli = make_rule(text.to_string(), None).map_err(|e| e.to_string());
+        let tui =
+            crate::tui::update::slash::rule_to_add(&format!("allow {text}")).map(|(_, rule)| rule);
+        let flag = extract_tool_lists(&["--allowedTools".to_string(), text.to_string()])
+            .map_err(|e| e.to_string())
+            .and_then(|lists| match lists.allowed.as_slice() {
+                [one] => Rule::parse(one).map_err(|e| e.to_string()),
+                other => Err(format!("{} entries", other.len())),
+            });
+        let json = serde_json::json!({"permissions": {"allow": [text]}}).to_string();
+        let file = parse(SettingsFile::Zcode, json.as_bytes(), Path::new("/ws"))
+            .map(|set| set.allow[0].clone());
+        [cli, tui, flag, file]
+    }
+
+    #[test]
+    fn one_rule_syntax_cli_tui_flags_and_files_accept_the_same_strings() {
+        for good in [
+            "Bash(make:*)",
+            "Bash(npm run test:*)",
+            "Read(./.env)",
+            "WebFetch(domain:docs.rs)",
+            "WebFetch",
+            "mcp__github",
+            "mcp__github__create_issue",
+            "Edit(src/*.rs)",
+        ] {
+            let want = Rule::parse(good).expect(good);
+            for (i, got) in read_everywhere(good).into_iter().enumerate() {
+                assert_eq!(got.as_ref(), Ok(&want), "{good} at reader {i}");
+            }
+        }
+        for bad in [
+            "bash(make:*)",
+            "Bash(make",
+            "Bash()",
+            "Bash*",
+            "Bash(npm:* test)",
+            "mcp__(x)",
+            "(x)",
+        ] {
+            for (i, got) in read_everywhere(bad).into_iter().enumerate() {
+                let e = got.expect_err(&format!("{bad} at reader {i}"));
+                assert!(e.contains("is not a rule") || e.contains(bad), "{bad}: {e}");
+            }
+        }
+        // The tool and its content apart read as the same rule.
+        assert_eq!(
+            make_rule("Bash".into(), Some("make:*".into())).unwrap(),
+            Rule::with_content("Bash", "make:*")
+        );
+        assert!(make_rule("bash".into(), Some("make:*".into())).is_err());
+        assert!(make_rule("Bash(x)".into(), Some("make:*".into())).is_err());
     }
 }

@@ -12,6 +12,7 @@ pub mod paths;
 pub mod protected;
 pub mod read_rules;
 pub mod rule_id;
+pub mod rule_source;
 pub mod rules;
 pub mod service;
 pub mod settings;

@@ -36,6 +36,11 @@ pub enum ProtectedPath {
     /// An existing file with more than one hard link: it may be a protected
     /// file under another name (`ln .git/config notes.txt`).
     HardLink,
+    /// `.zcode/settings.json`, `.claude/settings.json`,
+    /// `.claude/settings.local.json` (or their directory written whole):
+    /// their deny and ask rules apply without trust, so an edit could
+    /// remove a team's deny rule.
+    ProjectSettings,
 }
 
 impl ProtectedPath {
@@ -60,6 +65,9 @@ impl ProtectedPath {
             }
             ProtectedPath::HardLink => {
                 "writes a file with several hard links, which may be a protected file under another name"
+            }
+            ProtectedPath::ProjectSettings => {
+                "writes a project settings file, whose permission rules zcode applies"
             }
         }
     }
@@ -144,6 +152,14 @@ pub(crate) fn protected_by_name(path: &Path, zcode_home: Option<&Path>) -> Optio
     }
     if is(file, ".ssh") {
         return Some(ProtectedPath::ShellConfig);
+    }
+    // The directories of the project settings files, written whole
+    // (`mv x .claude`, `rm -r .zcode`), and the files themselves.
+    if [".zcode", ".claude"].iter().any(|n| is(file, n))
+        || (is(parent, ".zcode") && is(file, "settings.json"))
+        || (is(parent, ".claude") && (is(file, "settings.json") || is(file, "settings.local.json")))
+    {
+        return Some(ProtectedPath::ProjectSettings);
     }
     // `.gitattributes` chooses filter and diff drivers, which git runs.
     if [".gitmodules", ".gitconfig", ".gitattributes"]
@@ -422,6 +438,27 @@ mod tests {
             ("/home/u/.config/git/config", ProtectedPath::GitConfig),
         ] {
             assert_eq!(by_name(path), Some(want), "{path}");
+        }
+    }
+
+    #[test]
+    fn team_rules_settings_files_are_protected_paths() {
+        for path in [
+            "/ws/.zcode/settings.json",
+            "/ws/.claude/settings.json",
+            "/ws/.claude/settings.local.json",
+            "/ws/.CLAUDE/Settings.json",
+            "/ws/.claude",
+            "/ws/.zcode",
+        ] {
+            assert_eq!(
+                by_name(path),
+                Some(ProtectedPath::ProjectSettings),
+                "{path}"
+            );
+        }
+        for path in ["/ws/.claude/commands/x.md", "/ws/.zcode/agents/a.md"] {
+            assert_eq!(by_name(path), None, "{path}");
         }
     }
 

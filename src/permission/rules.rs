@@ -67,6 +67,16 @@ impl Rule {
                 "a tool name has no spaces or parentheses; the content goes in parentheses",
             ));
         }
+        // A rule whose tool no call can have (`bash`, `Read*`) would match
+        // nothing: a deny rule written so would silently deny nothing.
+        if let Some(reason) = tool_name_problem(tool) {
+            return Err(error(reason));
+        }
+        if content.is_some_and(|c| c.contains(":*") && !c.ends_with(":*")) {
+            return Err(error(
+                "':*' may only end the content (a prefix rule such as Bash(npm run:*))",
+            ));
+        }
         match content {
             Some("") => Err(error(
                 "the parentheses are empty: leave them out to match every call of the tool",
@@ -75,6 +85,29 @@ impl Rule {
             None => Ok(Rule::tool(tool)),
         }
     }
+}
+
+/// Why `tool` cannot be the tool of a rule: every tool name starts with
+/// a capital letter (`Bash`, `WebFetch`) or is an MCP name (`mcp__server`,
+/// `mcp__server__tool`), and has only letters, digits, `_` and `-`.
+fn tool_name_problem(tool: &str) -> Option<&'static str> {
+    let chars_ok = tool
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    if let Some(rest) = tool.strip_prefix(super::mcp_names::PREFIX) {
+        let server = rest.split("__").next().unwrap_or_default();
+        if !chars_ok || super::mcp_names::server_name_problem(server).is_some() {
+            return Some("an MCP rule names mcp__server or mcp__server__tool");
+        }
+        return None;
+    }
+    if !tool.starts_with(|c: char| c.is_ascii_uppercase()) || !chars_ok {
+        return Some(
+            "a tool name starts with a capital letter and has only letters and digits \
+             (Bash, Read, WebFetch), or is mcp__server or mcp__server__tool",
+        );
+    }
+    None
 }
 
 /// Text that [`Rule::parse`] does not read as a rule.
@@ -311,6 +344,10 @@ mod tests {
             "Bash()",
             "My Tool(x)",
             "Bash)x(",
+            "bash(make:*)",
+            "Bash*",
+            "mcp__(x)",
+            "Bash(npm:* test)",
         ] {
             let e = Rule::parse(bad).expect_err(bad);
             assert_eq!(e.text, bad.trim(), "{e}");

@@ -90,6 +90,26 @@ pub struct RuntimeHandle {
 }
 
 /// Opens the session and spawns the runtime task (inside a tokio runtime).
+/// At start: the settings files' allow rules that wait for trust, or a
+/// file that stops every tool call until it is fixed.
+fn announce_project_settings(core: &SessionCore) {
+    let loaded = crate::project_settings::ProjectRules::load(
+        &self::core::lock(&core.store),
+        &core.project_id,
+        &core.workspace,
+    );
+    match loaded {
+        Ok(rules) => {
+            if let Some(message) = rules.untrusted_notice(crate::project_settings::TRUST_SLASH) {
+                core.emit(Event::Notice { message });
+            }
+        }
+        Err(e) => core.emit(Event::Error {
+            message: e.to_string(),
+        }),
+    }
+}
+
 pub fn start(setup: RuntimeSetup, mut store: Store) -> Result<RuntimeHandle, SessionError> {
     let model_label = format!("{}/{}", setup.model.provider_id, setup.model.model_id);
     let opened = open_session(
@@ -206,6 +226,10 @@ pub fn start(setup: RuntimeSetup, mut store: Store) -> Result<RuntimeHandle, Ses
         .chain(agent_notices)
     {
         core.emit(Event::Notice { message });
+    }
+    // `zcode -p` says it on stderr itself, in every output format.
+    if !setup.headless {
+        announce_project_settings(&core);
     }
     core.mcp.launch();
     if opened.resumed {

@@ -5,6 +5,7 @@ use super::compaction;
 use super::core::{SessionCore, lock};
 use super::turn::run_turn;
 use crate::permission::rules::{Rule, RuleKind};
+use crate::project_settings::{ProjectRules, trust};
 use crate::protocol::{CompactionOutcome, Event, Op, ReturnedInput, SavedRule, TurnEnd};
 use crate::store::{InputStatus, StoreError, TodoStatus};
 use std::sync::Arc;
@@ -103,6 +104,7 @@ pub async fn run(core: Arc<SessionCore>, mut ops: UnboundedReceiver<Op>) {
                                 super::model_events::switch_model(&core, &reference)
                             }
                             Op::ListProjectRules => send_project_rules(&core),
+                            Op::TrustProjectSettings => trust_project_settings(&core),
                             Op::RemoveProjectRule { kind, rule } => remove_project_rule(&core, kind, &rule),
                             Op::AddProjectRule { kind, rule } => add_project_rule(&core, kind, rule),
                             Op::ShowTodos => show_todos(&core),
@@ -191,18 +193,20 @@ async fn keep_session_lock(core: Arc<SessionCore>) {
     }
 }
 
-/// GRANT-4: the project's saved rules, allow then ask then deny.
+/// GRANT-4: the project's rules, the database's then each settings
+/// file's, allow then ask then deny, with where each comes from.
 fn send_project_rules(core: &SessionCore) {
-    let set = lock(&core.store).project_rules(&core.project_id);
-    match set {
-        Ok(set) => {
-            let rules = RuleKind::ALL
-                .iter()
-                .flat_map(|kind| {
-                    set.rules(*kind).iter().map(|rule| SavedRule {
-                        kind: *kind,
-                        rule: rule.clone(),
-                    })
+    let loaded = ProjectRules::load(&lock(&core.store), &core.project_id, &core.workspace);
+    match loaded {
+        Ok(loaded) => {
+            let rules = loaded
+                .listed()
+                .into_iter()
+                .map(|l| SavedRule {
+                    kind: l.kind,
+                    rule: l.rule,
+                    source: l.source,
+                    applied: l.applied,
                 })
                 .collect();
             core.emit(Event::ProjectRules { rules });
@@ -211,6 +215,41 @@ fn send_project_rules(core: &SessionCore) {
             message: format!("could not read the project's rules: {e}"),
         }),
     }
+}
+
+/// `/permissions trust`: trusts every project settings file as it is now.
+fn trust_project_settings(core: &SessionCore) {
+    let message = {
+        let mut store = lock(&core.store);
+        match ProjectRules::load(&store, &core.project_id, &core.workspace) {
+            Err(e) => Err(format!("could not trust the project settings: {e}")),
+            Ok(loaded) if loaded.files.is_empty() => {
+                Ok("this project has no .zcode/settings.json or .claude/settings.json".to_string())
+            }
+            Ok(loaded) => {
+                let mut names = Vec::new();
+                let mut failed = None;
+                for f in &loaded.files {
+                    match trust::trust(&mut store, &core.project_id, f.file, &f.digest) {
+                        Ok(()) => names.push(f.file.relative_path()),
+                        Err(e) => failed = Some(e),
+                    }
+                }
+                match failed {
+                    Some(e) => Err(format!("could not trust the project settings: {e}")),
+                    None => Ok(format!(
+                        "trusted {} as it is now: its allow rules apply; a change to it needs trust again",
+                        names.join(" and ")
+                    )),
+                }
+            }
+        }
+    };
+    match message {
+        Ok(message) => core.emit(Event::Notice { message }),
+        Err(message) => core.emit(Event::Error { message }),
+    }
+    send_project_rules(core);
 }
 
 /// GRANT-4: checks read the rules from the store, so the next one already

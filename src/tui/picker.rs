@@ -4,6 +4,7 @@
 
 use super::launcher::{ModelChoice, SessionSummary};
 use crate::permission::mode::{ExecutionState, ModeChoice};
+use crate::permission::rule_source::RuleSource;
 use crate::protocol::SavedRule;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -96,13 +97,25 @@ impl Picker {
         Picker::new(PickerKind::Model, "Model", items)
     }
 
-    /// The project's saved rules with their kind (GRANT-4).
+    /// The project's rules with their kind (GRANT-4), where each comes
+    /// from, and which allow rules wait for the file's trust.
     pub fn rules(rules: Vec<SavedRule>) -> Self {
+        // The sources line up after the longest rule.
+        let width = rules
+            .iter()
+            .map(|r| r.rule.to_string().chars().count())
+            .max()
+            .unwrap_or(0);
         let items = rules
             .into_iter()
             .map(|saved| PickerItem {
                 label: saved.kind.as_str().to_string(),
-                detail: saved.rule.to_string(),
+                detail: format!(
+                    "{:<width$}  {}{}",
+                    saved.rule.to_string(),
+                    saved.source.short_label(),
+                    if saved.applied { "" } else { " (not trusted)" }
+                ),
                 current: false,
                 value: PickerValue::Rule(saved),
             })
@@ -153,7 +166,16 @@ impl Picker {
 
     /// Whether `d`/Delete removes rows.
     pub fn deletable(&self) -> bool {
-        self.kind == PickerKind::Permissions
+        self.kind == PickerKind::Permissions && self.selected_file_rule().is_none()
+    }
+
+    /// The settings file the highlighted rule comes from: it is changed
+    /// in the file, not removed here.
+    pub fn selected_file_rule(&self) -> Option<RuleSource> {
+        match self.selected_item().map(|i| &i.value) {
+            Some(PickerValue::Rule(r)) if r.source != RuleSource::Database => Some(r.source),
+            _ => None,
+        }
     }
 
     pub fn selected_item(&self) -> Option<&PickerItem> {

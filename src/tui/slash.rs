@@ -64,7 +64,7 @@ pub const COMMANDS: [CommandInfo; 16] = [
         command: SlashCommand::Permissions,
         name: "permissions",
         arg: Some("[allow|ask|deny RULE]"),
-        description: "List, add or remove this project's saved rules",
+        description: "List, add or remove this project's rules; trust its settings files",
     },
     CommandInfo {
         command: SlashCommand::Todos,

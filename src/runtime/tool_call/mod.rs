@@ -22,6 +22,7 @@ use crate::permission::mode::{ExecutionState, Mode};
 use crate::permission::read_rules::ReadRuleFilter;
 use crate::permission::rules::RuleSet;
 use crate::permission::service::Evaluation;
+use crate::project_settings::{ProjectRules, RulesError};
 use crate::protocol::{Denial, Event, RequestKind};
 use crate::sandbox::SandboxKind;
 use crate::tools::plan_mode;
@@ -224,6 +225,14 @@ fn parse_arguments(arguments: &str) -> Result<Value, String> {
     }
 }
 
+/// The rules decisions go by now: the database's and the project
+/// settings files', read again for each call, so that a file changed
+/// since its trust loses its allow rules at once.
+fn project_rules(core: &SessionCore) -> Result<RuleSet, RulesError> {
+    let store = lock(&core.store);
+    ProjectRules::load(&store, &core.project_id, &core.workspace).map(|r| r.applied())
+}
+
 /// `check_permission` + overlays with the current rules and state.
 fn evaluate(
     core: &SessionCore,
@@ -231,9 +240,7 @@ fn evaluate(
     input: &Value,
     hook: Option<&HookPermission>,
 ) -> Result<Evaluation, String> {
-    let rules: RuleSet = lock(&core.store)
-        .project_rules(&core.project_id)
-        .map_err(|e| format!("the saved project rules cannot be read ({e})"))?;
+    let rules: RuleSet = project_rules(core).map_err(|e| e.to_string())?;
     let read_only_agent = matches!(&core.role, AgentRole::Sub(role) if role.read_only);
     // A read-only sub-agent is judged as in build mode, whatever the
     // session's mode, and keeps only what is allowed for being read-only.
@@ -355,7 +362,7 @@ fn read_filter(core: &SessionCore, tool: &dyn Tool) -> Option<Arc<ReadRuleFilter
     if !tool.declaration().honours_read_rules {
         return None;
     }
-    let rules = lock(&core.store).project_rules(&core.project_id).ok()?;
+    let rules = project_rules(core).ok()?;
     ReadRuleFilter::new(&rules, &core.workspace).map(Arc::new)
 }
 
@@ -364,7 +371,7 @@ fn url_permission(core: &SessionCore, tool: &dyn Tool) -> Option<Arc<dyn UrlPerm
     if declaration.capability.side_effect_scope != SideEffectScope::Network {
         return None;
     }
-    let rules = lock(&core.store).project_rules(&core.project_id).ok()?;
+    let rules = project_rules(core).ok()?;
     let state = core.state();
     let service = lock(&core.permissions).clone();
     Some(Arc::new(CallUrlPolicy::new(

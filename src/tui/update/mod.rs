@@ -8,7 +8,7 @@ mod composer;
 mod events;
 mod mode;
 mod picker;
-mod slash;
+pub(crate) mod slash;
 
 use super::approval::{ApprovalPanel, PlanRows};
 use super::cells::Cell;

@@ -13,6 +13,18 @@ use crossterm::event::KeyEvent;
 
 /// A key while a picker is open: the picker takes every key.
 pub(super) fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Cmd> {
+    if list_key(key) == ListKey::Delete
+        && let Some(source) = model.picker.as_ref().and_then(|p| p.selected_file_rule())
+    {
+        model.dirty = true;
+        model.cells.push(Cell::Notice {
+            text: format!(
+                "this rule comes from {}: change it in that file",
+                source.label()
+            ),
+        });
+        return Vec::new();
+    }
     let Some(picker) = model.picker.as_mut() else {
         return Vec::new();
     };

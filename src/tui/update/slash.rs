@@ -189,6 +189,7 @@ fn execute(model: &mut Model, line: &str, info: CommandInfo, arg: Option<String>
         },
         SlashCommand::Permissions => match arg {
             None => vec![Cmd::Send(Op::ListProjectRules)],
+            Some(arg) if arg.trim() == "trust" => vec![Cmd::Send(Op::TrustProjectSettings)],
             Some(arg) => match rule_to_add(&arg) {
                 Ok((kind, rule)) => vec![Cmd::Send(Op::AddProjectRule { kind, rule })],
                 Err(e) => error(model, e),
@@ -247,7 +248,7 @@ const ADD_RULE_EXAMPLE: &str = "/permissions add Bash(npm test:*)";
 
 /// `/permissions allow|ask|deny RULE` (`add` is `allow`): the kind and the
 /// rule, read with the rule syntax of the config and `zcode permission`.
-fn rule_to_add(arg: &str) -> Result<(RuleKind, Rule), String> {
+pub(crate) fn rule_to_add(arg: &str) -> Result<(RuleKind, Rule), String> {
     let (verb, rest) = match arg.split_once(char::is_whitespace) {
         Some((verb, rest)) => (verb, rest.trim()),
         None => (arg, ""),
