@@ -50,17 +50,17 @@ pub fn run(
         } => {
             let project = Project::resolve(cwd.cwd.as_deref())?;
             let rule = make_rule(tool, content)?;
-            let mut store = env.open_store()?;
+            let mut store = env.open_store_in(Some(&project.workspace))?;
             let added =
                 store.add_project_rules(&project.id, kind.into(), std::slice::from_ref(&rule))?;
             let kind = RuleKind::from(kind).as_str();
             if added == 0 {
                 outln!(
                     "{kind} {rule} was already saved for {}",
-                    project.workspace.display()
+                    project.root.display()
                 );
             } else {
-                outln!("saved {kind} {rule} for {}", project.workspace.display());
+                outln!("saved {kind} {rule} for {}", project.root.display());
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -72,18 +72,18 @@ pub fn run(
         } => {
             let project = Project::resolve(cwd.cwd.as_deref())?;
             let rule = make_rule(tool, content)?;
-            let mut store = env.open_store()?;
+            let mut store = env.open_store_in(Some(&project.workspace))?;
             let kind_name = RuleKind::from(kind).as_str();
             if store.remove_project_rule(&project.id, kind.into(), &rule)? {
                 outln!(
                     "removed {kind_name} {rule} from {}",
-                    project.workspace.display()
+                    project.root.display()
                 );
                 Ok(ExitCode::SUCCESS)
             } else {
                 anyhow::bail!(
                     "no saved {kind_name} rule {rule} for {} (see `zcode permission list`)",
-                    project.workspace.display()
+                    project.root.display()
                 )
             }
         }
@@ -121,7 +121,7 @@ fn check(
     if !input.is_object() {
         anyhow::bail!("--input must be a JSON object, e.g. '{{\"command\":\"git status\"}}'");
     }
-    let store = env.open_store()?;
+    let store = env.open_store_in(Some(&project.workspace))?;
     let project_rules = store.project_rules(&project.id)?;
     // The same starting state an interactive session here would get (EXEC-6).
     let mut state: ExecutionState = starting_state(StartingModeSources {
@@ -171,7 +171,7 @@ fn check(
 }
 
 fn list(env: &Environment, project: &Project, as_json: bool) -> anyhow::Result<ExitCode> {
-    let store = env.open_store()?;
+    let store = env.open_store_in(Some(&project.workspace))?;
     let rules = store.project_rules(&project.id)?;
     // GRANT-3: rules still under the id earlier versions used, which this
     // directory may have shared with others; they are not applied.
