@@ -248,14 +248,13 @@ impl Printer {
                     let _ = writeln!(err, "{line}");
                 }
             }
+            Event::ModelChanged { model, .. } => self.outcome.model = model,
+            // The name a local server serves the configured model under.
+            Event::ServedModelFound { model, served } if model == self.outcome.model => {
+                self.outcome.model = served;
+            }
             // Sent once per model reply, with or without token counts; a
             // sub-agent's requests are added to the total as they come.
-            Event::ModelChanged { model, .. } => self.outcome.model = model,
-            Event::ServedModelFound { model, served } => {
-                if model == self.outcome.model {
-                    self.outcome.model = served;
-                }
-            }
             Event::Usage { total, .. } => {
                 self.outcome.usage = total;
                 if !self.agents.any_running() {

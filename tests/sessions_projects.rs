@@ -58,7 +58,13 @@ async fn allowed_in(h: &Harness, dir: &Path, env: &[(&str, String)]) -> Vec<Stri
 }
 
 async fn allow_in(h: &Harness, dir: &Path, content: &str) {
-    let run = run_in(h, dir, &["permission", "add", "allow", "Bash", content], &[]).await;
+    let run = run_in(
+        h,
+        dir,
+        &["permission", "add", "allow", "Bash", content],
+        &[],
+    )
+    .await;
     assert_eq!(run.code, Some(0), "{run}");
 }
 
@@ -122,19 +128,28 @@ async fn project_root_never_merges_two_repositories_rules() {
     let bare = root.join("mirror.git");
     git_dir_at(&bare);
     assert!(!mentions(&allowed_in(&h, &bare, &[]).await, "make:*"));
-    assert!(!mentions(&allowed_in(&h, &root.join(".git/refs"), &[]).await, "make:*"));
+    assert!(!mentions(
+        &allowed_in(&h, &root.join(".git/refs"), &[]).await,
+        "make:*"
+    ));
 
     // The environment cannot point another directory at this repository.
     let git_env = [
         ("GIT_DIR", root.join(".git").to_string_lossy().into_owned()),
         ("GIT_WORK_TREE", root.to_string_lossy().into_owned()),
     ];
-    assert!(!mentions(&allowed_in(&h, &outside, &git_env).await, "make:*"));
+    assert!(!mentions(
+        &allowed_in(&h, &outside, &git_env).await,
+        "make:*"
+    ));
 
     // A link out of the repository leads out of its project; a link into
     // it leads in.
     std::os::unix::fs::symlink(&outside, root.join("out")).unwrap();
-    assert!(!mentions(&allowed_in(&h, &root.join("out"), &[]).await, "make:*"));
+    assert!(!mentions(
+        &allowed_in(&h, &root.join("out"), &[]).await,
+        "make:*"
+    ));
     let link = outside.join("into-repo");
     std::os::unix::fs::symlink(&inner_src, &link).unwrap();
     let via_link = allowed_in(&h, &link, &[]).await;
@@ -167,7 +182,10 @@ async fn project_rules_of_a_subdirectory_are_carried_over_once() {
     assert_eq!(h.sessions()[0].project_id, project_id(&root));
     // `other` is met when zcode starts there.
     let there = allowed_in(&h, &other, &[]).await;
-    assert!(mentions(&there, "lint:*") && mentions(&there, "cargo test:*"), "{there:?}");
+    assert!(
+        mentions(&there, "lint:*") && mentions(&there, "cargo test:*"),
+        "{there:?}"
+    );
     // Once: nothing more to carry, nothing more said.
     let again = run_in(&h, &root, &["permission", "list", "--json"], &[]).await;
     assert!(again.stdout.contains("lint:*"), "{again}");
@@ -246,7 +264,11 @@ async fn sessions_list_has_a_time_column_and_no_empty_sessions() {
     assert_eq!(run.code, Some(0), "{run}");
     assert!(run.stdout.contains("sess_talked"), "{run}");
     assert!(!run.stdout.contains("sess_empty"), "{run}");
-    let line = run.stdout.lines().find(|l| l.contains("sess_talked")).unwrap();
+    let line = run
+        .stdout
+        .lines()
+        .find(|l| l.contains("sess_talked"))
+        .unwrap();
     assert!(line.contains("2020-01-02 03:04"), "{line}");
     // Local time: the same moment in another zone.
     let tokyo = [("TZ", "Asia/Tokyo".to_string())];

@@ -555,7 +555,9 @@ fn empty_session_is_never_continued_or_listed() {
     store
         .create_session(&new_session("sess_talked", "/w", "p"))
         .unwrap();
-    store.append_entry("sess_talked", &entry("e1", "hi")).unwrap();
+    store
+        .append_entry("sess_talked", &entry("e1", "hi"))
+        .unwrap();
     // A later start that was left without a word: newer, yet not chosen.
     clock.set(200);
     store
@@ -571,7 +573,11 @@ fn empty_session_is_never_continued_or_listed() {
         )
         .unwrap();
     assert_eq!(
-        store.latest_session_for_workspace("/w").unwrap().unwrap().id,
+        store
+            .latest_session_for_workspace("/w")
+            .unwrap()
+            .unwrap()
+            .id,
         "sess_talked"
     );
     let listed: Vec<_> = store
@@ -595,7 +601,11 @@ fn empty_session_is_never_continued_or_listed() {
         .append_entry("sess_empty", &entry("e2", "now"))
         .unwrap();
     assert_eq!(
-        store.latest_session_for_workspace("/w").unwrap().unwrap().id,
+        store
+            .latest_session_for_workspace("/w")
+            .unwrap()
+            .unwrap()
+            .id,
         "sess_empty"
     );
 }

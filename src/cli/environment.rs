@@ -224,8 +224,10 @@ fn carry_over_project_ids(home: &Path, store: &mut Store) {
 /// Best effort: a failure never keeps zcode from starting.
 fn carry_over_into_root(home: &Path, store: &mut Store, project: &Project) {
     let home_dir = user_home();
-    let belongs =
-        |dir: &Path| std::fs::canonicalize(dir).is_ok_and(|d| project_root(&d, home_dir.as_deref()) == project.root);
+    let belongs = |dir: &Path| {
+        std::fs::canonicalize(dir)
+            .is_ok_and(|d| project_root(&d, home_dir.as_deref()) == project.root)
+    };
     let carried =
         match store.carry_over_into_root(&project.root, &project.id, &project.workspace, belongs) {
             Ok(carried) => carried,

@@ -75,10 +75,7 @@ pub fn run(
             let mut store = env.open_store_in(Some(&project.workspace))?;
             let kind_name = RuleKind::from(kind).as_str();
             if store.remove_project_rule(&project.id, kind.into(), &rule)? {
-                outln!(
-                    "removed {kind_name} {rule} from {}",
-                    project.root.display()
-                );
+                outln!("removed {kind_name} {rule} from {}", project.root.display());
                 Ok(ExitCode::SUCCESS)
             } else {
                 anyhow::bail!(

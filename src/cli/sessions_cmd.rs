@@ -127,7 +127,7 @@ fn local_offset_secs(ms: i64) -> i64 {
     if filled.is_null() {
         return 0;
     }
-    i64::from(tm.tm_gmtoff)
+    tm.tm_gmtoff
 }
 
 #[cfg(test)]

@@ -43,10 +43,8 @@ impl PlanWatch {
             }
             Event::ToolCallFinished {
                 call_id, is_error, ..
-            } => {
-                if self.proposed.as_ref().is_some_and(|(id, _)| id == call_id) {
-                    self.approved = !is_error;
-                }
+            } if self.proposed.as_ref().is_some_and(|(id, _)| id == call_id) => {
+                self.approved = !is_error;
             }
             _ => {}
         }
@@ -111,7 +109,11 @@ mod tests {
     #[test]
     fn headless_plan_unapproved_plan_is_the_answer() {
         let mut w = PlanWatch::default();
-        for e in [started(true), exit_plan("c1", "1. a\n2. b"), finished("c1", true)] {
+        for e in [
+            started(true),
+            exit_plan("c1", "1. a\n2. b"),
+            finished("c1", true),
+        ] {
             w.on_event(&e);
         }
         assert_eq!(
@@ -146,6 +148,9 @@ mod tests {
         for e in [started(true), exit_plan("c1", "p"), finished("c1", false)] {
             w.on_event(&e);
         }
-        assert_eq!(w.finish(Some("built".into())), (Some("built".into()), Some(true)));
+        assert_eq!(
+            w.finish(Some("built".into())),
+            (Some("built".into()), Some(true))
+        );
     }
 }

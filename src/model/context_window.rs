@@ -234,7 +234,10 @@ const MAX_SERVED_NAME: usize = 120;
 fn is_openai_api(base_url: &str) -> bool {
     url::Url::parse(base_url)
         .ok()
-        .and_then(|u| u.host_str().map(|h| h.eq_ignore_ascii_case("api.openai.com")))
+        .and_then(|u| {
+            u.host_str()
+                .map(|h| h.eq_ignore_ascii_case("api.openai.com"))
+        })
         .unwrap_or(false)
 }
 
@@ -342,7 +345,8 @@ mod tests {
 
     #[test]
     fn served_name_is_the_only_model_listed() {
-        let llama = json!({"object": "list", "data": [{"id": "/models/qwen2.5-coder-7b-q4_k_m.gguf"}]});
+        let llama =
+            json!({"object": "list", "data": [{"id": "/models/qwen2.5-coder-7b-q4_k_m.gguf"}]});
         assert_eq!(
             served_model_name(&llama, "gpt-4.1").as_deref(),
             Some("qwen2.5-coder-7b-q4_k_m.gguf")
@@ -352,10 +356,16 @@ mod tests {
             served_model_name(&alias, "gpt-4.1").as_deref(),
             Some("ggml-org/gemma-3-1b-it-GGUF")
         );
-        assert_eq!(served_model_name(&json!({"data": [{"id": "gpt-4.1"}]}), "gpt-4.1"), None);
+        assert_eq!(
+            served_model_name(&json!({"data": [{"id": "gpt-4.1"}]}), "gpt-4.1"),
+            None
+        );
         let two = json!({"data": [{"id": "a"}, {"id": "b"}]});
         assert_eq!(served_model_name(&two, "gpt-4.1"), None);
-        assert_eq!(served_model_name(&json!({"data": [{"id": "x\u{1b}[2J"}]}), "m"), None);
+        assert_eq!(
+            served_model_name(&json!({"data": [{"id": "x\u{1b}[2J"}]}), "m"),
+            None
+        );
         assert_eq!(served_model_name(&json!({"data": [{"id": ""}]}), "m"), None);
         assert_eq!(served_model_name(&json!({"data": []}), "m"), None);
     }

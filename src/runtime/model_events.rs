@@ -89,9 +89,7 @@ fn apply_lookup_answer(core: &SessionCore, lookup: &Arc<WindowLookup>, answer: L
         if !same {
             return;
         }
-        let window = answer
-            .window
-            .filter(|_| current.context_window.is_none());
+        let window = answer.window.filter(|_| current.context_window.is_none());
         if let Some(found) = window {
             current.context_window = Some(found.tokens);
         }
