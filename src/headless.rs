@@ -57,8 +57,10 @@ or ANTHROPIC_API_KEY, or add a provider to $ZCODE_HOME/config.json; see the READ
 /// Said when the runtime stops without finishing the turn.
 const ENDED_EARLY: &str = "the session ended before the task finished";
 
+mod plan;
 mod sub_agents;
 
+use plan::PlanWatch;
 use sub_agents::{SubAgentResult, SubAgents};
 
 struct Outcome {
@@ -71,6 +73,12 @@ struct Outcome {
     errors: Vec<String>,
     /// The sub-agents the run started, with their figures.
     sub_agents: Vec<SubAgentResult>,
+    /// A run in plan mode: whether its plan was approved (never, without
+    /// a UI); `None` outside plan mode.
+    plan_approved: Option<bool>,
+    /// The model as the status line names it (`provider/model`, or the
+    /// name a local server serves it under).
+    model: String,
 }
 
 impl Default for Outcome {
@@ -83,6 +91,8 @@ impl Default for Outcome {
             denials: Vec::new(),
             errors: Vec::new(),
             sub_agents: Vec::new(),
+            plan_approved: None,
+            model: String::new(),
         }
     }
 }
@@ -138,6 +148,7 @@ struct Printer {
     format: OutputFormat,
     outcome: Outcome,
     agents: SubAgents,
+    plan: PlanWatch,
 }
 
 impl Printer {
@@ -146,6 +157,7 @@ impl Printer {
             format,
             outcome: Outcome::default(),
             agents: SubAgents::default(),
+            plan: PlanWatch::default(),
         }
     }
 
@@ -157,13 +169,16 @@ impl Printer {
             let _ = writeln!(out, "{}", serde_json::to_string(&event).unwrap_or_default());
             let _ = out.flush();
         }
+        self.plan.on_event(&event);
         match event {
             Event::SessionStarted {
                 offline_demo,
                 state,
                 mode_source,
+                model,
                 ..
             } => {
+                self.outcome.model = model;
                 if offline_demo {
                     let _ = writeln!(err, "{OFFLINE_DEMO_NOTICE}");
                 }
@@ -233,6 +248,11 @@ impl Printer {
                     let _ = writeln!(err, "{line}");
                 }
             }
+            Event::ModelChanged { model, .. } => self.outcome.model = model,
+            // The name a local server serves the configured model under.
+            Event::ServedModelFound { model, served } if model == self.outcome.model => {
+                self.outcome.model = served;
+            }
             // Sent once per model reply, with or without token counts; a
             // sub-agent's requests are added to the total as they come.
             Event::Usage { total, .. } => {
@@ -270,7 +290,7 @@ impl Printer {
             }
             Event::TurnFinished { end, answer } => {
                 self.outcome.end = end;
-                self.outcome.answer = answer;
+                (self.outcome.answer, self.outcome.plan_approved) = self.plan.finish(answer);
                 return true;
             }
             _ => {}
@@ -337,6 +357,8 @@ struct ResultObject<'a> {
     /// The answer.
     result: Option<&'a str>,
     session_id: &'a str,
+    /// The model (`provider/model`), as the terminal UI names it.
+    model: &'a str,
     num_turns: u64,
     duration_ms: u64,
     usage: UsageObject,
@@ -347,6 +369,10 @@ struct ResultObject<'a> {
     /// included); left out when the run started none.
     #[serde(skip_serializing_if = "<[SubAgentResult]>::is_empty")]
     sub_agents: &'a [SubAgentResult],
+    /// A run in plan mode: `false`, and `result` is the plan (nobody
+    /// approves a plan without a UI); left out outside plan mode.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    plan_approved: Option<bool>,
 }
 
 #[derive(Debug, Serialize)]
@@ -366,6 +392,7 @@ fn result_object<'a>(
         is_error: exit_code_of(outcome.end) != exit_code::SUCCESS,
         result: outcome.answer.as_deref(),
         session_id,
+        model: &outcome.model,
         num_turns: outcome.replies,
         duration_ms,
         usage: UsageObject {
@@ -376,6 +403,7 @@ fn result_object<'a>(
         denials: &outcome.denials,
         errors: &outcome.errors,
         sub_agents: &outcome.sub_agents,
+        plan_approved: outcome.plan_approved,
     }
 }
 
@@ -385,6 +413,9 @@ fn finish(session_id: &str, format: OutputFormat, outcome: &Outcome, duration_ms
             if let Some(answer) = &outcome.answer {
                 print_line(answer.trim_end());
             }
+            if outcome.plan_approved == Some(false) && outcome.answer.is_some() {
+                eprintln!("{}", plan_not_approved_line(session_id));
+            }
         }
         OutputFormat::Json | OutputFormat::StreamJson => {
             let result = result_object(session_id, outcome, duration_ms);
@@ -392,6 +423,14 @@ fn finish(session_id: &str, format: OutputFormat, outcome: &Outcome, duration_ms
         }
     }
     exit_code_of(outcome.end)
+}
+
+/// Said on stderr after the plan of a text run.
+fn plan_not_approved_line(session_id: &str) -> String {
+    format!(
+        "zcode: the plan was not approved (a run without a UI cannot approve one); \
+         `zcode --resume {session_id}` goes on from it"
+    )
 }
 
 fn print_line(s: &str) {
@@ -467,6 +506,8 @@ mod tests {
             denials: Vec::new(),
             errors: vec!["stopped after 200 rounds".into()],
             sub_agents: Vec::new(),
+            plan_approved: None,
+            model: "openai/m".into(),
         };
         let value = serde_json::to_value(result_object("sess_1", &outcome, 42)).unwrap();
         assert_eq!(
@@ -477,6 +518,7 @@ mod tests {
                 "is_error": true,
                 "result": "partial",
                 "session_id": "sess_1",
+                "model": "openai/m",
                 "num_turns": 200,
                 "duration_ms": 42,
                 "usage": {"input_tokens": 5, "output_tokens": 2},

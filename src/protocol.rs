@@ -467,6 +467,14 @@ pub enum Event {
         context_window: u64,
         source: String,
     },
+    /// The server serves `model` (`provider/model`, the default name the
+    /// config left) under another name: front ends show `served`
+    /// (`provider/name`, e.g. a llama.cpp server's model file) instead.
+    /// Requests keep the configured name.
+    ServedModelFound {
+        model: String,
+        served: String,
+    },
     /// The project's saved rules, answering `ListProjectRules` or after a
     /// removal (GRANT-4).
     ProjectRules {

@@ -283,6 +283,7 @@ const RESULT_FIELDS: &[&str] = &[
     "is_error",
     "result",
     "session_id",
+    "model",
     "num_turns",
     "duration_ms",
     "usage",
@@ -324,8 +325,11 @@ async fn ux_json_result_has_the_fields_scripts_read() {
     assert_eq!(run.code, Some(0), "{run}");
     let r = json_result(&run);
     let mut want: Vec<String> = RESULT_FIELDS.iter().map(|s| s.to_string()).collect();
+    // A run in plan mode says its plan was not approved.
+    want.push("plan_approved".to_string());
     want.sort();
     assert_eq!(field_names(&r), want, "{r}");
+    assert_eq!(r["plan_approved"], false);
     assert_eq!(r["type"], "result");
     assert_eq!(r["subtype"], "success");
     assert_eq!(r["is_error"], false);

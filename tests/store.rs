@@ -472,16 +472,26 @@ fn store1_sessions_list_newest_updated_first_with_filters() {
     store.append_entry("sess_a", &entry("e1", "hi")).unwrap();
 
     let ids = |v: Vec<zcode::store::SessionRecord>| v.into_iter().map(|s| s.id).collect::<Vec<_>>();
+    // sess_b and sess_c have no message yet: listed only when asked for.
+    let all = SessionFilter {
+        include_empty: true,
+        ..Default::default()
+    };
     assert_eq!(
-        ids(store.list_sessions(&SessionFilter::default(), 10).unwrap()),
+        ids(store.list_sessions(&all, 10).unwrap()),
         ["sess_a", "sess_c", "sess_b"]
     );
     assert_eq!(
-        ids(store.list_sessions(&SessionFilter::default(), 2).unwrap()),
+        ids(store.list_sessions(&all, 2).unwrap()),
         ["sess_a", "sess_c"]
+    );
+    assert_eq!(
+        ids(store.list_sessions(&SessionFilter::default(), 10).unwrap()),
+        ["sess_a"]
     );
     let by_project = SessionFilter {
         project_id: Some("p1"),
+        include_empty: true,
         ..Default::default()
     };
     assert_eq!(
@@ -490,6 +500,7 @@ fn store1_sessions_list_newest_updated_first_with_filters() {
     );
     let by_workspace = SessionFilter {
         workspace: Some("/w2"),
+        include_empty: true,
         ..Default::default()
     };
     assert_eq!(
@@ -500,6 +511,7 @@ fn store1_sessions_list_newest_updated_first_with_filters() {
         project_id: Some("p1"),
         workspace: Some("/w2"),
         include_sub_agents: true,
+        include_empty: true,
     };
     assert!(store.list_sessions(&both, 10).unwrap().is_empty());
 
@@ -525,6 +537,9 @@ fn store1_sessions_equal_updated_at_newest_created_first() {
     let (mut store, _clock) = memory(5);
     for id in ["sess_1", "sess_2", "sess_3"] {
         store.create_session(&new_session(id, "/w", "p")).unwrap();
+        store
+            .append_entry(id, &entry(&format!("{id}_e"), "hi"))
+            .unwrap();
     }
     assert_eq!(
         store
@@ -533,6 +548,67 @@ fn store1_sessions_equal_updated_at_newest_created_first() {
             .unwrap()
             .id,
         "sess_3"
+    );
+}
+
+#[test]
+fn empty_session_is_never_continued_or_listed() {
+    let (mut store, clock) = memory(100);
+    store
+        .create_session(&new_session("sess_talked", "/w", "p"))
+        .unwrap();
+    store
+        .append_entry("sess_talked", &entry("e1", "hi"))
+        .unwrap();
+    // A later start that was left without a word: newer, yet not chosen.
+    clock.set(200);
+    store
+        .create_session(&new_session("sess_empty", "/w", "p"))
+        .unwrap();
+    // A mode change is activity, not a conversation.
+    store
+        .save_execution_state(
+            "sess_empty",
+            "mode1",
+            ExecutionState::new(Mode::Edit, false),
+            None,
+        )
+        .unwrap();
+    assert_eq!(
+        store
+            .latest_session_for_workspace("/w")
+            .unwrap()
+            .unwrap()
+            .id,
+        "sess_talked"
+    );
+    let listed: Vec<_> = store
+        .list_sessions(
+            &SessionFilter {
+                project_id: Some("p"),
+                ..Default::default()
+            },
+            10,
+        )
+        .unwrap()
+        .into_iter()
+        .map(|s| s.id)
+        .collect();
+    assert_eq!(listed, ["sess_talked"]);
+    // Still there for whoever names it.
+    assert!(store.get_session("sess_empty").unwrap().is_some());
+    // Its first message makes it a session like any other.
+    clock.set(300);
+    store
+        .append_entry("sess_empty", &entry("e2", "now"))
+        .unwrap();
+    assert_eq!(
+        store
+            .latest_session_for_workspace("/w")
+            .unwrap()
+            .unwrap()
+            .id,
+        "sess_empty"
     );
 }
 

@@ -21,3 +21,24 @@ fn ux_the_status_line_names_the_workspace_and_branch() {
     let narrow = screen(&m, 70, 12);
     assert!(!narrow.contains("zcode@feature/login"), "{narrow}");
 }
+
+#[test]
+fn llama_cpp_status_line_names_the_served_model() {
+    use support::tui::{event, snapshot};
+    use zcode::protocol::Event;
+    let mut m = Session::new(100, 8)
+        .model("openai/gpt-4.1", "OpenAI")
+        .start();
+    m.workspace = "/home/dev/zcode".into();
+    let served = |model: &str| Event::ServedModelFound {
+        model: model.into(),
+        served: "openai/qwen2.5-coder-7b-q4_k_m.gguf".into(),
+    };
+    // An answer about another model changes nothing.
+    event(&mut m, served("openai/other"));
+    assert!(screen(&m, 100, 8).contains("openai/gpt-4.1"));
+    event(&mut m, served("openai/gpt-4.1"));
+    let text = screen(&m, 100, 8);
+    assert!(!text.contains("gpt-4.1"), "{text}");
+    snapshot("status_line_served_model_100", text);
+}

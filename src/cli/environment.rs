@@ -2,6 +2,7 @@
 //! the project a directory belongs to.
 
 use super::args::Cli;
+use crate::config::project_root::project_root;
 use crate::config::{Config, project_id, zcode_home};
 use crate::model::select::{select_model, switch_model};
 use crate::permission::mode::ModeChoice;
@@ -50,10 +51,21 @@ impl Environment {
 
     /// Opens the store; the first open after the project ids changed
     /// (GRANT-3) also moves memory directories and says once what it could
-    /// not carry over.
+    /// not carry over. Earlier projects inside the current directory's
+    /// repository are carried over to its root's (see [`Self::open_store_in`]).
     pub fn open_store(&self) -> anyhow::Result<Store> {
+        self.open_store_in(None)
+    }
+
+    /// [`Self::open_store`] for the project of `cwd` (else the current
+    /// directory): what subdirectories of its repository saved as projects
+    /// of their own moves to the repository root's project, once.
+    pub fn open_store_in(&self, cwd: Option<&Path>) -> anyhow::Result<Store> {
         let mut store = Store::open(default_db_path(&self.home))?;
         carry_over_project_ids(&self.home, &mut store);
+        if let Ok(project) = Project::resolve(cwd) {
+            carry_over_into_root(&self.home, &mut store, &project);
+        }
         Ok(store)
     }
 
@@ -110,6 +122,12 @@ impl Environment {
         headless: bool,
     ) -> anyhow::Result<RuntimeSetup> {
         let project = Project::resolve(cwd)?;
+        if cwd.is_some() {
+            // The current directory's was carried when the store opened.
+            if let Ok(mut store) = Store::open(default_db_path(&self.home)) {
+                carry_over_into_root(&self.home, &mut store, &project);
+            }
+        }
         let model = select_model(&self.config, |k| std::env::var(k).ok(), model_ref)?;
         let env = |k: &str| std::env::var(k).ok();
         let mcp = crate::mcp::McpSetup::load(&self.config.mcp_servers, &project.workspace, &env);
@@ -192,9 +210,66 @@ fn carry_over_project_ids(home: &Path, store: &mut Store) {
     }
 }
 
-/// A project directory: its canonical path and the id its rules are kept under.
+/// Earlier projects inside `project`'s repository move to its root's
+/// (GRANT-3): their saved rules and last mode, their sessions, and a
+/// memory directory when the root has none yet. Told once, on stderr.
+/// Best effort: a failure never keeps zcode from starting.
+fn carry_over_into_root(home: &Path, store: &mut Store, project: &Project) {
+    let home_dir = user_home();
+    let belongs = |dir: &Path| {
+        std::fs::canonicalize(dir)
+            .is_ok_and(|d| project_root(&d, home_dir.as_deref()) == project.root)
+    };
+    let carried =
+        match store.carry_over_into_root(&project.root, &project.id, &project.workspace, belongs) {
+            Ok(carried) => carried,
+            Err(e) => {
+                eprintln!("zcode: warning: {e}");
+                return;
+            }
+        };
+    for done in carried {
+        let from = home.join("projects").join(&done.old_id).join("memory");
+        let to = project.memory_dir(home);
+        if from.is_dir() && !to.exists() {
+            let moved = to
+                .parent()
+                .map_or(Ok(()), std::fs::create_dir_all)
+                .and_then(|()| std::fs::rename(&from, &to));
+            if let Err(e) = moved {
+                eprintln!(
+                    "zcode: warning: cannot move {} to {}: {e}",
+                    from.display(),
+                    to.display()
+                );
+            }
+        }
+        eprintln!(
+            "zcode: note: {} is now part of the project at the repository root {}: \
+             its {} saved setting(s) and {} session(s) were carried over.",
+            done.directory,
+            project.root.display(),
+            done.settings,
+            done.sessions
+        );
+    }
+}
+
+/// The user's home directory, canonical, when known.
+fn user_home() -> Option<PathBuf> {
+    std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .and_then(|h| std::fs::canonicalize(h).ok())
+}
+
+/// A project: the directory zcode works in and the directory (and id) its
+/// rules, sessions, memory and last mode are kept under (GRANT-3).
 pub struct Project {
+    /// The canonical start directory (or `--cd`): what tools may reach.
     pub workspace: PathBuf,
+    /// The root of the git work tree holding `workspace`, else `workspace`.
+    pub root: PathBuf,
+    /// The project id of `root`.
     pub id: String,
 }
 
@@ -209,8 +284,13 @@ impl Project {
         if !workspace.is_dir() {
             anyhow::bail!("{} is not a directory", workspace.display());
         }
-        let id = project_id(&workspace);
-        Ok(Self { workspace, id })
+        let root = project_root(&workspace, user_home().as_deref());
+        let id = project_id(&root);
+        Ok(Self {
+            workspace,
+            root,
+            id,
+        })
     }
 
     /// `$ZCODE_HOME/projects/<projectID>/memory/` (PERM-13).

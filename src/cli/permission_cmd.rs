@@ -61,17 +61,17 @@ pub fn run(
         } => {
             let project = Project::resolve(cwd.cwd.as_deref())?;
             let rule = make_rule(tool, content)?;
-            let mut store = env.open_store()?;
+            let mut store = env.open_store_in(Some(&project.workspace))?;
             let added =
                 store.add_project_rules(&project.id, kind.into(), std::slice::from_ref(&rule))?;
             let kind = RuleKind::from(kind).as_str();
             if added == 0 {
                 outln!(
                     "{kind} {rule} was already saved for {}",
-                    project.workspace.display()
+                    project.root.display()
                 );
             } else {
-                outln!("saved {kind} {rule} for {}", project.workspace.display());
+                outln!("saved {kind} {rule} for {}", project.root.display());
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -83,18 +83,15 @@ pub fn run(
         } => {
             let project = Project::resolve(cwd.cwd.as_deref())?;
             let rule = make_rule(tool, content)?;
-            let mut store = env.open_store()?;
+            let mut store = env.open_store_in(Some(&project.workspace))?;
             let kind_name = RuleKind::from(kind).as_str();
             if store.remove_project_rule(&project.id, kind.into(), &rule)? {
-                outln!(
-                    "removed {kind_name} {rule} from {}",
-                    project.workspace.display()
-                );
+                outln!("removed {kind_name} {rule} from {}", project.root.display());
                 Ok(ExitCode::SUCCESS)
             } else {
                 anyhow::bail!(
                     "no saved {kind_name} rule {rule} for {} (see `zcode permission list`)",
-                    project.workspace.display()
+                    project.root.display()
                 )
             }
         }
@@ -133,8 +130,8 @@ fn check(
     if !input.is_object() {
         anyhow::bail!("--input must be a JSON object, e.g. '{{\"command\":\"git status\"}}'");
     }
-    let store = env.open_store()?;
-    let project_rules = ProjectRules::load(&store, &project.id, &project.workspace)?.applied();
+    let store = env.open_store_in(Some(&project.workspace))?;
+    let project_rules = ProjectRules::load(&store, &project.id, &project.root)?.applied();
     // The same starting state an interactive session here would get (EXEC-6).
     let mut state: ExecutionState = starting_state(StartingModeSources {
         explicit: mode,
@@ -188,8 +185,8 @@ fn list(
     as_json: bool,
     lists: &ToolLists,
 ) -> anyhow::Result<ExitCode> {
-    let store = env.open_store()?;
-    let loaded = ProjectRules::load(&store, &project.id, &project.workspace)?;
+    let store = env.open_store_in(Some(&project.workspace))?;
+    let loaded = ProjectRules::load(&store, &project.id, &project.root)?;
     let mut listed = loaded.listed();
     listed.extend(entries(RuleSource::UserConfig, &env.config.permission));
     listed.extend(tool_list_entries(lists));
@@ -304,8 +301,8 @@ fn listed_entries(
 /// `zcode permission trust`: trusts each settings file as it is now and
 /// shows the allow rules that now apply.
 fn trust(env: &Environment, project: &Project) -> anyhow::Result<ExitCode> {
-    let mut store = env.open_store()?;
-    let loaded = ProjectRules::load(&store, &project.id, &project.workspace)?;
+    let mut store = env.open_store_in(Some(&project.workspace))?;
+    let loaded = ProjectRules::load(&store, &project.id, &project.root)?;
     if loaded.files.is_empty() {
         outln!(
             "{} has no .zcode/settings.json, .claude/settings.json or .claude/settings.local.json: nothing to trust.",
@@ -330,7 +327,7 @@ fn trust(env: &Environment, project: &Project) -> anyhow::Result<ExitCode> {
 }
 
 fn untrust(env: &Environment, project: &Project) -> anyhow::Result<ExitCode> {
-    let mut store = env.open_store()?;
+    let mut store = env.open_store_in(Some(&project.workspace))?;
     let mut any = false;
     for file in SettingsFile::ALL {
         any |= trust::untrust(&mut store, &project.id, file)?;

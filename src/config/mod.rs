@@ -11,6 +11,7 @@ mod file;
 pub mod home;
 pub mod hooks;
 pub mod project_id;
+pub mod project_root;
 
 use std::io;
 use std::path::{Path, PathBuf};

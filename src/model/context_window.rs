@@ -7,7 +7,13 @@
 //! trained with, which the server may not have been started with).
 //!
 //! A server that says nothing leaves the window unknown; nothing guesses
-//! one. Both endpoints are asked at once, each answer within
+//! one.
+//!
+//! The same `/v1/models` answer names the model a local server serves: a
+//! provider left at the default model name (`gpt-4.1`) on a server that is
+//! not OpenAI's (a llama.cpp server behind `OPENAI_BASE_URL`) is shown with
+//! the name of the one model the server lists. The name is for people; the
+//! requests keep the configured id. Both endpoints are asked at once, each answer within
 //! [`LOOKUP_TIMEOUT`]; dropping the future drops both requests. Answers
 //! (found or not) are kept for the rest of the process.
 
@@ -17,6 +23,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use crate::config::catalog::OPENAI_DEFAULT_MODEL;
 use crate::config::{Provider, ProviderKind};
 
 /// Longest wait for either endpoint, the connection included.
@@ -41,6 +48,17 @@ pub struct WindowLookup {
     pub props_url: String,
     pub models_url: String,
     headers: Vec<(&'static str, String)>,
+    /// The configured name is only the default: ask for the served one.
+    wants_served_name: bool,
+}
+
+/// What one lookup found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LookupAnswer {
+    pub window: Option<FoundWindow>,
+    /// The name the server serves the model under, when asked for and
+    /// different from the configured one.
+    pub served_name: Option<String>,
 }
 
 /// Without the header values: they hold the API key.
@@ -52,6 +70,7 @@ impl std::fmt::Debug for WindowLookup {
             .field("props_url", &self.props_url)
             .field("models_url", &self.models_url)
             .field("headers", &names)
+            .field("wants_served_name", &self.wants_served_name)
             .finish()
     }
 }
@@ -90,7 +109,16 @@ impl WindowLookup {
             props_url: format!("{root}/props"),
             models_url,
             headers,
+            wants_served_name: provider.kind == ProviderKind::Openai
+                && model_id == OPENAI_DEFAULT_MODEL
+                && !is_openai_api(&provider.base_url),
         }
+    }
+
+    /// Whether the lookup also asks which model the server serves: the
+    /// configured name is the default and the server is not OpenAI's.
+    pub fn wants_served_name(&self) -> bool {
+        self.wants_served_name
     }
 
     fn cache_key(&self) -> String {
@@ -99,26 +127,35 @@ impl WindowLookup {
 
     /// The answer of an earlier lookup in this process, if there was one.
     pub fn cached(&self) -> Option<Option<FoundWindow>> {
-        lock(cache()).get(&self.cache_key()).copied()
+        lock(cache())
+            .get(&self.cache_key())
+            .map(|answer| answer.window)
     }
 
     /// Asks the server (or the cache). `None`: the server does not say.
     /// Takes at most about [`LOOKUP_TIMEOUT`].
     pub async fn run(&self) -> Option<FoundWindow> {
-        if let Some(known) = self.cached() {
-            return known;
+        self.run_full().await.window
+    }
+
+    /// [`Self::run`], with the served model's name when asked for.
+    pub async fn run_full(&self) -> LookupAnswer {
+        if let Some(known) = lock(cache()).get(&self.cache_key()) {
+            return known.clone();
         }
         let found = self.ask().await;
-        lock(cache()).insert(self.cache_key(), found);
+        lock(cache()).insert(self.cache_key(), found.clone());
         found
     }
 
-    async fn ask(&self) -> Option<FoundWindow> {
-        let client = reqwest::Client::builder()
+    async fn ask(&self) -> LookupAnswer {
+        let Ok(client) = reqwest::Client::builder()
             .connect_timeout(LOOKUP_TIMEOUT)
             .timeout(LOOKUP_TIMEOUT)
             .build()
-            .ok()?;
+        else {
+            return LookupAnswer::default();
+        };
         let (props, models) = tokio::join!(
             self.get_json(&client, &self.props_url),
             self.get_json(&client, &self.models_url)
@@ -139,7 +176,13 @@ impl WindowLookup {
                     source: "/v1/models",
                 })
         };
-        from_props.or_else(from_models)
+        LookupAnswer {
+            window: from_props.or_else(from_models),
+            served_name: models
+                .as_ref()
+                .filter(|_| self.wants_served_name)
+                .and_then(|m| served_model_name(m, &self.model_id)),
+        }
     }
 
     /// The JSON body of a 2xx answer; `None` for anything else.
@@ -164,8 +207,8 @@ impl WindowLookup {
     }
 }
 
-fn cache() -> &'static Mutex<HashMap<String, Option<FoundWindow>>> {
-    static CACHE: OnceLock<Mutex<HashMap<String, Option<FoundWindow>>>> = OnceLock::new();
+fn cache() -> &'static Mutex<HashMap<String, LookupAnswer>> {
+    static CACHE: OnceLock<Mutex<HashMap<String, LookupAnswer>>> = OnceLock::new();
     CACHE.get_or_init(Default::default)
 }
 
@@ -182,6 +225,49 @@ fn tokens(v: Option<&Value>) -> Option<u64> {
             .map(|f| f as u64)
     })?;
     (1..=MAX_WINDOW).contains(&n).then_some(n)
+}
+
+/// Longest served name shown.
+const MAX_SERVED_NAME: usize = 120;
+
+/// `base_url` is OpenAI's own API (where the default name is the model).
+fn is_openai_api(base_url: &str) -> bool {
+    url::Url::parse(base_url)
+        .ok()
+        .and_then(|u| {
+            u.host_str()
+                .map(|h| h.eq_ignore_ascii_case("api.openai.com"))
+        })
+        .unwrap_or(false)
+}
+
+/// The name a one-model server (llama.cpp) lists its model under, when it
+/// is not `model_id`: the entry's `id` (a file path shortened to the file's
+/// name). `None` for a list of several models, one naming `model_id`, or a
+/// name that is empty, too long or holds control characters.
+pub fn served_model_name(models: &Value, model_id: &str) -> Option<String> {
+    let list = models
+        .get("data")
+        .or_else(|| models.get("models"))
+        .and_then(Value::as_array)?;
+    let [only] = list.as_slice() else {
+        return None;
+    };
+    let id = ["id", "model", "name"]
+        .iter()
+        .find_map(|k| only.get(*k).and_then(Value::as_str))?
+        .trim();
+    // llama.cpp names a model by the path it was loaded from.
+    let name = if id.starts_with('/') || id.starts_with("./") || id.ends_with(".gguf") {
+        id.rsplit('/').next().unwrap_or(id)
+    } else {
+        id
+    };
+    let usable = !name.is_empty()
+        && name != model_id
+        && name.chars().count() <= MAX_SERVED_NAME
+        && !name.chars().any(char::is_control);
+    usable.then(|| name.to_string())
 }
 
 /// llama.cpp's `/props`: `default_generation_settings.n_ctx` (the context
@@ -255,6 +341,53 @@ mod tests {
         assert_eq!(window_from_models(&router, "o/m"), Some(65536));
         assert_eq!(window_from_models(&json!({"data": []}), "x"), None);
         assert_eq!(window_from_models(&json!([]), "x"), None);
+    }
+
+    #[test]
+    fn served_name_is_the_only_model_listed() {
+        let llama =
+            json!({"object": "list", "data": [{"id": "/models/qwen2.5-coder-7b-q4_k_m.gguf"}]});
+        assert_eq!(
+            served_model_name(&llama, "gpt-4.1").as_deref(),
+            Some("qwen2.5-coder-7b-q4_k_m.gguf")
+        );
+        let alias = json!({"data": [{"id": "ggml-org/gemma-3-1b-it-GGUF"}]});
+        assert_eq!(
+            served_model_name(&alias, "gpt-4.1").as_deref(),
+            Some("ggml-org/gemma-3-1b-it-GGUF")
+        );
+        assert_eq!(
+            served_model_name(&json!({"data": [{"id": "gpt-4.1"}]}), "gpt-4.1"),
+            None
+        );
+        let two = json!({"data": [{"id": "a"}, {"id": "b"}]});
+        assert_eq!(served_model_name(&two, "gpt-4.1"), None);
+        assert_eq!(
+            served_model_name(&json!({"data": [{"id": "x\u{1b}[2J"}]}), "m"),
+            None
+        );
+        assert_eq!(served_model_name(&json!({"data": [{"id": ""}]}), "m"), None);
+        assert_eq!(served_model_name(&json!({"data": []}), "m"), None);
+    }
+
+    #[test]
+    fn served_name_is_asked_only_for_the_default_name_off_openai() {
+        let provider = |base: &str, kind| Provider {
+            id: "openai".into(),
+            name: "OpenAI".into(),
+            kind,
+            base_url: base.into(),
+            api_key_env: None,
+            api_key_optional: true,
+            models: Vec::new(),
+        };
+        let local = provider("http://127.0.0.1:8080/v1", ProviderKind::Openai);
+        assert!(WindowLookup::new(&local, "gpt-4.1", None).wants_served_name());
+        assert!(!WindowLookup::new(&local, "qwen", None).wants_served_name());
+        let openai = provider("https://api.openai.com/v1", ProviderKind::Openai);
+        assert!(!WindowLookup::new(&openai, "gpt-4.1", None).wants_served_name());
+        let anthropic = provider("http://127.0.0.1:8080", ProviderKind::Anthropic);
+        assert!(!WindowLookup::new(&anthropic, "gpt-4.1", None).wants_served_name());
     }
 
     #[test]

@@ -79,9 +79,11 @@ impl SelectedModel {
         let key = provider
             .api_key(&env)
             .map_err(|e| ProviderError::Config(e.to_string()))?;
-        let window_lookup = context_window
-            .is_none()
-            .then(|| Arc::new(WindowLookup::new(provider, &model_id, key.as_deref())));
+        // Asked when the window is unknown, or when the name is only the
+        // default one and the server can tell the model it serves.
+        let lookup = WindowLookup::new(provider, &model_id, key.as_deref());
+        let window_lookup =
+            (context_window.is_none() || lookup.wants_served_name()).then(|| Arc::new(lookup));
         Ok(SelectedModel {
             provider: build_provider(provider, &env, settings)?,
             provider_id: provider.id.clone(),

@@ -3,7 +3,9 @@
 //! model the config does not describe.
 //!
 //! The window lookup runs beside the session from its start (and after a
-//! `/model` switch), without holding up the first screen. A request made
+//! `/model` switch), without holding up the first screen. It also learns
+//! the name a local server serves a default-named model under, which
+//! front ends then show (`ServedModelFound`). A request made
 //! while it runs waits for it, at most the lookup's own bound
 //! ([`crate::model::context_window::LOOKUP_TIMEOUT`]): the window decides
 //! the prompt (the small_window module) and compaction.
@@ -15,6 +17,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::core::{SessionCore, WindowLookupTask, lock};
 use crate::model::RetryObserver;
+use crate::model::context_window::{LookupAnswer, WindowLookup};
 use crate::model::select::SelectedModel;
 use crate::protocol::Event;
 
@@ -52,7 +55,7 @@ pub fn start_window_lookup(core: &Arc<SessionCore>) {
     let Some(lookup) = model.window_lookup.clone() else {
         return;
     };
-    if model.context_window.is_some() {
+    if model.context_window.is_some() && !lookup.wants_served_name() {
         return;
     }
     let (running, watcher) = watch::channel(true);
@@ -63,31 +66,52 @@ pub fn start_window_lookup(core: &Arc<SessionCore>) {
     });
     let core = Arc::downgrade(core);
     tokio::spawn(async move {
-        let found = tokio::select! {
-            _ = cancel.cancelled() => None,
-            found = lookup.run() => found,
+        let answer = tokio::select! {
+            _ = cancel.cancelled() => Default::default(),
+            answer = lookup.run_full() => answer,
         };
-        if let (Some(found), Some(core)) = (found, core.upgrade()) {
-            let label = {
-                let mut current = lock(&core.model);
-                let same = current
-                    .window_lookup
-                    .as_ref()
-                    .is_some_and(|l| Arc::ptr_eq(l, &lookup));
-                if !same {
-                    return;
-                }
-                current.context_window = Some(found.tokens);
-                format!("{}/{}", current.provider_id, current.model_id)
-            };
-            core.emit(Event::ContextWindowFound {
-                model: label,
-                context_window: found.tokens,
-                source: found.source.to_string(),
-            });
+        if let Some(core) = core.upgrade() {
+            apply_lookup_answer(&core, &lookup, answer);
         }
         let _ = running.send(false);
     });
+}
+
+/// Applies what the server said, if the model is still the one it was
+/// asked for: a window the config did not give, then the served name.
+fn apply_lookup_answer(core: &SessionCore, lookup: &Arc<WindowLookup>, answer: LookupAnswer) {
+    let (provider, label, window) = {
+        let mut current = lock(&core.model);
+        let same = current
+            .window_lookup
+            .as_ref()
+            .is_some_and(|l| Arc::ptr_eq(l, lookup));
+        if !same {
+            return;
+        }
+        let window = answer.window.filter(|_| current.context_window.is_none());
+        if let Some(found) = window {
+            current.context_window = Some(found.tokens);
+        }
+        (
+            current.provider_id.clone(),
+            format!("{}/{}", current.provider_id, current.model_id),
+            window,
+        )
+    };
+    if let Some(found) = window {
+        core.emit(Event::ContextWindowFound {
+            model: label.clone(),
+            context_window: found.tokens,
+            source: found.source.to_string(),
+        });
+    }
+    if let Some(name) = answer.served_name {
+        core.emit(Event::ServedModelFound {
+            served: format!("{provider}/{name}"),
+            model: label,
+        });
+    }
 }
 
 /// Waits (cancellably) for a lookup under way, so that the request is

@@ -14,6 +14,7 @@ mod input_queue;
 mod lock_holder;
 mod open;
 mod project_ids;
+mod project_roots;
 mod question_timers;
 mod session_lock;
 mod sessions;
@@ -28,6 +29,7 @@ pub use input_queue::{InputStatus, QueuedInput};
 pub use lock_holder::{HolderRecord, LockHolder, STALE_AFTER_MS};
 pub use open::{BUSY_TIMEOUT, SCHEMA_VERSION, default_db_path};
 pub use project_ids::ProjectIdCarryOver;
+pub use project_roots::CarriedProject;
 pub use question_timers::{NAMESPACE_QUESTION_TIMERS, SCOPE_SESSION, TimerRecord, TimerState};
 pub use sessions::{NewSession, SessionFilter, SessionRecord};
 pub use settings::{

@@ -104,7 +104,7 @@ pub(super) fn migrate(conn: &Connection) -> rusqlite::Result<()> {
 
 /// Moves every project setting of `old_id` to `new_id`. A setting the new
 /// id already has wins, except the rule sets, which are merged.
-fn move_settings(conn: &Connection, old_id: &str, new_id: &str) -> rusqlite::Result<()> {
+pub(super) fn move_settings(conn: &Connection, old_id: &str, new_id: &str) -> rusqlite::Result<()> {
     let old_rules = ruleset(conn, old_id)?;
     let new_rules = ruleset(conn, new_id)?;
     if let (Some(old), Some(mut merged)) = (old_rules, new_rules) {

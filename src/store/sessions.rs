@@ -39,7 +39,16 @@ pub struct SessionFilter<'a> {
     /// Sub-agents' sessions too (they are listed under their parent's
     /// only when asked for).
     pub include_sub_agents: bool,
+    /// Sessions nobody has sent a message in yet, too. A front end that
+    /// starts and is left without a word leaves one behind; it is never
+    /// listed, continued or offered to resume unless asked for.
+    pub include_empty: bool,
 }
+
+/// The condition a session with a conversation meets: at least one user
+/// message (a fork copies its parent's, a compaction keeps them).
+const HAS_MESSAGE: &str = "EXISTS (SELECT 1 FROM session_entries e
+     WHERE e.session_id = sessions.id AND e.kind = 'user_message')";
 
 const COLUMNS: &str =
     "id, workspace, project_id, title, model, mode, plan_enabled, created_at, updated_at";
@@ -215,13 +224,16 @@ impl Store {
             if !filter.include_sub_agents {
                 conditions.push("id NOT IN (SELECT session_id FROM sub_agent)".to_string());
             }
+            if !filter.include_empty {
+                conditions.push(HAS_MESSAGE.to_string());
+            }
             let where_clause = if conditions.is_empty() {
                 String::new()
             } else {
                 format!("WHERE {}", conditions.join(" AND "))
             };
             args.push(SqlValue::Integer(sql_limit(limit)));
-            // At most eight distinct statements, so the statement cache holds them.
+            // At most sixteen distinct statements, so the statement cache holds them.
             let sql = format!(
                 "SELECT {COLUMNS} FROM sessions {where_clause}
                  ORDER BY updated_at DESC, rowid DESC LIMIT ?{}",

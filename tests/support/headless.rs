@@ -168,14 +168,17 @@ impl Harness {
         Store::open(default_db_path(self.home())).expect("the run created the database")
     }
 
-    /// Every session, most recently updated first.
+    /// Every session (those nobody wrote in yet too), most recently
+    /// updated first.
     pub fn sessions(&self) -> Vec<SessionRecord> {
         if !default_db_path(self.home()).exists() {
             return Vec::new();
         }
-        self.store()
-            .list_sessions(&SessionFilter::default(), 100)
-            .unwrap()
+        let every = SessionFilter {
+            include_empty: true,
+            ..SessionFilter::default()
+        };
+        self.store().list_sessions(&every, 100).unwrap()
     }
 
     pub fn entries(&self, session_id: &str) -> Vec<EntryRecord> {

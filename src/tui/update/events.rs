@@ -283,6 +283,15 @@ pub(super) fn on_event(model: &mut Model, event: Event) {
                 model.context_window = context_window;
             }
         }
+        // The status line names the model the server serves.
+        Event::ServedModelFound {
+            model: label,
+            served,
+        } => {
+            if label == model.model_label {
+                model.model_label = served;
+            }
+        }
         Event::ProjectRules { rules } => {
             let selected = model.picker.as_ref().map_or(0, |p| p.selected);
             let mut picker = Picker::rules(rules);
