@@ -314,3 +314,54 @@ async fn team_rules_session_asks_until_trusted_and_again_after_a_change() {
     h.turn_finished().await;
     h.shutdown().await;
 }
+
+/// Started in a subdirectory of a git work tree, the project is the
+/// repository root: its checked-in settings files apply there too, in
+/// `permission check`, in a headless run and in the session's own checks.
+#[tokio::test(flavor = "multi_thread")]
+async fn team_rules_apply_when_started_in_a_subdirectory_of_the_repository() {
+    let h = Harness::new();
+    let git = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(h.project())
+        .status()
+        .expect("git runs");
+    assert!(git.success());
+    std::fs::create_dir_all(h.project().join("sub")).unwrap();
+    write_settings(&h, ".zcode/settings.json", &team_file());
+    let run = h
+        .run(
+            &[
+                "-C",
+                "sub",
+                "permission",
+                "check",
+                "--tool",
+                "Bash",
+                "--input",
+                r#"{"command":"rm -r build"}"#,
+                "--mode",
+                "yolo",
+            ],
+            &[],
+        )
+        .await;
+    assert_eq!(run.code, Some(0), "{run}");
+    let v: Value = serde_json::from_str(&run.stdout).expect("check prints JSON");
+    assert_eq!(decided(&v).0, "deny", "{v}");
+    // The runtime reads the same file for each call.
+    std::fs::write(h.project().join("sub/victim"), "x").unwrap();
+    let server = FakeModelServer::start().await;
+    let input = json!({ "command": "rm victim" }).to_string();
+    server.enqueue_all([
+        Reply::sse(sse::openai_tool_calls("", &[("c1", "Bash", &input)])),
+        Reply::sse(sse::openai_text("Done.")),
+    ]);
+    let run = h
+        .run(
+            &["-C", "sub", "-p", "go", "--output-format", "json"],
+            &openai_env(&server),
+        )
+        .await;
+    assert!(h.project().join("sub/victim").exists(), "{run}");
+}

@@ -39,7 +39,11 @@ pub fn run(
     // Never trusted here: the allow rules of an untrusted settings file are
     // left out, and stderr says so in every output format. A broken file
     // denies every call (the runtime reads the files for each).
-    match ProjectRules::load(&store, &setup.project_id, &setup.workspace) {
+    match ProjectRules::load(
+        &store,
+        &setup.project_id,
+        &crate::config::project_root::project_root_of(&setup.workspace),
+    ) {
         Ok(rules) => {
             if let Some(notice) = rules.untrusted_notice(TRUST_COMMAND) {
                 eprintln!("zcode: {notice}");

@@ -24,6 +24,15 @@ use std::path::{Path, PathBuf};
 /// The `.git` files are tiny; anything bigger is not one.
 const MAX_GITDIR_FILE: u64 = 4096;
 
+/// The project root of the canonical directory `start`, with the user's
+/// home directory read from `$HOME`.
+pub fn project_root_of(start: &Path) -> PathBuf {
+    let home = std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .and_then(|h| std::fs::canonicalize(h).ok());
+    project_root(start, home.as_deref())
+}
+
 /// The project root of the canonical directory `start`; `home` is the
 /// user's home directory, canonical (`None`: unknown).
 pub fn project_root(start: &Path, home: Option<&Path>) -> PathBuf {

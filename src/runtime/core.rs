@@ -62,6 +62,9 @@ pub struct SessionCore {
     pub sub_agents: std::sync::OnceLock<Arc<dyn crate::tools::agent::SubAgentRunner>>,
     pub session_id: String,
     pub workspace: PathBuf,
+    /// The root of the git work tree holding `workspace` (else `workspace`):
+    /// where the checked-in settings files are read.
+    pub project_root: PathBuf,
     pub project_id: String,
     /// Swapped by `/model`; read once per request through [`Self::model`].
     pub model: Mutex<SelectedModel>,

@@ -96,7 +96,7 @@ fn announce_project_settings(core: &SessionCore) {
     let loaded = crate::project_settings::ProjectRules::load(
         &self::core::lock(&core.store),
         &core.project_id,
-        &core.workspace,
+        &core.project_root,
     );
     match loaded {
         Ok(rules) => {
@@ -168,6 +168,7 @@ pub fn start(setup: RuntimeSetup, mut store: Store) -> Result<RuntimeHandle, Ses
         sub_agents: Default::default(),
         session_id: session_id.clone(),
         workspace: workspace.clone(),
+        project_root: crate::config::project_root::project_root_of(&workspace),
         project_id: project_id.clone(),
         registry,
         mcp,

@@ -196,7 +196,7 @@ async fn keep_session_lock(core: Arc<SessionCore>) {
 /// GRANT-4: the project's rules, the database's then each settings
 /// file's, allow then ask then deny, with where each comes from.
 fn send_project_rules(core: &SessionCore) {
-    let loaded = ProjectRules::load(&lock(&core.store), &core.project_id, &core.workspace);
+    let loaded = ProjectRules::load(&lock(&core.store), &core.project_id, &core.project_root);
     match loaded {
         Ok(loaded) => {
             let rules = loaded
@@ -221,7 +221,7 @@ fn send_project_rules(core: &SessionCore) {
 fn trust_project_settings(core: &SessionCore) {
     let message = {
         let mut store = lock(&core.store);
-        match ProjectRules::load(&store, &core.project_id, &core.workspace) {
+        match ProjectRules::load(&store, &core.project_id, &core.project_root) {
             Err(e) => Err(format!("could not trust the project settings: {e}")),
             Ok(loaded) if loaded.files.is_empty() => {
                 Ok("this project has no .zcode/settings.json or .claude/settings.json".to_string())

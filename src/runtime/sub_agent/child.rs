@@ -59,6 +59,7 @@ pub(super) fn build(
         sub_agents: Default::default(),
         session_id: info.session_id.clone(),
         workspace: parent.workspace.clone(),
+        project_root: parent.project_root.clone(),
         project_id: parent.project_id.clone(),
         model: Mutex::new(model),
         model_resolver: parent.model_resolver.clone(),

@@ -230,7 +230,7 @@ fn parse_arguments(arguments: &str) -> Result<Value, String> {
 /// since its trust loses its allow rules at once.
 fn project_rules(core: &SessionCore) -> Result<RuleSet, RulesError> {
     let store = lock(&core.store);
-    ProjectRules::load(&store, &core.project_id, &core.workspace).map(|r| r.applied())
+    ProjectRules::load(&store, &core.project_id, &core.project_root).map(|r| r.applied())
 }
 
 /// `check_permission` + overlays with the current rules and state.
