@@ -61,6 +61,7 @@ pub(super) fn on_event(model: &mut Model, event: Event) {
         }
         Event::TurnStarted { text, .. } => {
             model.busy = true;
+            model.retry = None;
             if model.turn_started.is_none() {
                 model.turn_started = model.now;
             }
@@ -295,7 +296,7 @@ pub(super) fn on_event(model: &mut Model, event: Event) {
             delay_ms,
             reason,
         } => push_notice(model, &retry_line(attempt, max_attempts, delay_ms, &reason)),
-        Event::Error { message } => model.cells.push(Cell::Error { text: message }),
+        Event::Error { message } => broken_reply_or_error(model, message),
         Event::SubAgentStarted {
             parent_tool_use_id,
             agent,
@@ -316,7 +317,8 @@ pub(super) fn on_event(model: &mut Model, event: Event) {
             match end {
                 TurnEnd::Interrupted => push_notice(model, "interrupted"),
                 TurnEnd::RoundLimit => push_notice(model, "stopped: tool-call round limit reached"),
-                TurnEnd::Completed | TurnEnd::Stopped | TurnEnd::Failed => {}
+                TurnEnd::Failed => offer_retry(model),
+                TurnEnd::Completed | TurnEnd::Stopped => {}
             }
             // A tool still "running" (or waiting) when its turn ends was cut
             // off.
@@ -490,5 +492,57 @@ fn live_output(model: &mut Model, id: &str, text: &str) {
     match found {
         Some(Cell::Tool { output, .. }) => push_live(output, text),
         _ => model.dirty = false,
+    }
+}
+
+/// How the model layer words a stream that broke off mid-body.
+const STREAM_BROKE: &str = ": the stream broke off";
+
+/// An error. When a reply was streaming, it was cut off: its cursor goes,
+/// a mark says where it ends, and a broken connection is said in plain
+/// words rather than as the transport's error.
+fn broken_reply_or_error(model: &mut Model, message: String) {
+    let streaming = model.cells.rfind_mut(|cell| {
+        matches!(
+            cell,
+            Cell::Assistant {
+                streaming: true,
+                ..
+            }
+        )
+    });
+    let cut = match streaming {
+        Some(Cell::Assistant { streaming, .. }) => {
+            *streaming = false;
+            true
+        }
+        _ => false,
+    };
+    if cut {
+        push_notice(model, REPLY_CUT_OFF);
+    }
+    let text = match (message.contains(STREAM_BROKE), cut) {
+        (true, true) => "The connection to the model broke mid-reply".to_string(),
+        (true, false) => "The connection to the model broke before it replied".to_string(),
+        (false, _) => message,
+    };
+    model.cells.push(Cell::Error { text });
+}
+
+/// What marks a reply that an error cut off.
+pub const REPLY_CUT_OFF: &str = "reply cut off here";
+
+/// The hint after a failed turn.
+pub const RETRY_HINT: &str = "press Enter on an empty prompt to send your message again";
+
+/// A failed turn: Enter on an empty prompt sends its message again.
+fn offer_retry(model: &mut Model) {
+    let last = model.cells.iter().rev().find_map(|cell| match cell {
+        Cell::User { text } => Some(text.clone()),
+        _ => None,
+    });
+    if let Some(text) = last {
+        model.retry = Some(text);
+        push_notice(model, RETRY_HINT);
     }
 }
