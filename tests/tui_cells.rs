@@ -18,9 +18,7 @@ use zcode::tui::widgets::question_panel::{PanelOutcome, QuestionPanel};
 use zcode::tui::{Cmd, Model, Msg, update};
 
 fn session(task: &str) -> Model {
-    let mut m = Session::new(80, 24)
-        .model("local/qwen3", "Local")
-        .start();
+    let mut m = Session::new(80, 24).model("local/qwen3", "Local").start();
     update(&mut m, Msg::Tick(Instant::now()));
     turn_started(&mut m, 1, task);
     m
@@ -79,14 +77,34 @@ fn collapsed_bash_cell_hides_real_output_only() {
         Some(0),
     );
     started(&mut m, "b2", "Bash", json!({"command": "true"}));
-    finished(&mut m, "b2", "Bash", "(no output)\n\nExit code: 0", false, Some(0));
+    finished(
+        &mut m,
+        "b2",
+        "Bash",
+        "(no output)\n\nExit code: 0",
+        false,
+        Some(0),
+    );
     started(&mut m, "b3", "Bash", json!({"command": "make check"}));
-    finished(&mut m, "b3", "Bash", "check failed\n\nExit code: 3", true, Some(3));
+    finished(
+        &mut m,
+        "b3",
+        "Bash",
+        "check failed\n\nExit code: 3",
+        true,
+        Some(3),
+    );
     let screen = screen_of(&m);
-    assert!(screen.contains("└ exit 0 · 3 lines (ctrl+o to expand)"), "{screen}");
+    assert!(
+        screen.contains("└ exit 0 · 3 lines (ctrl+o to expand)"),
+        "{screen}"
+    );
     // Nothing to expand: no hint, and never a hidden "Exit code" line.
     assert!(screen.contains("└ exit 0 · no output "), "{screen}");
-    assert!(screen.contains("└ exit 3 · 1 line (ctrl+o to expand)"), "{screen}");
+    assert!(
+        screen.contains("└ exit 3 · 1 line (ctrl+o to expand)"),
+        "{screen}"
+    );
     assert!(!screen.contains("Compiling"), "collapsed: {screen}");
     assert!(!screen.contains("+1 line"), "{screen}");
     snapshot("cells_bash_collapsed", &screen);
@@ -94,7 +112,10 @@ fn collapsed_bash_cell_hides_real_output_only() {
     let screen = screen_of(&m);
     assert!(screen.contains("Compiling a"), "{screen}");
     assert!(screen.contains("check failed"), "{screen}");
-    assert!(!screen.contains("Exit code: 0"), "said by the summary: {screen}");
+    assert!(
+        !screen.contains("Exit code: 0"),
+        "said by the summary: {screen}"
+    );
     snapshot("cells_bash_expanded", &screen);
 }
 
@@ -153,7 +174,14 @@ fn live_bash_output_shows_the_last_lines_while_it_runs() {
     assert!(!screen.contains("case_8 "), "only the last lines: {screen}");
     snapshot("cells_bash_live_output", &screen);
     // The result replaces what arrived while it ran.
-    finished(&mut m, "b1", "Bash", "all passed\n\nExit code: 0", false, Some(0));
+    finished(
+        &mut m,
+        "b1",
+        "Bash",
+        "all passed\n\nExit code: 0",
+        false,
+        Some(0),
+    );
     let screen = screen_of(&m);
     assert!(!screen.contains("case_12"), "{screen}");
     assert!(screen.contains("└ exit 0 · 1 line"), "{screen}");
@@ -173,7 +201,11 @@ fn denial_texts_in_plain_words() {
     let mut m = session("Clean up");
     for (id, rule_id, reason) in [
         ("d1", "approval.userDenied", "Denied by the user"),
-        ("d2", "rule.project.deny", "Denied by project rule Bash(rm:*)"),
+        (
+            "d2",
+            "rule.project.deny",
+            "Denied by project rule Bash(rm:*)",
+        ),
     ] {
         started(&mut m, id, "Bash", json!({"command": "rm -rf target"}));
         event(
@@ -358,14 +390,20 @@ fn broken_stream_marks_the_reply_cut_off_and_offers_to_send_again() {
         },
     );
     let screen = screen_of(&m);
-    assert!(!screen.contains('▌'), "no cursor on a cut-off reply: {screen}");
+    assert!(
+        !screen.contains('▌'),
+        "no cursor on a cut-off reply: {screen}"
+    );
     assert!(screen.contains("reply cut off here"), "{screen}");
     assert!(
         screen.contains("The connection to the model broke mid-reply"),
         "{screen}"
     );
     assert!(!screen.contains("error decoding"), "{screen}");
-    assert!(screen.contains("press Enter on an empty prompt"), "{screen}");
+    assert!(
+        screen.contains("press Enter on an empty prompt"),
+        "{screen}"
+    );
     snapshot("cells_broken_stream", &screen);
     let cmds = update(&mut m, key(KeyCode::Enter));
     assert_eq!(

@@ -21,9 +21,7 @@ use zcode::tui::cells::{Cell, ToolStatus};
 use zcode::tui::{Cmd, Model, Msg, update};
 
 fn tui() -> Model {
-    let mut m = Session::new(100, 40)
-        .model("local/qwen3", "Local")
-        .start();
+    let mut m = Session::new(100, 40).model("local/qwen3", "Local").start();
     update(&mut m, Msg::Tick(Instant::now()));
     m
 }
@@ -132,7 +130,10 @@ async fn resume_shows_failed_command_as_failed() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn resume_shows_plan_sent_back_as_sent_back() {
-    let mut h = Setup::new(Dialect::OpenAi, Mode::Build).plan().start().await;
+    let mut h = Setup::new(Dialect::OpenAi, Mode::Build)
+        .plan()
+        .start()
+        .await;
     let plan = json!({"plan": "# Add the parser\n\n1. Write it"}).to_string();
     h.enqueue_tool_calls(&[("p1", "ExitPlanMode", &plan)]);
     h.enqueue_text("Revising the plan.");
@@ -142,7 +143,10 @@ async fn resume_shows_plan_sent_back_as_sent_back() {
     assert_eq!(cells[0].1, ToolStatus::Failed);
     assert_eq!(cells[0].2, "plan sent back");
     let resumed = screen_of(&resumed_view(&h));
-    assert!(resumed.contains("✗ ExitPlanMode Add the parser"), "{resumed}");
+    assert!(
+        resumed.contains("✗ ExitPlanMode Add the parser"),
+        "{resumed}"
+    );
     h.shutdown().await;
 }
 
@@ -205,8 +209,14 @@ async fn broken_stream_ends_cleanly_with_a_plain_error_and_a_retry() {
         screen.contains("The connection to the model broke mid-reply"),
         "{screen}"
     );
-    assert!(!screen.contains("stream broke off"), "no raw error: {screen}");
-    assert!(screen.contains("press Enter on an empty prompt"), "{screen}");
+    assert!(
+        !screen.contains("stream broke off"),
+        "no raw error: {screen}"
+    );
+    assert!(
+        screen.contains("press Enter on an empty prompt"),
+        "{screen}"
+    );
     let cmds = update(&mut m, key(KeyCode::Enter));
     assert_eq!(
         cmds,

@@ -131,7 +131,11 @@ mod tests {
         assert_eq!(sent.len(), 2);
         assert_eq!(sent[0], "first\n");
         assert!(sent[1].ends_with("line 999\n"));
-        assert!(sent[1].len() <= LIVE_PENDING_MAX, "bounded: {}", sent[1].len());
+        assert!(
+            sent[1].len() <= LIVE_PENDING_MAX,
+            "bounded: {}",
+            sent[1].len()
+        );
         assert!(sent[1].starts_with("line "), "cut at a line start");
     }
 
@@ -143,6 +147,9 @@ mod tests {
         feed.flush(start);
         feed.push(&bytes[3..]);
         feed.flush(start + LIVE_INTERVAL);
-        assert_eq!(*sent.lock().unwrap(), vec!["é".to_string(), "✓".to_string()]);
+        assert_eq!(
+            *sent.lock().unwrap(),
+            vec!["é".to_string(), "✓".to_string()]
+        );
     }
 }

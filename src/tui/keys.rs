@@ -212,10 +212,11 @@ fn question_hints(model: &Model) -> Vec<(&'static str, &'static str)> {
     ]
 }
 
-/// The digit keys that choose among `n` options: `1-3`; `None` for none.
+/// The digit keys that choose among `n` options: `1-3`; `None` where
+/// there is nothing to choose between.
 fn digit_keys(n: usize) -> Option<&'static str> {
-    const KEYS: [&str; 9] = ["1", "1-2", "1-3", "1-4", "1-5", "1-6", "1-7", "1-8", "1-9"];
-    n.checked_sub(1).map(|i| KEYS[i.min(8)])
+    const KEYS: [&str; 8] = ["1-2", "1-3", "1-4", "1-5", "1-6", "1-7", "1-8", "1-9"];
+    n.checked_sub(2).map(|i| KEYS[i.min(7)])
 }
 
 /// Whether the question panel's Other field takes the typing.

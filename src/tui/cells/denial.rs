@@ -113,7 +113,10 @@ mod tests {
             "Bash is turned off by --disallowedTools"
         );
         assert_eq!(
-            denial_words("rule.disallowedTools", "Denied by disallowedTools entry Bash(rm:*)"),
+            denial_words(
+                "rule.disallowedTools",
+                "Denied by disallowedTools entry Bash(rm:*)"
+            ),
             "Denied by rule Bash(rm:*) of --disallowedTools"
         );
         assert_eq!(

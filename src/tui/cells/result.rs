@@ -32,8 +32,16 @@ pub fn finished(tool: &str, output: &str, failed: bool, exit_code: Option<i32>) 
     if tool == crate::tools::bash::NAME
         && let Some(result) = BashResult::parse(output)
     {
+        // A session saved before exit codes were recorded: its result
+        // still says the code.
+        let exit_code = exit_code.or_else(|| result.stated_exit_code());
+        let failed = failed || exit_code.is_some_and(|c| c != 0);
         return Shown {
-            status,
+            status: if failed {
+                ToolStatus::Failed
+            } else {
+                ToolStatus::Done
+            },
             detail: result.summary(exit_code),
             output: result.shown_output(exit_code),
         };
@@ -63,9 +71,13 @@ pub fn finished(tool: &str, output: &str, failed: bool, exit_code: Option<i32>) 
 }
 
 /// Whether a cell's detail is a one-line summary of its output (a
-/// finished Bash command): collapsed, it shows that line alone.
-pub fn summarised(tool: &str, status: ToolStatus) -> bool {
-    tool == crate::tools::bash::NAME && matches!(status, ToolStatus::Done | ToolStatus::Failed)
+/// finished Bash command): collapsed, it shows that line alone. A Bash
+/// result that is no command's (it could not start) has its first line
+/// as the detail, as other tools do.
+pub fn summarised(tool: &str, status: ToolStatus, detail: &str, output: &str) -> bool {
+    tool == crate::tools::bash::NAME
+        && matches!(status, ToolStatus::Done | ToolStatus::Failed)
+        && detail != first_line(output)
 }
 
 /// The detail line of a finished call: its output's first line, after the
@@ -111,6 +123,16 @@ impl<'a> BashResult<'a> {
             .iter()
             .any(|e| ending.starts_with(e))
             .then_some(Self { body, ending })
+    }
+
+    /// The code an `Exit code: N` ending states.
+    fn stated_exit_code(&self) -> Option<i32> {
+        let rest = self.ending.strip_prefix("Exit code: ")?;
+        let digits: String = rest
+            .chars()
+            .take_while(|c| c.is_ascii_digit() || *c == '-')
+            .collect();
+        digits.parse().ok()
     }
 
     fn lines(&self) -> usize {
@@ -195,6 +217,10 @@ mod tests {
         );
         assert_eq!(slow.detail, "timed out · 1 line");
         assert!(slow.output.ends_with("its process group was killed."));
+        // A result saved without its exit code: the ending says it.
+        let old = finished("Bash", "boom\n\nExit code: 2", false, None);
+        assert_eq!(old.status, ToolStatus::Failed);
+        assert_eq!(old.detail, "exit 2 · 1 line");
         // Not a command's result (it never started): its first line.
         let broken = finished("Bash", "Cannot start bash", true, None);
         assert_eq!(broken.detail, "Cannot start bash");

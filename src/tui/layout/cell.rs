@@ -109,7 +109,7 @@ pub fn cell_lines(cell: &Cell, theme: &Theme, width: usize, out: &mut Vec<Line<'
                 )));
             }
             out.push(Line::from(spans));
-            if summarised(tool, *status) {
+            if summarised(tool, *status, detail, output) {
                 summary_lines(detail, output, *expanded, *status, theme, width, out);
                 return;
             }

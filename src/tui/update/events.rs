@@ -203,7 +203,14 @@ pub(super) fn on_event(model: &mut Model, event: Event) {
             exit_code,
         } => {
             let shown = finished(&tool, &output, is_error, exit_code);
-            if !set_tool(model, &call_id, shown.status, shown.detail, shown.output, diff) {
+            if !set_tool(
+                model,
+                &call_id,
+                shown.status,
+                shown.detail,
+                shown.output,
+                diff,
+            ) {
                 super::agents::call_finished(model, &call_id, &output, is_error);
             }
         }
