@@ -270,6 +270,8 @@ fn bench_long_paths(c: &mut Criterion) {
                 output: format!("running 1 test\ntest {i} ... ok"),
                 is_error: false,
                 sub_agent: None,
+                exit_code: None,
+                denial: None,
             },
         })
         .collect();

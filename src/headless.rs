@@ -761,4 +761,18 @@ mod tests {
         let value = serde_json::to_value(result_object("sess_1", &outcome, 1)).unwrap();
         assert!(value.get("sub_agents").is_none(), "{value}");
     }
+
+    #[test]
+    fn live_bash_output_is_ignored_by_text_mode_and_streamed_as_json() {
+        let delta = || Event::ToolOutputDelta {
+            call_id: "c1".into(),
+            text: "building\n".into(),
+        };
+        let (out, err, _) = feed(OutputFormat::Text, vec![delta()]);
+        assert_eq!((out.as_str(), err.as_str()), ("", ""));
+        let (out, _, _) = feed(OutputFormat::StreamJson, vec![delta()]);
+        let line: Value = serde_json::from_str(out.trim()).unwrap();
+        assert_eq!(line["type"], "tool_output_delta");
+        assert_eq!(line["text"], "building\n");
+    }
 }

@@ -304,13 +304,29 @@ pub enum HistoryItem {
         tool: String,
         input: Value,
         output: String,
+        /// Failed as the live session showed it (`ToolCallFinished`'s
+        /// `is_error`): a command that exited non-zero and a plan sent back
+        /// count, though the model read them as plain results.
         is_error: bool,
         /// The sub-agent an Agent call ran, when its record was found.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         sub_agent: Option<Box<SubAgentRecord>>,
+        /// A command's exit code, as `ToolCallFinished` gave it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        exit_code: Option<i32>,
+        /// The call was refused (`ToolCallDenied`): by which rule, and why.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        denial: Option<HistoryDenial>,
     },
     /// Older history was summarised here (RUN-4).
     Summary,
+}
+
+/// A refused call of a resumed conversation: what its `Denial` said.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HistoryDenial {
+    pub rule_id: String,
+    pub reason: String,
 }
 
 /// Runtime → UI.
@@ -370,6 +386,14 @@ pub enum Event {
     /// runs now; `ToolCallFinished` follows.
     ToolCallRunning {
         call_id: String,
+    },
+    /// Output a running call (Bash) produced since its last delta, sent
+    /// while it runs at a bounded rate (coalesced, never per byte); the
+    /// whole output still comes with `ToolCallFinished`. A front end may
+    /// show the last lines and drop the rest.
+    ToolOutputDelta {
+        call_id: String,
+        text: String,
     },
     PermissionRequested {
         request: PermissionRequest,

@@ -193,7 +193,7 @@ async fn appr7_deny_with_feedback_reaches_the_model() {
     assert_eq!(denied[0].rule_id, "approval.userDenied");
     assert_eq!(
         denied[0].reason,
-        "Denied in TUI: use the Write tool instead"
+        "Denied by the user: use the Write tool instead"
     );
     assert_eq!(
         resolutions(&h),

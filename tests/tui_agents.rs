@@ -506,6 +506,8 @@ fn agents_resumed_session_shows_finished_agents() {
                         SubAgentStatus::Completed,
                         "The login is checked in src/auth.rs:42.",
                     ))),
+                    exit_code: None,
+                    denial: None,
                 },
                 HistoryItem::Tool {
                     call_id: "c2".into(),
@@ -519,6 +521,8 @@ fn agents_resumed_session_shows_finished_agents() {
                         SubAgentStatus::Failed,
                         "provider error: HTTP 529",
                     ))),
+                    exit_code: None,
+                    denial: None,
                 },
                 HistoryItem::Assistant {
                     text: "The login is checked in src/auth.rs:42.".into(),

@@ -581,6 +581,8 @@ fn run5_history_event_replays_cells() {
                     output: "\nREADME.md\nsrc".into(),
                     is_error: false,
                     sub_agent: None,
+                    exit_code: None,
+                    denial: None,
                 },
                 HistoryItem::Assistant {
                     text: "Two entries.".into(),

@@ -607,10 +607,10 @@ fn ask6_multi_select_keys_through_update_yield_the_chosen_labels() {
         KeyCode::Char(' '),
         KeyCode::Char('k'),
         KeyCode::Char(' '),
-        KeyCode::Enter,
     ] {
         assert!(update(&mut m, key(k)).is_empty(), "{k:?}");
     }
+    // One question: Enter confirms the choice and submits it.
     let (id, reply) = reply_for(&mut m, key(KeyCode::Enter));
     assert_eq!(id, "perm_q");
     assert_eq!(
@@ -621,10 +621,9 @@ fn ask6_multi_select_keys_through_update_yield_the_chosen_labels() {
 }
 
 #[test]
-fn ask6_skip_then_enter_enter_yields_no_answers() {
+fn ask6_skip_then_enter_yields_no_answers() {
     let mut m = with_requests(vec![question_request(false)]);
     assert!(update(&mut m, key(KeyCode::Char('s'))).is_empty());
-    assert!(update(&mut m, key(KeyCode::Enter)).is_empty());
     let (_, reply) = reply_for(&mut m, key(KeyCode::Enter));
     assert_eq!(answers(&reply), serde_json::json!({}));
 }
@@ -632,8 +631,8 @@ fn ask6_skip_then_enter_enter_yields_no_answers() {
 #[test]
 fn ask6_digit_chooses_and_esc_rejects() {
     let mut m = with_requests(vec![question_request(false)]);
-    assert!(update(&mut m, key(KeyCode::Char('2'))).is_empty());
-    let (_, reply) = reply_for(&mut m, key(KeyCode::Enter));
+    // A single question is submitted by its choice.
+    let (_, reply) = reply_for(&mut m, key(KeyCode::Char('2')));
     assert_eq!(
         answers(&reply),
         serde_json::json!({"Which features?": "Beta"})
@@ -801,8 +800,7 @@ fn ux_paste_reaches_the_question_other_field() {
     assert!(update(&mut m, key(KeyCode::Char('o'))).is_empty());
     assert!(update(&mut m, Msg::Paste("Zeta\r\nnine".into())).is_empty());
     assert!(m.composer.is_empty(), "the paste is not the composer's");
-    // Enter confirms the field and moves to the confirmation page.
-    assert!(update(&mut m, key(KeyCode::Enter)).is_empty());
+    // Enter confirms the field, which answers the only question.
     let (_, reply) = reply_for(&mut m, key(KeyCode::Enter));
     assert_eq!(
         answers(&reply),

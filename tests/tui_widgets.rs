@@ -56,6 +56,11 @@ fn multi() -> Question {
     )
 }
 
+/// A second single-choice question, for the review page of two.
+fn single_other() -> Question {
+    question("Which cache?", "Cache", &["Redis", "None"], false)
+}
+
 fn single() -> Question {
     question(
         "Which database?",
@@ -129,15 +134,7 @@ fn panel_buffer(panel: &QuestionPanel, theme: &Theme) -> Buffer {
 #[test]
 fn multi_select_space_toggles_chosen_labels_in_option_order() {
     let mut panel = QuestionPanel::new(vec![multi()]);
-    let keys = [
-        ch('j'),
-        ch('j'),
-        ch(' '),
-        ch('k'),
-        ch(' '),
-        enter(),
-        enter(),
-    ];
+    let keys = [ch('j'), ch('j'), ch(' '), ch('k'), ch(' '), enter()];
     let outcome = press(&mut panel, &keys);
     assert_eq!(
         outcome,
@@ -147,45 +144,43 @@ fn multi_select_space_toggles_chosen_labels_in_option_order() {
 
 #[test]
 fn skip_on_last_question_stays_until_enter() {
-    let mut panel = QuestionPanel::new(vec![single()]);
-    assert_eq!(press(&mut panel, &[ch('s')]), None);
-    assert_eq!(panel.page(), Page::Question(0));
+    let mut panel = QuestionPanel::new(vec![single(), single_other()]);
+    assert_eq!(press(&mut panel, &[ch('1'), ch('s')]), None);
+    assert_eq!(panel.page(), Page::Question(1));
     assert_eq!(press(&mut panel, &[enter()]), None);
     assert_eq!(panel.page(), Page::Confirm);
     let outcome = press(&mut panel, &[enter()]);
-    assert_eq!(outcome, Some(answers(&[])));
+    assert_eq!(outcome, Some(answers(&[("Which database?", "Postgres")])));
 }
 
 #[test]
-fn skip_enter_enter_on_single_question_yields_empty_map() {
+fn skip_enter_on_single_question_yields_empty_map() {
+    // One question: Enter after skipping it submits, with no review page.
     let mut panel = QuestionPanel::new(vec![single()]);
-    let outcome = press(&mut panel, &[ch('s'), enter(), enter()]);
+    assert_eq!(press(&mut panel, &[ch('s')]), None);
+    let outcome = press(&mut panel, &[enter()]);
     assert_eq!(outcome, Some(answers(&[])));
 }
 
 #[test]
 fn enter_answers_highlighted_single_option() {
     let mut panel = QuestionPanel::new(vec![single()]);
-    let outcome = press(&mut panel, &[key(KeyCode::Down), enter(), enter()]);
+    let outcome = press(&mut panel, &[key(KeyCode::Down), enter()]);
     assert_eq!(outcome, Some(answers(&[("Which database?", "SQLite")])));
 }
 
 #[test]
 fn digit_chooses_single_option_directly() {
+    // A single question is submitted by its choice.
     let mut panel = QuestionPanel::new(vec![single()]);
-    assert_eq!(press(&mut panel, &[ch('3')]), None);
-    assert_eq!(panel.page(), Page::Confirm);
-    let outcome = press(&mut panel, &[enter()]);
+    let outcome = press(&mut panel, &[ch('3')]);
     assert_eq!(outcome, Some(answers(&[("Which database?", "MySQL")])));
 }
 
 #[test]
 fn digits_toggle_multi_select_options() {
     let mut panel = QuestionPanel::new(vec![multi()]);
-    let outcome = press(
-        &mut panel,
-        &[ch('4'), ch('1'), ch('2'), ch('2'), enter(), enter()],
-    );
+    let outcome = press(&mut panel, &[ch('4'), ch('1'), ch('2'), ch('2'), enter()]);
     assert_eq!(
         outcome,
         Some(answers(&[("Which features?", "Alpha, Delta")]))
@@ -208,9 +203,7 @@ fn other_typed_answer_is_the_single_select_answer() {
     keys.push(key(KeyCode::Backspace));
     keys.push(key(KeyCode::Backspace));
     keys.push(enter());
-    assert_eq!(press(&mut panel, &keys), None);
-    assert_eq!(panel.page(), Page::Confirm);
-    let outcome = press(&mut panel, &[enter()]);
+    let outcome = press(&mut panel, &keys);
     assert_eq!(outcome, Some(answers(&[("Which database?", "Redis")])));
 }
 
@@ -219,7 +212,7 @@ fn other_text_in_multi_select_comes_last() {
     let mut panel = QuestionPanel::new(vec![multi()]);
     let mut keys = vec![ch('o')];
     keys.extend("Zeta".chars().map(ch));
-    keys.extend([enter(), ch('2'), enter(), enter()]);
+    keys.extend([enter(), ch('2'), enter()]);
     let outcome = press(&mut panel, &keys);
     assert_eq!(outcome, Some(answers(&[("Which features?", "Beta, Zeta")])));
 }
@@ -259,11 +252,10 @@ fn esc_while_typing_other_only_leaves_the_field() {
 
 #[test]
 fn esc_on_confirmation_page_rejects() {
-    let mut panel = QuestionPanel::new(vec![single()]);
-    assert_eq!(
-        press(&mut panel, &[ch('1'), esc()]),
-        Some(PanelOutcome::Reject)
-    );
+    let mut panel = QuestionPanel::new(vec![single(), single_other()]);
+    assert_eq!(press(&mut panel, &[ch('1'), ch('1')]), None);
+    assert_eq!(panel.page(), Page::Confirm);
+    assert_eq!(press(&mut panel, &[esc()]), Some(PanelOutcome::Reject));
 }
 
 #[test]
@@ -335,7 +327,7 @@ fn confirmation_page_lists_answers_and_skips() {
 #[test]
 fn reply_serializes_as_answers_choice() {
     let mut panel = QuestionPanel::new(vec![single()]);
-    let Some(PanelOutcome::Submit(reply)) = press(&mut panel, &[ch('1'), enter()]) else {
+    let Some(PanelOutcome::Submit(reply)) = press(&mut panel, &[ch('1')]) else {
         panic!("no submit");
     };
     let value = serde_json::to_value(reply).unwrap_or_default();

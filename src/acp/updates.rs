@@ -493,6 +493,8 @@ mod tests {
                 output: "none answered".into(),
                 is_error: false,
                 sub_agent: None,
+                exit_code: None,
+                denial: None,
             }],
         });
         let wire = serde_json::to_value(&updates[0]).unwrap();

@@ -263,6 +263,7 @@ impl SessionCore {
             call_id: String::new(),
             sub_agents: self.sub_agent_runner(),
             client_files: self.client_files.clone(),
+            live_output: None,
         }
     }
 

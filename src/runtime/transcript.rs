@@ -5,7 +5,7 @@
 use super::reminders::is_wrapped;
 use super::tool_pairing::repair_tool_pairing;
 use crate::model::{Message, ToolCall};
-use crate::protocol::HistoryItem;
+use crate::protocol::{HistoryDenial, HistoryItem};
 use crate::store::{EntryRecord, NewEntry, entry_kind};
 use serde_json::{Value, json};
 
@@ -45,6 +45,54 @@ pub fn tool_result_entry(call_id: &str, tool: &str, content: &str, is_error: boo
         entry_kind::TOOL_RESULT,
         json!({ "callId": call_id, "tool": tool, "content": content, "isError": is_error }),
     )
+}
+
+/// How a call's result was shown live, where that can differ from what
+/// the model read (`isError`): a command that exited non-zero and a plan
+/// sent back are plain results to the model but failures to the user; a
+/// refused call shows its denial. Saved with the result so that a resumed
+/// session shows the call as the live one did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ShownResult {
+    pub failed: bool,
+    pub exit_code: Option<i32>,
+    pub denial: Option<HistoryDenial>,
+}
+
+/// [`tool_result_entry`] with how the result was shown live.
+pub fn shown_result_entry(
+    call_id: &str,
+    tool: &str,
+    content: &str,
+    is_error: bool,
+    shown: &ShownResult,
+) -> NewEntry {
+    let mut entry = tool_result_entry(call_id, tool, content, is_error);
+    entry.payload["failed"] = json!(shown.failed);
+    if let Some(code) = shown.exit_code {
+        entry.payload["exitCode"] = json!(code);
+    }
+    if let Some(denial) = &shown.denial {
+        entry.payload["denial"] = json!({ "ruleId": denial.rule_id, "reason": denial.reason });
+    }
+    entry
+}
+
+/// What a saved result says about how it was shown; an entry written
+/// before this was saved falls back to what the model read.
+fn shown_of(p: &Value) -> ShownResult {
+    let is_error = p.get("isError").and_then(Value::as_bool).unwrap_or(false);
+    ShownResult {
+        failed: p.get("failed").and_then(Value::as_bool).unwrap_or(is_error),
+        exit_code: p
+            .get("exitCode")
+            .and_then(Value::as_i64)
+            .and_then(|c| i32::try_from(c).ok()),
+        denial: p.get("denial").map(|d| HistoryDenial {
+            rule_id: text_field(d, "ruleId"),
+            reason: text_field(d, "reason"),
+        }),
+    }
 }
 
 fn text_field(payload: &Value, key: &str) -> String {
@@ -146,6 +194,8 @@ pub fn history_items(entries: &[EntryRecord]) -> Vec<HistoryItem> {
                         output: String::new(),
                         is_error: false,
                         sub_agent: None,
+                        exit_code: None,
+                        denial: None,
                     });
                 }
             }
@@ -156,13 +206,18 @@ pub fn history_items(entries: &[EntryRecord]) -> Vec<HistoryItem> {
                         call_id: id,
                         output,
                         is_error,
+                        exit_code,
+                        denial,
                         ..
-                    } if *id == call_id => Some((output, is_error)),
+                    } if *id == call_id => Some((output, is_error, exit_code, denial)),
                     _ => None,
                 });
-                if let Some((output, is_error)) = result {
+                if let Some((output, is_error, exit_code, denial)) = result {
+                    let shown = shown_of(p);
                     *output = text_field(p, "content");
-                    *is_error = p.get("isError").and_then(Value::as_bool).unwrap_or(false);
+                    *is_error = shown.failed;
+                    *exit_code = shown.exit_code;
+                    *denial = shown.denial;
                 }
             }
             entry_kind::COMPACTION_SUMMARY => items.push(HistoryItem::Summary),

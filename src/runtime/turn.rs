@@ -8,7 +8,9 @@ use super::injection;
 use super::model_events;
 use super::small_window;
 use super::tool_call::{CallOutcome, execute_call};
-use super::transcript::{assistant_entry, new_entry_id, tool_result_entry, user_entry};
+use super::transcript::{
+    assistant_entry, new_entry_id, shown_result_entry, tool_result_entry, user_entry,
+};
 use crate::model::accumulate::ReplyBuilder;
 use crate::model::{AssistantReply, FinishReason, Message, ModelRequest, StreamEvent};
 use crate::protocol::{Event, TurnEnd};
@@ -353,11 +355,12 @@ async fn run_tool_calls(
         };
         for (call, outcome) in group.iter().zip(outcomes) {
             if core
-                .persist(tool_result_entry(
+                .persist(shown_result_entry(
                     &call.id,
                     &call.name,
                     &outcome.content,
                     outcome.is_error,
+                    &outcome.shown,
                 ))
                 .is_err()
             {

@@ -3,6 +3,7 @@
 //! command's process group is killed when its shell exits: nothing it
 //! started outlives it.
 
+use super::bash_live::LiveFeed;
 use super::input::{self, Fields};
 use super::{Tool, ToolContext, ToolOutput};
 use crate::permission::capability::{Capability, RiskLevel, SideEffectScope};
@@ -355,12 +356,27 @@ pub async fn run_command(command: &str, timeout: Duration, ctx: &ToolContext) ->
     let mut output = HeadTail::new(OUTPUT_BUDGET);
     let mut buf = vec![0u8; 16 * 1024];
     let deadline = Instant::now() + timeout;
+    let mut live = ctx
+        .live_output
+        .clone()
+        .map(|sink| LiveFeed::new(sink, Instant::now()));
     let ending = loop {
+        let live_due = live.as_ref().and_then(LiveFeed::due);
         tokio::select! {
             read = read_some(&mut reader, &mut buf) => match read {
-                Some(n) => output.push(&buf[..n]),
+                Some(n) => {
+                    output.push(&buf[..n]);
+                    if let Some(live) = live.as_mut() {
+                        live.push(&buf[..n]);
+                    }
+                }
                 None => reader = None,
             },
+            _ = tokio::time::sleep_until(live_due.unwrap_or(deadline)), if live_due.is_some() => {
+                if let Some(live) = live.as_mut() {
+                    live.flush(Instant::now());
+                }
+            }
             status = child.wait() => match status {
                 Ok(status) => break Ending::Exited(status),
                 Err(e) => {

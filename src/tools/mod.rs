@@ -15,6 +15,7 @@ pub mod agent;
 pub mod ask_user_question;
 pub mod background;
 pub mod bash;
+pub mod bash_live;
 pub mod client_files;
 pub mod compact;
 pub mod diff;
@@ -96,6 +97,9 @@ pub struct ToolContext {
     /// over ACP): Read, Edit and Write go through it for text files.
     /// `None`: the local file system only.
     pub client_files: Option<Arc<dyn ClientFiles>>,
+    /// Where a running command's output goes as it comes (Bash), for the
+    /// front end to show while it runs; `None`: only the result counts.
+    pub live_output: Option<bash_live::LiveOutput>,
 }
 
 /// Decides, while a tool runs, whether it may reach a URL: the same
@@ -144,6 +148,7 @@ impl ToolContext {
             call_id: String::new(),
             sub_agents: None,
             client_files: None,
+            live_output: None,
         }
     }
 

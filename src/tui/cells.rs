@@ -4,8 +4,12 @@
 //! cells there are; reading is through the slice.
 
 mod agent;
+mod denial;
+mod result;
 
 pub use agent::{AgentCell, AgentEntry, AgentGroup};
+pub use denial::denial_words;
+pub use result::{PLAN_SENT_BACK, Shown, finished, summarised};
 use serde_json::Value;
 use std::ops::{Deref, Index, IndexMut};
 use std::slice::SliceIndex;
@@ -278,6 +282,42 @@ pub fn kept_lines(output: &str, max: usize) -> String {
     lines.join("\n")
 }
 
+/// Bytes of a running call's output a cell keeps: its last lines, what
+/// it shows while the call runs.
+pub const LIVE_KEPT_BYTES: usize = 4096;
+
+/// Rows of a running call's output its cell shows.
+pub const LIVE_ROWS: usize = 5;
+
+/// Adds output that arrived while a call runs to the tail its cell keeps:
+/// at most [`LIVE_KEPT_BYTES`], from a line's start where it can; a
+/// carriage return (a progress bar redrawn) starts its line over.
+pub fn push_live(tail: &mut String, text: &str) {
+    for c in text.chars() {
+        match c {
+            '\n' => tail.push('\n'),
+            '\r' => {
+                let start = tail.rfind('\n').map_or(0, |i| i + 1);
+                tail.truncate(start);
+            }
+            '\t' => tail.push_str("    "),
+            c if c.is_control() => {}
+            c => tail.push(c),
+        }
+    }
+    if tail.len() > LIVE_KEPT_BYTES {
+        let mut cut = tail.len() - LIVE_KEPT_BYTES;
+        while !tail.is_char_boundary(cut) {
+            cut += 1;
+        }
+        // From the next line's start when there is one in the kept part.
+        if let Some(nl) = tail[cut..].find('\n') {
+            cut += nl + 1;
+        }
+        tail.drain(..cut);
+    }
+}
+
 /// The first non-empty line of a tool's output, tabs and control
 /// characters made printable, outer whitespace trimmed.
 pub fn first_line(output: &str) -> String {
@@ -327,7 +367,22 @@ pub fn plan_title(plan: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{input_summary, plan_title};
+    use super::{LIVE_KEPT_BYTES, input_summary, plan_title, push_live};
+
+    #[test]
+    fn live_output_tail_is_bounded_and_redraws_on_carriage_return() {
+        let mut tail = String::new();
+        push_live(&mut tail, "building\r 10%\r 50%");
+        push_live(&mut tail, "\r100%\nok\n");
+        assert_eq!(tail, "100%\nok\n");
+        for i in 0..10_000 {
+            push_live(&mut tail, &format!("line {i}\n"));
+        }
+        assert!(tail.len() <= LIVE_KEPT_BYTES);
+        assert!(tail.starts_with("line "), "cut at a line start: {tail:.20}");
+        assert!(tail.ends_with("line 9999\n"));
+    }
+
     use serde_json::json;
 
     #[test]

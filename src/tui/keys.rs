@@ -169,7 +169,8 @@ pub fn hints(focus: Focus, model: &Model) -> Vec<(&'static str, &'static str)> {
         Focus::Question if other_field_open(model) => field_hints("use this answer", false),
         Focus::Feedback(RequestKind::Plan) => field_hints("send the feedback", true),
         Focus::Feedback(_) => field_hints("deny with this feedback", true),
-        Focus::Question | Focus::Approval(_) => request_hints(),
+        Focus::Question => question_hints(model),
+        Focus::Approval(_) => request_hints(model),
         Focus::Picker => match model.picker.as_ref() {
             Some(p) if p.armed.is_some() => vec![("d", "again to remove"), ("esc", "keep it")],
             p => picker_hints(p.is_some_and(|p| p.deletable())),
@@ -184,14 +185,38 @@ pub fn hints(focus: Focus, model: &Model) -> Vec<(&'static str, &'static str)> {
     with_sidebar_hint(model, list)
 }
 
-/// The footer while a request waits.
-fn request_hints() -> Vec<(&'static str, &'static str)> {
+/// The footer while a request waits: the digits its options have.
+fn request_hints(model: &Model) -> Vec<(&'static str, &'static str)> {
+    let options = model
+        .approvals
+        .front()
+        .map_or(0, |r| crate::tui::approval::approval_options(r).len());
+    let mut hints = Vec::new();
+    if let Some(digits) = digit_keys(options) {
+        hints.push((digits, "choose"));
+    }
+    hints.extend([("↑/↓", "move"), ("enter", "confirm"), ("esc", "deny")]);
+    hints
+}
+
+/// The footer while a question waits; its panel lists its own digit keys.
+fn question_hints(model: &Model) -> Vec<(&'static str, &'static str)> {
+    let single = model
+        .panel()
+        .and_then(|p| p.question.as_ref())
+        .is_some_and(|q| q.questions().len() == 1);
     vec![
-        ("1-9", "choose"),
         ("↑/↓", "move"),
-        ("enter", "confirm"),
-        ("esc", "deny"),
+        ("enter", if single { "submit" } else { "next" }),
+        ("esc", "reject"),
     ]
+}
+
+/// The digit keys that choose among `n` options: `1-3`; `None` where
+/// there is nothing to choose between.
+fn digit_keys(n: usize) -> Option<&'static str> {
+    const KEYS: [&str; 8] = ["1-2", "1-3", "1-4", "1-5", "1-6", "1-7", "1-8", "1-9"];
+    n.checked_sub(2).map(|i| KEYS[i.min(7)])
 }
 
 /// Whether the question panel's Other field takes the typing.

@@ -95,6 +95,9 @@ pub struct Model {
     pub context_tokens: u64,
     /// The cells' rows at the transcript's width, kept by `update` (TUI-2).
     pub transcript_layout: TranscriptLayout,
+    /// The message of the last turn, when it failed: Enter on an empty
+    /// prompt sends it again.
+    pub retry: Option<String>,
 }
 
 impl Model {
@@ -140,6 +143,7 @@ impl Model {
             context_window: 0,
             context_tokens: 0,
             transcript_layout: Default::default(),
+            retry: None,
         }
     }
 

@@ -24,9 +24,9 @@ use serde_json::Value;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
-/// The recorded reason of a user's deny; the TUI is the one client that
-/// answers through the channel broker (APPR-7).
-const USER_DENIED_REASON: &str = "Denied in TUI";
+/// The recorded reason of a user's deny (APPR-7), whichever front end
+/// the user answered in.
+const USER_DENIED_REASON: &str = "Denied by the user";
 
 /// The approval's verdict: run with this input, or not.
 pub(super) enum Approval {

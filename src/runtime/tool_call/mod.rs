@@ -11,6 +11,7 @@ mod guard;
 use self::approve::{Approval, ask};
 use self::effects::apply_effects;
 use super::core::{AgentRole, SessionCore, lock};
+use super::transcript::ShownResult;
 use crate::approval::deny_text;
 use crate::approval::url_policy::CallUrlPolicy;
 use crate::config::hooks::HookEvent;
@@ -23,7 +24,7 @@ use crate::permission::read_rules::ReadRuleFilter;
 use crate::permission::rules::RuleSet;
 use crate::permission::service::Evaluation;
 use crate::project_settings::{ProjectRules, RulesError};
-use crate::protocol::{Denial, Event, RequestKind};
+use crate::protocol::{Denial, Event, HistoryDenial, RequestKind};
 use crate::sandbox::SandboxKind;
 use crate::tools::plan_mode;
 use crate::tools::{SessionEffect, Tool, UrlPermission};
@@ -41,6 +42,9 @@ pub struct CallOutcome {
     /// A real user message to add after this turn's tool results (the
     /// feedback on a plan, PLAN-8).
     pub follow_up: Option<String>,
+    /// How the front end was shown the result, saved with it for a resumed
+    /// session to show the same.
+    pub shown: ShownResult,
 }
 
 impl CallOutcome {
@@ -50,6 +54,10 @@ impl CallOutcome {
             is_error: true,
             stop_turn: false,
             follow_up: None,
+            shown: ShownResult {
+                failed: true,
+                ..ShownResult::default()
+            },
         }
     }
 }
@@ -185,6 +193,10 @@ pub async fn execute_call(
                 is_error: false,
                 stop_turn: false,
                 follow_up: Some(feedback),
+                shown: ShownResult {
+                    failed: true,
+                    ..ShownResult::default()
+                },
             }
         }
         Approval::Fails(msg) => finish_error(core, call, msg),
@@ -306,6 +318,7 @@ async fn run_tool(
     ctx.neutralise_git = placement.neutralise_git;
     ctx.read_filter = read_filter(core, tool.as_ref());
     ctx.url_permission = url_permission(core, tool.as_ref());
+    ctx.live_output = Some(live_output(core, &call.id));
     // A panicking or stuck tool is a failed call, not a broken session.
     let mut output = guard::run(tool.as_ref(), input.clone(), &ctx).await;
     // A command may have left processes running in the background.
@@ -346,11 +359,28 @@ async fn run_tool(
     }
     apply_effects(core, announcements);
     CallOutcome {
+        shown: ShownResult {
+            failed: output.failed(),
+            exit_code: output.exit_code,
+            denial: None,
+        },
         content: output.content,
         is_error: output.is_error,
         stop_turn: false,
         follow_up: None,
     }
+}
+
+/// Sends what a running call prints to the front end as it comes.
+fn live_output(core: &SessionCore, call_id: &str) -> crate::tools::bash_live::LiveOutput {
+    let events = core.events.clone();
+    let call_id = call_id.to_string();
+    crate::tools::bash_live::LiveOutput::new(move |text| {
+        let _ = events.send(Event::ToolOutputDelta {
+            call_id: call_id.clone(),
+            text,
+        });
+    })
 }
 
 /// For a tool that reaches the network: the decision its run applies to
@@ -405,7 +435,12 @@ fn deny(
             agent: core.agent_label(),
         },
     });
-    CallOutcome::error(text)
+    let mut outcome = CallOutcome::error(text);
+    outcome.shown.denial = Some(HistoryDenial {
+        rule_id: rule_id.to_string(),
+        reason: reason.to_string(),
+    });
+    outcome
 }
 
 fn finish_error(core: &SessionCore, call: &ToolCall, msg: String) -> CallOutcome {

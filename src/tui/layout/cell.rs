@@ -5,7 +5,7 @@
 
 use super::agent::agent_group_lines;
 use super::{truncate, wrap};
-use crate::tui::cells::{Cell, ToolStatus};
+use crate::tui::cells::{Cell, LIVE_ROWS, ToolStatus, summarised};
 use crate::tui::theme::Theme;
 use crate::tui::widgets::diff::{DiffLineKind, classify, line_style};
 use crate::tui::widgets::markdown::{str_width, wrap_preformatted};
@@ -109,6 +109,10 @@ pub fn cell_lines(cell: &Cell, theme: &Theme, width: usize, out: &mut Vec<Line<'
                 )));
             }
             out.push(Line::from(spans));
+            if summarised(tool, *status, detail, output) {
+                summary_lines(detail, output, *expanded, *status, theme, width, out);
+                return;
+            }
             if *expanded && (!output.is_empty() || diff.is_some()) {
                 expanded_output(output, diff.as_deref(), *status, theme, width, out);
                 return;
@@ -124,6 +128,11 @@ pub fn cell_lines(cell: &Cell, theme: &Theme, width: usize, out: &mut Vec<Line<'
                     Span::styled("  └ ", theme.dim()),
                     Span::styled(row, detail_style(*status, theme)),
                 ]));
+            }
+            // While it runs, the output so far: its last lines.
+            if *status == ToolStatus::Running {
+                live_rows(output, theme, width, out);
+                return;
             }
             // An Edit or Write shows what it changed; other tools say how
             // much more there is to read.
@@ -232,6 +241,58 @@ fn expanded_output(
             spans.extend(row.spans);
             out.push(Line::from(spans));
         }
+    }
+}
+
+/// A finished command: its one-line summary (exit status, line count);
+/// expanded, what it printed below it.
+fn summary_lines(
+    detail: &str,
+    output: &str,
+    expanded: bool,
+    status: ToolStatus,
+    theme: &Theme,
+    width: usize,
+    out: &mut Vec<Line<'static>>,
+) {
+    const HINT: &str = " (ctrl+o to expand)";
+    let hint = !expanded && !output.is_empty();
+    let room = width.saturating_sub(4 + if hint { HINT.len() } else { 0 });
+    let mut spans = vec![
+        Span::styled("  └ ", theme.dim()),
+        Span::styled(truncate(detail, room), detail_style(status, theme)),
+    ];
+    if hint {
+        spans.push(Span::styled(HINT, theme.dim()));
+    }
+    out.push(Line::from(spans));
+    if !expanded {
+        return;
+    }
+    let room = width.saturating_sub(4);
+    for line in output.lines() {
+        let rows = wrap_preformatted(vec![Span::raw(line.to_string())], room, theme);
+        for row in rows {
+            let mut spans = vec![Span::raw("    ")];
+            spans.extend(row.spans);
+            out.push(Line::from(spans));
+        }
+    }
+}
+
+/// The last [`LIVE_ROWS`] lines of a running call's output, one row each.
+fn live_rows(output: &str, theme: &Theme, width: usize, out: &mut Vec<Line<'static>>) {
+    let lines: Vec<&str> = output.lines().collect();
+    let end = lines
+        .iter()
+        .rposition(|l| !l.trim().is_empty())
+        .map_or(0, |i| i + 1);
+    let start = end.saturating_sub(LIVE_ROWS);
+    for line in &lines[start..end] {
+        out.push(Line::from(vec![
+            Span::raw("    "),
+            Span::styled(truncate(line, width.saturating_sub(4)), theme.dim()),
+        ]));
     }
 }
 

@@ -114,7 +114,7 @@ pub(super) fn inner_event(model: &mut Model, call_id: &str, event: Event) {
     // of a collapsed cell.
     let shows = !matches!(
         event,
-        Event::AssistantDelta { .. } | Event::ReasoningDelta { .. }
+        Event::AssistantDelta { .. } | Event::ReasoningDelta { .. } | Event::ToolOutputDelta { .. }
     );
     model.dirty = shows;
     with_agent(model, call_id, |agent| agent.apply(event));

@@ -148,7 +148,14 @@ pub(super) fn on_key(model: &mut Model, act: Action) -> Vec<Cmd> {
 
 fn submit(model: &mut Model) -> Vec<Cmd> {
     if model.composer.text().trim().is_empty() {
-        return Vec::new();
+        // After a failed turn: its message again.
+        return match model.retry.take() {
+            Some(text) if !model.busy => {
+                model.composer.set(&text);
+                submit(model)
+            }
+            _ => Vec::new(),
+        };
     }
     if let Some(cmds) = slash::submit(model) {
         return cmds;

@@ -2,7 +2,9 @@
 //! approval queue, the status line's state.
 
 use crate::protocol::{CompactionOutcome, Denial, Event, HistoryItem, TurnEnd, retry_line};
-use crate::tui::cells::{Cell, ToolStatus, first_line, input_summary, kept_output};
+use crate::tui::cells::{
+    Cell, PLAN_SENT_BACK, ToolStatus, denial_words, finished, input_summary, push_live,
+};
 use crate::tui::model::Model;
 use crate::tui::picker::Picker;
 
@@ -59,6 +61,7 @@ pub(super) fn on_event(model: &mut Model, event: Event) {
         }
         Event::TurnStarted { text, .. } => {
             model.busy = true;
+            model.retry = None;
             if model.turn_started.is_none() {
                 model.turn_started = model.now;
             }
@@ -171,6 +174,7 @@ pub(super) fn on_event(model: &mut Model, event: Event) {
         }
         // The cell already shows the call as running.
         Event::ToolCallRunning { .. } => {}
+        Event::ToolOutputDelta { call_id, text } => live_output(model, &call_id, &text),
         Event::PermissionResolved { request_id, .. } => {
             if let Some(i) = model
                 .approvals
@@ -192,19 +196,21 @@ pub(super) fn on_event(model: &mut Model, event: Event) {
         }
         Event::ToolCallFinished {
             call_id,
+            tool,
             output,
             is_error,
             diff,
             exit_code,
-            ..
         } => {
-            let status = if is_error {
-                ToolStatus::Failed
-            } else {
-                ToolStatus::Done
-            };
-            let line = finished_detail(&output, exit_code);
-            if !set_tool(model, &call_id, status, line, kept_output(&output), diff) {
+            let shown = finished(&tool, &output, is_error, exit_code);
+            if !set_tool(
+                model,
+                &call_id,
+                shown.status,
+                shown.detail,
+                shown.output,
+                diff,
+            ) {
                 super::agents::call_finished(model, &call_id, &output, is_error);
             }
         }
@@ -221,7 +227,7 @@ pub(super) fn on_event(model: &mut Model, event: Event) {
                 model,
                 &denial.call_id,
                 ToolStatus::Denied,
-                denial.reason.clone(),
+                denial_words(&denial.rule_id, &denial.reason),
                 String::new(),
                 None,
             ) {
@@ -306,7 +312,7 @@ pub(super) fn on_event(model: &mut Model, event: Event) {
             delay_ms,
             reason,
         } => push_notice(model, &retry_line(attempt, max_attempts, delay_ms, &reason)),
-        Event::Error { message } => model.cells.push(Cell::Error { text: message }),
+        Event::Error { message } => broken_reply_or_error(model, message),
         Event::SubAgentStarted {
             parent_tool_use_id,
             agent,
@@ -327,7 +333,8 @@ pub(super) fn on_event(model: &mut Model, event: Event) {
             match end {
                 TurnEnd::Interrupted => push_notice(model, "interrupted"),
                 TurnEnd::RoundLimit => push_notice(model, "stopped: tool-call round limit reached"),
-                TurnEnd::Completed | TurnEnd::Stopped | TurnEnd::Failed => {}
+                TurnEnd::Failed => offer_retry(model),
+                TurnEnd::Completed | TurnEnd::Stopped => {}
             }
             // A tool still "running" (or waiting) when its turn ends was cut
             // off.
@@ -388,27 +395,36 @@ fn replay_history(model: &mut Model, items: Vec<HistoryItem>) {
                 super::agents::replay(model, call_id, *record, &output);
                 continue;
             }
+            // As the live session showed it: the same status and lines.
             HistoryItem::Tool {
                 call_id,
                 tool,
                 input,
                 output,
                 is_error,
+                exit_code,
+                denial,
                 ..
-            } => Cell::Tool {
-                call_id,
-                tool,
-                summary: input_summary(&input),
-                status: if is_error {
-                    ToolStatus::Failed
-                } else {
-                    ToolStatus::Done
-                },
-                detail: first_line(&output),
-                output: kept_output(&output),
-                diff: None,
-                expanded: model.tools_expanded,
-            },
+            } => {
+                let shown = match denial {
+                    Some(d) => crate::tui::cells::Shown {
+                        status: ToolStatus::Denied,
+                        detail: denial_words(&d.rule_id, &d.reason),
+                        output: String::new(),
+                    },
+                    None => finished(&tool, &output, is_error, exit_code),
+                };
+                Cell::Tool {
+                    call_id,
+                    tool,
+                    summary: input_summary(&input),
+                    status: shown.status,
+                    detail: shown.detail,
+                    output: shown.output,
+                    diff: None,
+                    expanded: model.tools_expanded,
+                }
+            }
             HistoryItem::Summary => Cell::Notice {
                 text: "earlier conversation compacted".into(),
             },
@@ -424,7 +440,7 @@ fn push_denied(model: &mut Model, tool: String, denial: Denial) {
         tool,
         summary: input_summary(&denial.input),
         status: ToolStatus::Denied,
-        detail: denial.reason,
+        detail: denial_words(&denial.rule_id, &denial.reason),
         output: String::new(),
         diff: None,
         expanded: model.tools_expanded,
@@ -473,9 +489,6 @@ fn set_tool(
     false
 }
 
-/// What a plan cell says once the user sent the plan back with feedback.
-const PLAN_SENT_BACK: &str = "plan sent back";
-
 /// Changes only the detail line of the tool cell of `id`.
 fn set_detail(model: &mut Model, id: &str, text: &str) {
     if let Some(Cell::Tool { detail, .. }) = model
@@ -486,20 +499,66 @@ fn set_detail(model: &mut Model, id: &str, text: &str) {
     }
 }
 
-/// The detail line of a finished call: its output's first line, after the
-/// exit code of a command that failed ("exit 3 · no such file"), said once
-/// when the output has nothing else.
-fn finished_detail(output: &str, exit_code: Option<i32>) -> String {
-    let line = first_line(output);
-    match exit_code {
-        Some(code) if code != 0 => {
-            let exit = format!("exit {code}");
-            if line.is_empty() || line.starts_with("Exit code:") {
-                exit
-            } else {
-                format!("{exit} · {line}")
+/// Output a running call produced: its cell keeps the tail it shows.
+fn live_output(model: &mut Model, id: &str, text: &str) {
+    // Only a call still running: a late delta never overwrites a result.
+    let found = model.cells.rfind_mut(|cell| {
+        matches!(cell, Cell::Tool { call_id, status: ToolStatus::Running, .. } if call_id == id)
+    });
+    match found {
+        Some(Cell::Tool { output, .. }) => push_live(output, text),
+        _ => model.dirty = false,
+    }
+}
+
+/// How the model layer words a stream that broke off mid-body.
+const STREAM_BROKE: &str = ": the stream broke off";
+
+/// An error. When a reply was streaming, it was cut off: its cursor goes,
+/// a mark says where it ends, and a broken connection is said in plain
+/// words rather than as the transport's error.
+fn broken_reply_or_error(model: &mut Model, message: String) {
+    let streaming = model.cells.rfind_mut(|cell| {
+        matches!(
+            cell,
+            Cell::Assistant {
+                streaming: true,
+                ..
             }
+        )
+    });
+    let cut = match streaming {
+        Some(Cell::Assistant { streaming, .. }) => {
+            *streaming = false;
+            true
         }
-        _ => line,
+        _ => false,
+    };
+    if cut {
+        push_notice(model, REPLY_CUT_OFF);
+    }
+    let text = match (message.contains(STREAM_BROKE), cut) {
+        (true, true) => "The connection to the model broke mid-reply".to_string(),
+        (true, false) => "The connection to the model broke before it replied".to_string(),
+        (false, _) => message,
+    };
+    model.cells.push(Cell::Error { text });
+}
+
+/// What marks a reply that an error cut off.
+pub const REPLY_CUT_OFF: &str = "reply cut off here";
+
+/// The hint after a failed turn.
+pub const RETRY_HINT: &str = "press Enter on an empty prompt to send your message again";
+
+/// A failed turn: Enter on an empty prompt sends its message again.
+fn offer_retry(model: &mut Model) {
+    let last = model.cells.iter().rev().find_map(|cell| match cell {
+        Cell::User { text } => Some(text.clone()),
+        _ => None,
+    });
+    if let Some(text) = last {
+        model.retry = Some(text);
+        push_notice(model, RETRY_HINT);
     }
 }

@@ -197,6 +197,8 @@ fn apply(model: &mut Model, msg: Msg) -> Vec<Cmd> {
             fresh.tools_expanded = model.tools_expanded;
             fresh.sidebar_hidden = model.sidebar_hidden;
             fresh.model_label = std::mem::take(&mut model.model_label);
+            // Same checkout: the status line keeps naming its branch.
+            fresh.git_branch = model.git_branch.take();
             // Same workspace, same files.
             fresh.command_files = std::mem::take(&mut model.command_files);
             fresh.skills = std::mem::take(&mut model.skills);

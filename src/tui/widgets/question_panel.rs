@@ -8,7 +8,8 @@
 //! moves to the next one (on the last question it stays, and Enter then
 //! goes on without answering; moving or choosing undoes the skip); Enter
 //! answers and moves to the next question, after the last one to the
-//! confirmation page, where Enter submits; ←/→ or Tab/Shift+Tab switch
+//! confirmation page, where Enter submits (a single question is submitted
+//! by its answer, without that page); ←/→ or Tab/Shift+Tab switch
 //! question (the confirmation page is the last stop); Esc rejects the
 //! whole questionnaire.
 //!
@@ -141,7 +142,7 @@ impl QuestionPanel {
         }
         if self.editing.is_some() {
             self.edit_key(key);
-            return None;
+            return self.submit_if_single();
         }
         match key.code {
             KeyCode::Esc => return Some(PanelOutcome::Reject),
@@ -155,9 +156,19 @@ impl QuestionPanel {
                     return Some(PanelOutcome::Submit(self.reply()));
                 }
             }
-            Page::Question(i) => self.question_key(i, key.code),
+            Page::Question(i) => {
+                self.question_key(i, key.code);
+                return self.submit_if_single();
+            }
         }
         None
+    }
+
+    /// One question: its answer (or skipping it) submits, with no review
+    /// page to confirm on.
+    fn submit_if_single(&self) -> Option<PanelOutcome> {
+        (self.questions.len() == 1 && self.page == Page::Confirm)
+            .then(|| PanelOutcome::Submit(self.reply()))
     }
 
     /// The reply the panel would submit now.

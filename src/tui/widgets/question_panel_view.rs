@@ -125,19 +125,35 @@ impl QuestionPanel {
             out.extend(preview_box(preview, width, theme));
         }
         out.push(Line::default());
-        let help = if self.editing().is_some() {
-            "type your answer · enter confirm · esc cancel"
-        } else if q.multi_select {
-            "↑↓ move · space/1-9 toggle · o other · s skip · enter next · ←→ switch · esc reject"
-        } else {
-            "↑↓ move · 1-9 choose · o other · s skip · enter next · ←→ switch · esc reject"
-        };
+        let help = self.help(q);
         out.extend(wrap_spans(
             vec![Span::styled(help, theme.faint())],
             width,
             Vec::new(),
             Vec::new(),
         ));
+    }
+
+    /// The keys of a question page, as they apply to it: the digits its
+    /// rows have, and Enter submitting when it is the only question.
+    fn help(&self, q: &Question) -> String {
+        if self.editing().is_some() {
+            return "type your answer · enter confirm · esc cancel".to_string();
+        }
+        let digits = match (q.options.len() + 1).min(9) {
+            1 => "1".to_string(),
+            n => format!("1-{n}"),
+        };
+        let choose = if q.multi_select {
+            format!("space/{digits} toggle")
+        } else {
+            format!("{digits} choose")
+        };
+        if self.questions().len() == 1 {
+            format!("↑↓ move · {choose} · o other · s skip · enter submit · esc reject")
+        } else {
+            format!("↑↓ move · {choose} · o other · s skip · enter next · ←→ switch · esc reject")
+        }
     }
 
     fn other_line(
