@@ -122,6 +122,10 @@ pub fn history_items(entries: &[EntryRecord]) -> Vec<HistoryItem> {
         let p = &entry.payload;
         match entry.kind.as_str() {
             entry_kind::USER_MESSAGE => {
+                if let Some(shell) = super::user_shell::history_items(p, &entry.id) {
+                    items.extend(shell);
+                    continue;
+                }
                 let text = text_field(p, "text");
                 if !is_wrapped(&text) {
                     items.push(HistoryItem::User { text });

@@ -8,6 +8,7 @@ use crate::store::TodoItem;
 use crate::tui::approval::ApprovalPanel;
 use crate::tui::cells::Cells;
 use crate::tui::composer::Composer;
+use crate::tui::file_popup::{FileIndex, FilePopupState};
 use crate::tui::layout::scroll::ScrollAnchor;
 use crate::tui::layout::transcript::TranscriptLayout;
 use crate::tui::picker::Picker;
@@ -95,6 +96,14 @@ pub struct Model {
     pub context_tokens: u64,
     /// The cells' rows at the transcript's width, kept by `update` (TUI-2).
     pub transcript_layout: TranscriptLayout,
+    /// Where `/export` without a file writes (`$ZCODE_HOME/exports`);
+    /// `None`: the temporary directory's `zcode-exports`.
+    pub exports_dir: Option<std::path::PathBuf>,
+    /// The workspace's paths for `@file` completion, walked a bounded
+    /// number at a time.
+    pub files: FileIndex,
+    /// The `@file` completion list (made again after every update).
+    pub file_popup: FilePopupState,
 }
 
 impl Model {
@@ -140,6 +149,9 @@ impl Model {
             context_window: 0,
             context_tokens: 0,
             transcript_layout: Default::default(),
+            exports_dir: None,
+            files: FileIndex::default(),
+            file_popup: FilePopupState::default(),
         }
     }
 
