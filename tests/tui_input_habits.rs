@@ -364,7 +364,7 @@ fn export_contains_the_conversation_without_help_output_or_error_notices() {
 #[test]
 fn history_is_kept_per_project_bounded_and_without_consecutive_repeats() {
     let dir = tempfile::tempdir().expect("dir");
-    let mut store = Store::open(&dir.path().join("z.db")).expect("store");
+    let mut store = Store::open(dir.path().join("z.db")).expect("store");
     assert!(store.add_prompt_history("p1", "first").expect("add"));
     assert!(!store.add_prompt_history("p1", "first").expect("add"));
     assert!(store.add_prompt_history("p1", "second").expect("add"));

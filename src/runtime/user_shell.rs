@@ -10,21 +10,17 @@
 //! next prompt. A resumed session shows it the same way.
 
 use super::core::SessionCore;
-use super::transcript::new_entry_id;
+use super::transcript::user_shell_entry;
 use crate::model::Message;
-use crate::protocol::{Event, HistoryItem, TurnEnd};
-use crate::store::{NewEntry, entry_kind};
+use crate::protocol::{Event, TurnEnd};
 use crate::tools::bash;
-use serde_json::{Value, json};
+use serde_json::json;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 /// The longest a user's command runs (the Bash tool's own maximum); Esc
 /// stops it sooner.
 pub const USER_SHELL_TIMEOUT: Duration = Duration::from_millis(bash::MAX_TIMEOUT_MS);
-
-/// The field of a user entry that holds the command it came from.
-const SHELL_FIELD: &str = "shell";
 
 /// Runs `command` as turn `turn` and records it; see the module docs.
 pub async fn run_user_shell(
@@ -67,19 +63,7 @@ pub async fn run_user_shell(
         TurnEnd::Completed
     };
     // Interrupted or not, what ran is the user's message: they saw it.
-    let text = model_text(&command, &output.content);
-    let entry = NewEntry::new(
-        new_entry_id(),
-        entry_kind::USER_MESSAGE,
-        json!({
-            "text": text,
-            SHELL_FIELD: {
-                "command": command,
-                "output": output.content,
-                "failed": output.failed(),
-            },
-        }),
-    );
+    let (entry, text) = user_shell_entry(&command, &output.content, output.failed());
     if core.persist(entry).is_err() {
         core.finish_turn(TurnEnd::Failed, None);
         return TurnEnd::Failed;
@@ -89,42 +73,4 @@ pub async fn run_user_shell(
         .push(Message::User { content: text });
     core.finish_turn(end, None);
     end
-}
-
-/// What the model reads: the command and its output, marked as the user's
-/// own (Claude Code's tags), so it is not taken for a request.
-pub fn model_text(command: &str, output: &str) -> String {
-    format!(
-        "The user ran a shell command in the workspace themselves (not a tool call of yours):\n\
-         <bash-input>{command}</bash-input>\n<bash-output>\n{output}\n</bash-output>"
-    )
-}
-
-/// A user entry's payload that came from `!command`, as a resumed session
-/// replays it: the line typed, then the command's cell.
-pub fn history_items(payload: &Value, entry_id: &str) -> Option<Vec<HistoryItem>> {
-    let shell = payload.get(SHELL_FIELD)?;
-    let command = shell.get("command").and_then(Value::as_str)?.to_string();
-    let output = shell
-        .get("output")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_string();
-    let is_error = shell
-        .get("failed")
-        .and_then(Value::as_bool)
-        .unwrap_or(false);
-    Some(vec![
-        HistoryItem::User {
-            text: format!("!{command}"),
-        },
-        HistoryItem::Tool {
-            call_id: format!("shell_{entry_id}"),
-            tool: bash::NAME.to_string(),
-            input: json!({ "command": command }),
-            output,
-            is_error,
-            sub_agent: None,
-        },
-    ])
 }

@@ -53,9 +53,8 @@ fn carries_token(line: &str) -> bool {
     let words = line.split(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '=' | '`'));
     words.into_iter().any(|word| {
         let long = word.len() >= 20;
-        (long && TOKEN_PREFIXES.iter().any(|p| word.starts_with(p)))
-            || (long && word.starts_with("AKIA"))
-            || url_with_password(word)
+        let token = TOKEN_PREFIXES.iter().any(|p| word.starts_with(p)) || word.starts_with("AKIA");
+        (long && token) || url_with_password(word)
     })
 }
 
