@@ -311,10 +311,10 @@ fn copy_to_clipboard(text: &str) -> std::io::Result<()> {
 
 /// Writes an export to a new file; an existing one is never replaced. The
 /// exports directory is made when missing; a directory the user named is
-/// not. The notice names the file by its absolute path.
+/// not. The notice names the file as the user gave it, or by the default's
+/// absolute path.
 fn export(path: &std::path::Path, markdown: &str, exports_dir: Option<&std::path::Path>) -> Msg {
     use std::io::Write;
-    let path = &std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
     if let Some(parent) = path.parent()
         && parent == super::export::exports_dir_or_default(exports_dir)
         && let Err(e) = std::fs::create_dir_all(parent)
