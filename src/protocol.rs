@@ -53,6 +53,11 @@ pub enum Op {
     ShowMcp,
     /// `/mcp trust NAME`: trust a project server's definition and start it.
     TrustMcpServer { name: String },
+    /// `!command` in the terminal UI: run the user's own command in the
+    /// workspace as a turn that asks the model nothing; the command and its
+    /// output become a user message (`runtime::user_shell`). Refused with an
+    /// `Error` while a turn or a compaction runs.
+    RunShell { command: String },
     /// End the runtime task.
     Shutdown,
 }

@@ -98,9 +98,15 @@ fn ux_export_writes_markdown_to_the_named_or_default_file() {
         }
         other => panic!("{other:?}"),
     }
+    // By default in the exports directory of the zcode home, never in the
+    // repository being worked on.
+    m.exports_dir = Some("/home/dev/.zcode/exports".into());
     match submit(&mut m, "/export").as_slice() {
         [Cmd::Export { path, .. }] => {
-            assert_eq!(path, std::path::Path::new("zcode-abcdef01.md"))
+            assert_eq!(
+                path,
+                std::path::Path::new("/home/dev/.zcode/exports/zcode-abcdef01.md")
+            )
         }
         other => panic!("{other:?}"),
     }

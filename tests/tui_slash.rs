@@ -178,10 +178,12 @@ fn tui4_typing_slash_mo_shows_mode_and_model() {
         popup_names(&m),
         vec![
             "export",
+            "exit",
             "mode",
             "model",
             "permissions",
             "new",
+            "clear",
             "resume",
             "memory",
             "help"

@@ -62,8 +62,11 @@ pub fn resolve_id(store: &Store, given: &str) -> anyhow::Result<String> {
     }
     let wanted = given.trim().to_ascii_lowercase();
     let wanted = wanted.strip_prefix("sess_").unwrap_or(&wanted);
+    // Named by the user, so a session nobody wrote in yet is found too,
+    // as its full id would find it.
     let filter = SessionFilter {
         include_sub_agents: true,
+        include_empty: true,
         ..Default::default()
     };
     let matches: Vec<SessionRecord> = store

@@ -37,6 +37,7 @@ pub fn run(
     let launcher = EnvLauncher {
         env,
         lists: lists.clone(),
+        history_store: std::sync::Mutex::new(None),
     };
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -81,6 +82,27 @@ pub fn run(
 struct EnvLauncher {
     env: Environment,
     lists: ToolLists,
+    /// The prompt history's connection, opened on first use and kept: a
+    /// prompt is saved on every send.
+    history_store: std::sync::Mutex<Option<crate::store::Store>>,
+}
+
+impl EnvLauncher {
+    /// Runs `f` on the kept connection, opened now if need be.
+    fn with_store<T>(
+        &self,
+        f: impl FnOnce(&mut crate::store::Store) -> Result<T, crate::store::StoreError>,
+    ) -> anyhow::Result<T> {
+        let mut kept = self
+            .history_store
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let store = match kept.as_mut() {
+            Some(store) => store,
+            None => kept.insert(self.env.open_store()?),
+        };
+        Ok(f(store)?)
+    }
 }
 
 impl Launcher for EnvLauncher {
@@ -146,6 +168,21 @@ impl Launcher for EnvLauncher {
             skills,
             problems: problems.iter().map(ToString::to_string).collect(),
         }
+    }
+
+    fn prompt_history(&self) -> anyhow::Result<Vec<String>> {
+        let project = Project::resolve(None)?;
+        self.with_store(|store| store.prompt_history(&project.id))
+    }
+
+    fn remember_prompt(&self, prompt: &str) -> anyhow::Result<()> {
+        let project = Project::resolve(None)?;
+        self.with_store(|store| store.add_prompt_history(&project.id, prompt))?;
+        Ok(())
+    }
+
+    fn exports_dir(&self) -> Option<std::path::PathBuf> {
+        Some(self.env.home.join("exports"))
     }
 
     fn models(&self) -> anyhow::Result<Vec<ModelChoice>> {

@@ -19,6 +19,7 @@ pub mod tool_call;
 pub mod tool_pairing;
 pub mod transcript;
 pub mod turn;
+pub mod user_shell;
 pub mod zcode_dir;
 
 use self::core::{Conversation, SessionCore};

@@ -115,6 +115,16 @@ pub async fn run(core: Arc<SessionCore>, mut ops: UnboundedReceiver<Op>) {
                                 message: format!("MCP servers\n{}", crate::mcp::render_report(&core.mcp.report())),
                             }),
                             Op::TrustMcpServer { name } => trust_mcp_server(&core, &name),
+                            Op::RunShell { command } => {
+                                if turn.is_some() || compacting.is_some() {
+                                    core.emit(Event::Error {
+                                        message: format!("!{command}: a turn is running; run it once the turn ends, or interrupt the turn with Esc first"),
+                                    });
+                                } else {
+                                    turn_counter += 1;
+                                    turn = Some(start_user_shell(&core, turn_counter, command));
+                                }
+                            }
                         }
                     }
                     ended = wait_for_compaction(&mut compacting) => {
@@ -364,6 +374,22 @@ fn start_turn(
         handle,
         cancel,
         input_id,
+    }
+}
+
+/// `!command`: the user's own command, run as a turn of its own so that
+/// Esc interrupts it and inputs sent meanwhile wait behind it.
+fn start_user_shell(core: &Arc<SessionCore>, n: u64, command: String) -> RunningTurn {
+    let cancel = CancellationToken::new();
+    let task_core = core.clone();
+    let task_cancel = cancel.clone();
+    let handle = tokio::spawn(async move {
+        super::user_shell::run_user_shell(&task_core, n, command, task_cancel).await
+    });
+    RunningTurn {
+        handle,
+        cancel,
+        input_id: None,
     }
 }
 

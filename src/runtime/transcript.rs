@@ -95,6 +95,65 @@ fn shown_of(p: &Value) -> ShownResult {
     }
 }
 
+/// The field of a user entry that holds the `!command` it came from
+/// (`user_shell`).
+const SHELL_FIELD: &str = "shell";
+
+/// The user entry of a `!command` the user ran, and the text the model
+/// reads from it.
+pub fn user_shell_entry(command: &str, output: &str, failed: bool) -> (NewEntry, String) {
+    let text = model_text(command, output);
+    let entry = NewEntry::new(
+        new_entry_id(),
+        entry_kind::USER_MESSAGE,
+        json!({
+            "text": text,
+            SHELL_FIELD: { "command": command, "output": output, "failed": failed },
+        }),
+    );
+    (entry, text)
+}
+
+/// What the model reads: the command and its output, marked as the user's
+/// own (Claude Code's tags), so it is not taken for a request.
+fn model_text(command: &str, output: &str) -> String {
+    format!(
+        "The user ran a shell command in the workspace themselves (not a tool call of yours):\n\
+         <bash-input>{command}</bash-input>\n<bash-output>\n{output}\n</bash-output>"
+    )
+}
+
+/// A user entry's payload that came from `!command`, as a resumed session
+/// replays it: the line typed, then the command's cell.
+fn shell_history_items(payload: &Value, entry_id: &str) -> Option<Vec<HistoryItem>> {
+    let shell = payload.get(SHELL_FIELD)?;
+    let command = shell.get("command").and_then(Value::as_str)?.to_string();
+    let output = shell
+        .get("output")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
+    let is_error = shell
+        .get("failed")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    Some(vec![
+        HistoryItem::User {
+            text: format!("!{command}"),
+        },
+        HistoryItem::Tool {
+            call_id: format!("shell_{entry_id}"),
+            tool: crate::tools::bash::NAME.to_string(),
+            input: json!({ "command": command }),
+            output,
+            is_error,
+            sub_agent: None,
+            exit_code: None,
+            denial: None,
+        },
+    ])
+}
+
 fn text_field(payload: &Value, key: &str) -> String {
     payload
         .get(key)
@@ -170,6 +229,10 @@ pub fn history_items(entries: &[EntryRecord]) -> Vec<HistoryItem> {
         let p = &entry.payload;
         match entry.kind.as_str() {
             entry_kind::USER_MESSAGE => {
+                if let Some(shell) = shell_history_items(p, &entry.id) {
+                    items.extend(shell);
+                    continue;
+                }
                 let text = text_field(p, "text");
                 if !is_wrapped(&text) {
                     items.push(HistoryItem::User { text });

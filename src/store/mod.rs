@@ -1,5 +1,5 @@
 //! The SQLite store: sessions, their entries, todos, local settings (project
-//! rules, last selected mode, question timers) and the input queue, in one database file
+//! rules, last selected mode, question timers, prompt history) and the input queue, in one database file
 //! shared by every zcode process of the user (STORE-1, STORE-2).
 //!
 //! Every write runs in a `BEGIN IMMEDIATE` transaction so that the busy
@@ -15,6 +15,7 @@ mod lock_holder;
 mod open;
 mod project_ids;
 mod project_roots;
+mod prompt_history;
 mod question_timers;
 mod session_lock;
 mod sessions;
@@ -30,6 +31,7 @@ pub use lock_holder::{HolderRecord, LockHolder, STALE_AFTER_MS};
 pub use open::{BUSY_TIMEOUT, SCHEMA_VERSION, default_db_path};
 pub use project_ids::ProjectIdCarryOver;
 pub use project_roots::CarriedProject;
+pub use prompt_history::{PROMPT_HISTORY_LIMIT, PROMPT_HISTORY_MAX_CHARS};
 pub use question_timers::{NAMESPACE_QUESTION_TIMERS, SCOPE_SESSION, TimerRecord, TimerState};
 pub use sessions::{NewSession, SessionFilter, SessionRecord};
 pub use settings::{

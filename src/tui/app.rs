@@ -69,6 +69,11 @@ pub async fn run(handle: RuntimeHandle, launcher: Box<dyn Launcher>) -> anyhow::
     model.session_id = handle.session_id.clone();
     model.monochrome = no_color();
     let mut startup_notices = add_extensions(&mut model, launcher.extensions());
+    model.exports_dir = launcher.exports_dir();
+    // ↑ starts with the project's last prompts (a store that cannot be
+    // read leaves it empty; saving then reports the fault).
+    model.history = launcher.prompt_history().unwrap_or_default();
+    let mut history = HistorySaver::new(model.history.len());
     model.now = Some(Instant::now());
     let cwd = std::env::current_dir().unwrap_or_default();
     let mouse_capture = super::terminal::mouse_capture();
@@ -208,7 +213,9 @@ pub async fn run(handle: RuntimeHandle, launcher: Box<dyn Launcher>) -> anyhow::
                             msgs.push_back(error_msg(format!("/copy: {e}")));
                         }
                     }
-                    Cmd::Export { path, markdown } => msgs.push_back(export(&path, &markdown)),
+                    Cmd::Export { path, markdown } => {
+                        msgs.push_back(export(&path, &markdown, model.exports_dir.as_deref()))
+                    }
                     Cmd::StartSession(start) => {
                         // The new runtime starts first: if it cannot, the
                         // current one goes on.
@@ -229,6 +236,9 @@ pub async fn run(handle: RuntimeHandle, launcher: Box<dyn Launcher>) -> anyhow::
                 }
             }
         }
+        if let Some(message) = history.save_new(&model.history, launcher.as_ref()) {
+            step(&mut model, error_msg(message));
+        }
         if !model.transcript_layout.is_complete() {
             // A relayout after a resize goes on chunk by chunk, on ticks,
             // even when nothing is drawn.
@@ -238,6 +248,47 @@ pub async fn run(handle: RuntimeHandle, launcher: Box<dyn Launcher>) -> anyhow::
     drop(term);
     shut_down(runtime).await;
     result.map(|()| exit_text(&model, scrollback::MAX_ROWS))
+}
+
+/// Writes the prompts sent since the last look to the project's history
+/// (those `history::keep_across_sessions` allows), so a later session's ↑
+/// finds them.
+struct HistorySaver {
+    /// How many entries of the model's history are written or judged.
+    saved: usize,
+    /// A failure was reported: it is said once.
+    failed: bool,
+}
+
+impl HistorySaver {
+    fn new(loaded: usize) -> Self {
+        Self {
+            saved: loaded,
+            failed: false,
+        }
+    }
+
+    /// Saves the entries past `saved`; returns what to tell the user when
+    /// the first save fails.
+    fn save_new(&mut self, history: &[String], launcher: &dyn Launcher) -> Option<String> {
+        let new = history.get(self.saved..).unwrap_or_default();
+        self.saved = history.len();
+        let mut error = None;
+        for prompt in new
+            .iter()
+            .filter(|p| super::history::keep_across_sessions(p))
+        {
+            if let Err(e) = launcher.remember_prompt(prompt)
+                && !self.failed
+            {
+                self.failed = true;
+                error = Some(format!(
+                    "cannot save the prompt history (↑ in later sessions will miss it): {e}"
+                ));
+            }
+        }
+        error
+    }
 }
 
 /// OSC 52 between frames (the frame writer holds nothing then), and tmux's
@@ -258,9 +309,18 @@ fn copy_to_clipboard(text: &str) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Writes an export to a new file; an existing one is never replaced.
-fn export(path: &std::path::Path, markdown: &str) -> Msg {
+/// Writes an export to a new file; an existing one is never replaced. The
+/// exports directory is made when missing; a directory the user named is
+/// not. The notice names the file as the user gave it, or by the default's
+/// absolute path.
+fn export(path: &std::path::Path, markdown: &str, exports_dir: Option<&std::path::Path>) -> Msg {
     use std::io::Write;
+    if let Some(parent) = path.parent()
+        && parent == super::export::exports_dir_or_default(exports_dir)
+        && let Err(e) = std::fs::create_dir_all(parent)
+    {
+        return error_msg(format!("/export: cannot make {}: {e}", parent.display()));
+    }
     let written = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)

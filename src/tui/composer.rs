@@ -199,6 +199,17 @@ impl Composer {
         self.sync();
     }
 
+    /// Replaces the text of the cursor's line from char column `start` to
+    /// the cursor with `text` (a completion), the cursor after it.
+    pub fn replace_before_cursor(&mut self, start: usize, text: &str) {
+        let (row, col) = self.cursor_position();
+        let start = start.min(col);
+        self.jump(row, start);
+        self.area.delete_str(col - start);
+        self.area.insert_str(text);
+        self.sync();
+    }
+
     /// Deletes the char before the cursor, or the whole chip there.
     pub fn backspace(&mut self) {
         if let Some(span) = self.chip_at(|(s, e), col| s < col && col <= e) {

@@ -72,8 +72,7 @@ pub fn transcript_markdown(cells: &[Cell], header: &ExportHeader<'_>) -> String 
     if !header.model.is_empty() {
         out.push_str(&format!("- model: `{}`\n", header.model));
     }
-    // The welcome is the screen's, not the conversation's.
-    for cell in cells.iter().filter(|c| !matches!(c, Cell::Welcome)) {
+    for cell in cells.iter().filter(|c| in_conversation(c)) {
         out.push('\n');
         match cell {
             Cell::User { text } => {
@@ -116,7 +115,6 @@ pub fn transcript_markdown(cells: &[Cell], header: &ExportHeader<'_>) -> String 
                     push_agent(&mut out, agent);
                 }
             }
-            Cell::Notice { text } => push_quoted(&mut out, text),
             Cell::Compaction {
                 summary,
                 kept_messages,
@@ -127,11 +125,22 @@ pub fn transcript_markdown(cells: &[Cell], header: &ExportHeader<'_>) -> String 
                     "conversation compacted ({kept_messages} recent messages kept); summary:\n\n{summary}"
                 ),
             ),
-            Cell::Error { text } => push_quoted(&mut out, &format!("error: {text}")),
-            Cell::Welcome => {}
+            // The screen's own lines (command output such as /help, notices,
+            // errors) are not part of the conversation.
+            Cell::Notice { .. } | Cell::Error { .. } | Cell::Welcome => {}
         }
     }
     out
+}
+
+/// Whether a cell is part of the conversation, rather than the screen's:
+/// the welcome, notices (command output such as `/help`, mode changes) and
+/// error notices are left out of an export.
+fn in_conversation(cell: &Cell) -> bool {
+    !matches!(
+        cell,
+        Cell::Welcome | Cell::Notice { .. } | Cell::Error { .. }
+    )
 }
 
 /// A sub-agent: its label and description, how it ended with its
@@ -183,11 +192,26 @@ fn push_fenced(out: &mut String, info: &str, text: &str) {
     out.push_str(&format!("\n{fence}\n"));
 }
 
-/// The default `/export` file name: the session's short id, in the
-/// current directory.
+/// The default `/export` file name: the session's short id. It goes in
+/// the exports directory ([`default_export_path`]), never the workspace.
 pub fn default_export_name(session_id: &str) -> String {
     let short: String = session_id.chars().take(8).collect();
     format!("zcode-{short}.md")
+}
+
+/// Where `/export` without a file writes: `exports_dir` (the user's zcode
+/// home's `exports/`), else the temporary directory; never the current
+/// directory, which is usually the repository being worked on.
+pub fn default_export_path(
+    exports_dir: Option<&std::path::Path>,
+    session_id: &str,
+) -> std::path::PathBuf {
+    exports_dir_or_default(exports_dir).join(default_export_name(session_id))
+}
+
+/// The directory [`default_export_path`] writes in.
+pub fn exports_dir_or_default(exports_dir: Option<&std::path::Path>) -> std::path::PathBuf {
+    exports_dir.map_or_else(|| std::env::temp_dir().join("zcode-exports"), Into::into)
 }
 
 #[cfg(test)]

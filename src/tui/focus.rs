@@ -4,7 +4,7 @@
 //!
 //! The order, first match wins: a waiting request (its question panel, its
 //! feedback field, or its options), the todo overlay, an open picker, the
-//! slash popup, the composer.
+//! slash popup, the `@file` list, the composer.
 
 use crate::protocol::RequestKind;
 use crate::tui::model::Model;
@@ -27,6 +27,8 @@ pub enum Focus {
     /// The slash-command completion popup: it takes the list keys, typing
     /// goes on in the composer.
     SlashPopup,
+    /// The `@file` completion list, the same way.
+    FilePopup,
     Composer,
 }
 
@@ -66,6 +68,9 @@ pub fn focus(model: &Model) -> Focus {
     {
         return Focus::SlashPopup;
     }
+    if model.file_popup.menu.is_some() {
+        return Focus::FilePopup;
+    }
     Focus::Composer
 }
 
@@ -75,6 +80,14 @@ fn todos_overlay_open(model: &Model) -> bool {
     model.todos_open
         && !model.todos.is_empty()
         && model.width < crate::tui::layout::SIDEBAR_MIN_TERMINAL_WIDTH
+}
+
+/// The `@file` list, when it has the focus.
+pub fn file_menu(model: &Model) -> Option<&crate::tui::file_popup::FileMenu> {
+    match focus(model) {
+        Focus::FilePopup => model.file_popup.menu.as_ref(),
+        _ => None,
+    }
 }
 
 /// The slash popup, when it has the focus.

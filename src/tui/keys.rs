@@ -18,6 +18,9 @@ pub enum Action {
     Interrupt,
     /// Ctrl+Z.
     Suspend,
+    /// Ctrl+D: quits on an empty prompt (as a shell does at end of
+    /// input), else deletes the character under the cursor.
+    EndOfInput,
     PageUp,
     PageDown,
     Top,
@@ -93,6 +96,7 @@ fn press_action(key: KeyEvent) -> Action {
         KeyCode::Char('j') if ctrl => Action::Newline,
         KeyCode::Char('c') if ctrl => Action::Interrupt,
         KeyCode::Char('z') if ctrl => Action::Suspend,
+        KeyCode::Char('d' | 'D') if ctrl => Action::EndOfInput,
         KeyCode::Char('u') if ctrl => Action::KillLine,
         KeyCode::Char('a') if ctrl => Action::LineStart,
         KeyCode::Char('e') if ctrl => Action::LineEnd,
@@ -176,6 +180,7 @@ pub fn hints(focus: Focus, model: &Model) -> Vec<(&'static str, &'static str)> {
             p => picker_hints(p.is_some_and(|p| p.deletable())),
         },
         Focus::SlashPopup => popup_hints(),
+        Focus::FilePopup => vec![("↑/↓", "move"), ("tab/enter", "insert"), ("esc", "close")],
         Focus::Todos => vec![("esc", "close"), TOGGLE_SIDEBAR_CLOSE_HINT],
         Focus::Composer => with_agents_hint(
             model,

@@ -56,4 +56,19 @@ pub trait Launcher {
     fn extensions(&self) -> Extensions {
         Extensions::default()
     }
+    /// Where `/export` writes by default (`$ZCODE_HOME/exports`); `None`:
+    /// the temporary directory.
+    fn exports_dir(&self) -> Option<std::path::PathBuf> {
+        None
+    }
+    /// The project's prompt history from earlier sessions, oldest first;
+    /// none by default.
+    fn prompt_history(&self) -> anyhow::Result<Vec<String>> {
+        Ok(Vec::new())
+    }
+    /// Keeps `prompt` in the project's history for later sessions (the app
+    /// asks `tui::history` first whether it may).
+    fn remember_prompt(&self, _prompt: &str) -> anyhow::Result<()> {
+        Ok(())
+    }
 }

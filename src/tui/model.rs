@@ -8,6 +8,7 @@ use crate::store::TodoItem;
 use crate::tui::approval::ApprovalPanel;
 use crate::tui::cells::Cells;
 use crate::tui::composer::Composer;
+use crate::tui::file_popup::{FileIndex, FilePopupState};
 use crate::tui::layout::scroll::ScrollAnchor;
 use crate::tui::layout::transcript::TranscriptLayout;
 use crate::tui::picker::Picker;
@@ -98,6 +99,14 @@ pub struct Model {
     /// The message of the last turn, when it failed: Enter on an empty
     /// prompt sends it again.
     pub retry: Option<String>,
+    /// Where `/export` without a file writes (`$ZCODE_HOME/exports`);
+    /// `None`: the temporary directory's `zcode-exports`.
+    pub exports_dir: Option<std::path::PathBuf>,
+    /// The workspace's paths for `@file` completion, walked a bounded
+    /// number at a time.
+    pub files: FileIndex,
+    /// The `@file` completion list (made again after every update).
+    pub file_popup: FilePopupState,
 }
 
 impl Model {
@@ -144,6 +153,9 @@ impl Model {
             context_tokens: 0,
             transcript_layout: Default::default(),
             retry: None,
+            exports_dir: None,
+            files: FileIndex::default(),
+            file_popup: FilePopupState::default(),
         }
     }
 

@@ -91,6 +91,9 @@ pub fn panel_heights(model: &Model, focus: Focus, width: u16, height: u16) -> Pa
             .map_or(0, |p| {
                 u16::try_from(p.items.len().min(POPUP_ROWS) + 1).unwrap_or(u16::MAX)
             }),
+        Focus::FilePopup => model.file_popup.menu.as_ref().map_or(0, |m| {
+            u16::try_from(m.items.len().min(POPUP_ROWS) + 1).unwrap_or(u16::MAX)
+        }),
         Focus::Todos => {
             let width = usize::from(width.saturating_sub(TODO_INDENT));
             let rows = todo_rows(&model.todos, width).min(TODO_OVERLAY_ROWS);

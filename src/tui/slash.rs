@@ -19,6 +19,8 @@ pub enum SlashCommand {
     Permissions,
     Todos,
     New,
+    /// `/clear`: a fresh context, as `/new`.
+    Clear,
     Resume,
     Compact,
     Init,
@@ -29,6 +31,8 @@ pub enum SlashCommand {
     Export,
     Help,
     Quit,
+    /// `/exit`: as `/quit`.
+    Exit,
 }
 
 /// One row of the command table.
@@ -41,7 +45,7 @@ pub struct CommandInfo {
     pub description: &'static str,
 }
 
-pub const COMMANDS: [CommandInfo; 16] = [
+pub const COMMANDS: [CommandInfo; 18] = [
     CommandInfo {
         command: SlashCommand::Mode,
         name: "mode",
@@ -77,6 +81,12 @@ pub const COMMANDS: [CommandInfo; 16] = [
         name: "new",
         arg: None,
         description: "Start a fresh session in this project",
+    },
+    CommandInfo {
+        command: SlashCommand::Clear,
+        name: "clear",
+        arg: None,
+        description: "Clear the context: a fresh session, as /new",
     },
     CommandInfo {
         command: SlashCommand::Resume,
@@ -137,6 +147,12 @@ pub const COMMANDS: [CommandInfo; 16] = [
         name: "quit",
         arg: None,
         description: "Quit zcode",
+    },
+    CommandInfo {
+        command: SlashCommand::Exit,
+        name: "exit",
+        arg: None,
+        description: "Quit zcode, as /quit",
     },
 ];
 

@@ -4,6 +4,7 @@
 use super::{scroll_page, slash};
 use crate::permission::mode::ModeChoice;
 use crate::protocol::Op;
+use crate::tui::cells::Cell;
 use crate::tui::keys::Action;
 use crate::tui::model::Model;
 use crate::tui::msg::Cmd;
@@ -54,6 +55,20 @@ pub(super) fn on_key(model: &mut Model, act: Action) -> Vec<Cmd> {
             }
         }
         Action::Suspend => vec![Cmd::Suspend],
+        // As in a shell: end of input on an empty line ends the program;
+        // a running turn is interrupted first with Esc or Ctrl+C, so one
+        // key never both stops the model and quits.
+        Action::EndOfInput if model.composer.is_empty() => {
+            if model.busy {
+                Vec::new()
+            } else {
+                vec![Cmd::Quit]
+            }
+        }
+        Action::EndOfInput => {
+            model.composer.delete();
+            Vec::new()
+        }
         Action::PageUp | Action::PageDown => {
             scroll_page(model, act == Action::PageUp);
             Vec::new()
@@ -160,6 +175,9 @@ fn submit(model: &mut Model) -> Vec<Cmd> {
     if let Some(cmds) = slash::submit(model) {
         return cmds;
     }
+    if let Some(cmds) = run_shell(model) {
+        return cmds;
+    }
     let text = model.composer.take();
     model.history_pos = None;
     if model.history.last() != Some(&text) {
@@ -172,6 +190,34 @@ fn submit(model: &mut Model) -> Vec<Cmd> {
         model.turn_started = model.now;
     }
     vec![Cmd::Send(Op::UserInput { text })]
+}
+
+/// `!command`: the user's own command, run in the workspace by the
+/// runtime (`runtime::user_shell`); `None` when the line is no command
+/// (a lone `!` is sent as text). While a turn runs it is refused and stays
+/// in the prompt, to run once the turn ends.
+fn run_shell(model: &mut Model) -> Option<Vec<Cmd>> {
+    let full = model.composer.full_text();
+    let command = full.trim_start().strip_prefix('!')?.trim().to_string();
+    if command.is_empty() {
+        return None;
+    }
+    if model.busy {
+        model.cells.push(Cell::Error {
+            text: "a turn is running: the command runs once it ends (press Enter again then), or interrupt the turn with Esc".to_string(),
+        });
+        return Some(Vec::new());
+    }
+    let line = model.composer.take();
+    model.history_pos = None;
+    if model.history.last() != Some(&line) {
+        model.history.push(line);
+    }
+    model.scroll = 0;
+    // `TurnStarted` shows the line; Esc interrupts the command meanwhile.
+    model.busy = true;
+    model.turn_started = model.now;
+    Some(vec![Cmd::Send(Op::RunShell { command })])
 }
 
 /// ↑/↓ recall history while the composer is empty or showing a recalled

@@ -329,6 +329,9 @@ pub(super) fn on_event(model: &mut Model, event: Event) {
         } => super::agents::finished(model, &parent_tool_use_id, summary),
         Event::TurnFinished { end, .. } => {
             finish_streaming(model);
+            // The turn's tools may have added or removed files: `@file`
+            // completion walks the workspace again.
+            model.files.invalidate();
             super::agents::turn_finished(model, end);
             match end {
                 TurnEnd::Interrupted => push_notice(model, "interrupted"),

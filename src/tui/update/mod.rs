@@ -6,6 +6,7 @@ mod agents;
 mod approvals;
 mod composer;
 mod events;
+mod file_popup;
 mod mode;
 mod picker;
 pub(crate) mod slash;
@@ -43,6 +44,7 @@ pub fn step(model: &mut Model, msg: Msg) -> Vec<Cmd> {
     // whatever changed the queue.
     sync_approval_panel(model);
     let cmds = apply(model, msg);
+    file_popup::sync(model);
     sync_approval_panel(model);
     sync_wait_clock(model);
     cmds
@@ -202,6 +204,7 @@ fn apply(model: &mut Model, msg: Msg) -> Vec<Cmd> {
             // Same workspace, same files.
             fresh.command_files = std::mem::take(&mut model.command_files);
             fresh.skills = std::mem::take(&mut model.skills);
+            fresh.exports_dir = model.exports_dir.take();
             *model = fresh;
             Vec::new()
         }
@@ -241,6 +244,12 @@ fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Cmd> {
                 return cmds;
             }
         }
+        Focus::FilePopup => {
+            if let Some(cmds) = file_popup::on_key(model, key) {
+                model.quit_armed = false;
+                return cmds;
+            }
+        }
         Focus::Feedback(_) | Focus::Approval(_) | Focus::Composer => {}
     }
     let act = action(key);
@@ -256,7 +265,10 @@ fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Cmd> {
     if act == Action::ToggleSidebar {
         if model.width >= SIDEBAR_MIN_TERMINAL_WIDTH {
             model.sidebar_hidden = !model.sidebar_hidden;
-        } else if matches!(focus, Focus::Composer | Focus::SlashPopup) {
+        } else if matches!(
+            focus,
+            Focus::Composer | Focus::SlashPopup | Focus::FilePopup
+        ) {
             model.todos_open = !model.todos.is_empty();
         }
         return Vec::new();
@@ -269,7 +281,7 @@ fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Cmd> {
     match focus {
         Focus::Feedback(kind) => approvals::on_feedback_key(model, kind, act),
         Focus::Approval(kind) => approvals::on_approval_key(model, kind, act),
-        Focus::Composer | Focus::SlashPopup => composer::on_key(model, act),
+        Focus::Composer | Focus::SlashPopup | Focus::FilePopup => composer::on_key(model, act),
         Focus::Question | Focus::Picker | Focus::Todos => Vec::new(),
     }
 }
@@ -333,7 +345,7 @@ fn on_paste(model: &mut Model, text: &str) {
             }
         }
         Focus::Approval(_) => {}
-        Focus::Todos | Focus::Picker | Focus::SlashPopup | Focus::Composer => {
+        Focus::Todos | Focus::Picker | Focus::SlashPopup | Focus::FilePopup | Focus::Composer => {
             // A large paste shows as a chip (TUI-5).
             model.composer.paste(&text);
             model.history_pos = None;

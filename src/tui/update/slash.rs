@@ -214,14 +214,14 @@ fn execute(model: &mut Model, line: &str, info: CommandInfo, arg: Option<String>
                 _ => error(model, "/mcp takes no argument, or trust NAME".to_string()),
             },
         },
-        SlashCommand::New | SlashCommand::Resume if model.busy => error(
+        SlashCommand::New | SlashCommand::Clear | SlashCommand::Resume if model.busy => error(
             model,
             format!(
                 "/{} waits for the running turn: interrupt it with Esc first",
                 info.name
             ),
         ),
-        SlashCommand::New => vec![Cmd::StartSession(SessionStart::New)],
+        SlashCommand::New | SlashCommand::Clear => vec![Cmd::StartSession(SessionStart::New)],
         SlashCommand::Resume => match arg {
             None => vec![Cmd::ListSessions],
             Some(id) => vec![Cmd::StartSession(SessionStart::Resume(id))],
@@ -239,7 +239,7 @@ fn execute(model: &mut Model, line: &str, info: CommandInfo, arg: Option<String>
             model.cells.push(Cell::Notice { text });
             Vec::new()
         }
-        SlashCommand::Quit => vec![Cmd::Quit],
+        SlashCommand::Quit | SlashCommand::Exit => vec![Cmd::Quit],
     }
 }
 
@@ -314,14 +314,15 @@ fn copy(model: &mut Model, arg: Option<&str>) -> Vec<Cmd> {
     vec![Cmd::Copy(text)]
 }
 
-/// `/export [file]`: the conversation as Markdown; never overwrites.
+/// `/export [file]`: the conversation as Markdown; never overwrites. By
+/// default it goes outside the workspace (see `default_export_path`).
 fn export(model: &mut Model, arg: Option<&str>) -> Vec<Cmd> {
     if model.cells.is_empty() {
         return error(model, "/export: the conversation is empty".to_string());
     }
     let path = match arg {
         Some(path) => expand_home(path),
-        None => std::path::PathBuf::from(export::default_export_name(&model.session_id)),
+        None => export::default_export_path(model.exports_dir.as_deref(), &model.session_id),
     };
     let header = export::ExportHeader {
         session_id: &model.session_id,
@@ -402,9 +403,10 @@ fn help_text(files: &[CommandFile]) -> String {
     text.push_str(
         "\nkeys:\
          \n  enter send (queued while busy) · shift+enter or ctrl+j newline\
-         \n  shift+tab cycle modes · esc interrupt · ctrl+c clear, twice to quit\
+         \n  shift+tab cycle modes · esc interrupt · ctrl+c clear, twice to quit · ctrl+d on an empty prompt quits\
          \n  ↑/↓ input history · pgup/pgdn, ctrl+home/end scroll · ctrl+z suspend\
          \n  ctrl+o expand or collapse tool output and sub-agents · ctrl+t show or hide the todos\
+         \n  @ at the start of a word completes a file path · !command runs a shell command of your own\
          \n  a line starting with // is sent with one / removed",
     );
     text

@@ -3,6 +3,7 @@
 
 pub mod approval;
 pub mod composer;
+pub mod file_popup;
 pub mod picker;
 pub mod sidebar;
 pub mod slash_popup;
@@ -62,6 +63,7 @@ pub fn view(model: &Model, frame: &mut Frame) {
         _ if heights.overlay == 0 => {}
         Focus::Picker => picker::render(model, &theme, frame, overlay_area),
         Focus::SlashPopup => slash_popup::render(model, &theme, frame, overlay_area),
+        Focus::FilePopup => file_popup::render(model, &theme, frame, overlay_area),
         Focus::Todos => todos_overlay::render(model, &theme, frame, overlay_area),
         _ => {}
     }

@@ -64,7 +64,7 @@ pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
 
 /// "↑ 2 more  ↓ 3 more": the commands above and below the visible rows;
 /// `None` when all show.
-fn more_row(above: usize, below: usize) -> Option<String> {
+pub(super) fn more_row(above: usize, below: usize) -> Option<String> {
     let mut parts = Vec::new();
     if above > 0 {
         parts.push(format!("↑ {above} more"));
