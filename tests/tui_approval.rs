@@ -620,3 +620,17 @@ fn approval_a_change_that_reads_like_a_file_header_is_never_dropped() {
     let screen = support::tui::screen(&m, 80, 20);
     assert!(screen.contains("--- old"), "{screen}");
 }
+
+#[test]
+fn approval_full_screen_on_a_wide_screen_wraps_long_lines() {
+    let long = format!("    let text = \"{}\";\n", "word ".repeat(50));
+    let old: String = (1..=8).map(|i| format!("    let v{i} = {i};\n")).collect();
+    let new = old.replace("    let v4 = 4;\n", &long);
+    let mut m = asking(160, 40, edit_request(&old, &new));
+    update(&mut m, ctrl('o'));
+    let full = screen(&m, 160, 40);
+    // The whole line, to its end, in two rows, where the panel cuts it.
+    assert!(full.contains("word \";"), "{full}");
+    assert!(full.contains("Make b three so the test passes"), "{full}");
+    snapshot("approval_full_screen_160x40", &full);
+}

@@ -259,3 +259,158 @@ fn reply_to_head(model: &mut Model, reply: PermissionReply) -> Vec<Cmd> {
         reply,
     })]
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::{AlwaysOption, PermissionRequest};
+    use crate::tui::msg::Msg;
+    use crate::tui::update::update;
+    use crossterm::event::{KeyCode, KeyModifiers};
+    use serde_json::json;
+
+    fn press(model: &mut Model, code: KeyCode) -> Vec<Cmd> {
+        update(model, Msg::Key(KeyEvent::new(code, KeyModifiers::NONE)))
+    }
+
+    fn ctrl_o(model: &mut Model) -> Vec<Cmd> {
+        update(
+            model,
+            Msg::Key(KeyEvent::new(KeyCode::Char('o'), KeyModifiers::CONTROL)),
+        )
+    }
+
+    /// A model at 80×24 whose head request is a Bash call of `lines` lines.
+    fn waiting(lines: usize) -> Model {
+        let command: Vec<String> = (1..=lines).map(|i| format!("echo {i}")).collect();
+        let request = PermissionRequest {
+            request_id: "perm_1".into(),
+            kind: RequestKind::Tool,
+            call_id: "call_1".into(),
+            tool: "Bash".into(),
+            input: json!({"command": command.join("\n")}),
+            rule_id: "ask.default".into(),
+            reason: "runs a command that can change files".into(),
+            suggestions: Vec::new(),
+            always: AlwaysOption::Session,
+            full_access_available: false,
+            description: None,
+            edit_mode_available: false,
+            allowed_prompts: Vec::new(),
+            preview: None,
+            agent: None,
+        };
+        let mut model = Model::new(80, 24);
+        model.approvals.push_back(request);
+        update(&mut model, Msg::Resize(80, 24));
+        model
+    }
+
+    fn start(model: &Model) -> Option<usize> {
+        let request = model.head()?;
+        let theme = Theme::new(model.monochrome);
+        body_window(request, model.panel(), &theme, model.width, model.height).map(|w| w.start)
+    }
+
+    #[test]
+    fn approval_scroll_step_stays_within_bounds() {
+        assert_eq!(Step::By(-1).apply(0, 10, 90), 0);
+        assert_eq!(Step::By(1).apply(90, 10, 90), 90);
+        assert_eq!(Step::By(isize::MAX).apply(5, 10, 90), 90);
+        assert_eq!(Step::Page(1).apply(0, 10, 90), 10);
+        assert_eq!(Step::Page(-1).apply(5, 10, 90), 0);
+        assert_eq!(Step::Page(1).apply(85, 10, 90), 90);
+        assert_eq!(Step::Bottom.apply(0, 10, 90), 90);
+        assert_eq!(Step::Top.apply(50, 10, 90), 0);
+        // A body that fits has nowhere to go.
+        assert_eq!(Step::Page(3).apply(0, 10, 0), 0);
+    }
+
+    #[test]
+    fn approval_body_scrolls_with_j_k_and_the_page_keys_within_its_rows() {
+        let mut model = waiting(100);
+        assert_eq!(start(&model), Some(0));
+        press(&mut model, KeyCode::Char('k'));
+        press(&mut model, KeyCode::PageUp);
+        assert_eq!(start(&model), Some(0), "nothing above the top");
+        press(&mut model, KeyCode::Char('j'));
+        assert_eq!(start(&model), Some(1));
+        press(&mut model, KeyCode::End);
+        let last = start(&model).unwrap_or_default();
+        assert!(last > 1);
+        press(&mut model, KeyCode::PageDown);
+        press(&mut model, KeyCode::Char('j'));
+        assert_eq!(start(&model), Some(last), "nothing past the end");
+        press(&mut model, KeyCode::Home);
+        assert_eq!(start(&model), Some(0));
+        // ↓ still moves the options, and the transcript never moved.
+        press(&mut model, KeyCode::Down);
+        assert_eq!(model.panel().map(|p| p.selected), Some(1));
+        assert_eq!(model.scroll, 0);
+    }
+
+    #[test]
+    fn approval_page_keys_scroll_the_transcript_when_the_body_fits() {
+        let mut model = waiting(2);
+        assert_eq!(start(&model), None);
+        press(&mut model, KeyCode::PageDown);
+        assert_eq!(model.panel().map(|p| p.scrolled), Some(false));
+    }
+
+    #[test]
+    fn approval_full_screen_toggle_keeps_the_request_pending() {
+        let mut model = waiting(100);
+        assert!(ctrl_o(&mut model).is_empty());
+        assert_eq!(crate::tui::focus::focus(&model), Focus::FullScreen);
+        assert!(ctrl_o(&mut model).is_empty());
+        assert_eq!(
+            crate::tui::focus::focus(&model),
+            Focus::Approval(RequestKind::Tool)
+        );
+        assert_eq!(model.approvals.len(), 1);
+        assert!(
+            !model.tools_expanded,
+            "Ctrl+O on a panel is not the outputs'"
+        );
+    }
+
+    #[test]
+    fn approval_esc_in_full_screen_does_not_deny() {
+        let mut model = waiting(100);
+        ctrl_o(&mut model);
+        for code in [KeyCode::Enter, KeyCode::Char('1'), KeyCode::Esc] {
+            assert!(press(&mut model, code).is_empty(), "{code:?}");
+            assert_eq!(model.approvals.len(), 1, "{code:?}");
+        }
+        // Esc went back to the panel; there it denies.
+        assert_eq!(model.approval.as_ref().and_then(|p| p.full_screen), None);
+        let cmds = press(&mut model, KeyCode::Esc);
+        assert!(
+            matches!(
+                cmds.as_slice(),
+                [Cmd::Send(Op::PermissionReply {
+                    reply: PermissionReply::Deny { feedback: None },
+                    ..
+                })]
+            ),
+            "{cmds:?}"
+        );
+    }
+
+    #[test]
+    fn approval_full_screen_scroll_stays_within_its_rows() {
+        let mut model = waiting(100);
+        ctrl_o(&mut model);
+        press(&mut model, KeyCode::Up);
+        let at = |m: &Model| m.panel().and_then(|p| p.full_screen);
+        assert_eq!(at(&model), Some(0));
+        press(&mut model, KeyCode::End);
+        // 101 rows (the why row and the command), 22 shown.
+        assert_eq!(at(&model), Some(101 - 22));
+        press(&mut model, KeyCode::PageDown);
+        press(&mut model, KeyCode::Char('j'));
+        assert_eq!(at(&model), Some(101 - 22));
+        press(&mut model, KeyCode::Home);
+        assert_eq!(at(&model), Some(0));
+    }
+}
