@@ -97,8 +97,11 @@ fn tui2_tools_started_while_expanded_are_expanded_too() {
     assert!(screen_of(&m).contains("test b ... ok"));
 }
 
+/// On an approval Ctrl+O opens the request full screen (what users try
+/// to read a long diff or command); it leaves the outputs as they are, and
+/// a second Ctrl+O goes back to the panel.
 #[test]
-fn tui2_ctrl_o_works_while_an_approval_waits() {
+fn tui2_ctrl_o_on_an_approval_opens_it_full_screen() {
     let mut m = with_bash_output();
     event(
         &mut m,
@@ -123,7 +126,16 @@ fn tui2_ctrl_o_works_while_an_approval_waits() {
         },
     );
     ctrl_o(&mut m);
-    assert!(m.tools_expanded);
+    assert!(!m.tools_expanded);
+    assert_eq!(
+        zcode::tui::focus::focus(&m),
+        zcode::tui::focus::Focus::FullScreen
+    );
+    ctrl_o(&mut m);
+    assert_eq!(
+        zcode::tui::focus::focus(&m),
+        zcode::tui::focus::Focus::Approval(zcode::protocol::RequestKind::Tool)
+    );
     assert_eq!(m.approvals.len(), 1, "the approval stays open");
 }
 

@@ -856,11 +856,11 @@ fn ux_a_scrolled_plan_resolved_by_a_hook_leaves_the_next_plan_at_its_top() {
     let mut m = with_requests(vec![plan_request("plan_1"), plan_request("plan_2")]);
     update(&mut m, key(KeyCode::PageDown));
     let scrolled = support::tui::screen_of(&m);
-    assert!(scrolled.contains("lines above"), "scrolled: {scrolled}");
+    assert!(!scrolled.contains("lines 1–"), "scrolled: {scrolled}");
     resolved_by_hook(&mut m, "plan_1");
     let screen = support::tui::screen_of(&m);
     assert!(screen.contains("Plan plan_2"), "{screen}");
-    assert!(!screen.contains("lines above"), "{screen}");
+    assert!(screen.contains("lines 1–"), "{screen}");
 }
 
 /// The footer row as drawn.

@@ -9,7 +9,7 @@ pub(crate) const CONTEXT_LINES: usize = 3;
 
 /// A unified diff from `old` to `new`; `old` is `None` for a new file
 /// (`--- /dev/null`, every line added). Empty when nothing changed.
-pub(crate) fn unified(path: &Path, old: Option<&str>, new: &str) -> String {
+pub fn unified(path: &Path, old: Option<&str>, new: &str) -> String {
     let shown = path.display().to_string();
     let old_label = if old.is_some() {
         shown.clone()

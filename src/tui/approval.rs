@@ -70,10 +70,11 @@ pub fn approval_options(request: &PermissionRequest) -> Vec<ApprovalOption> {
     }
 }
 
-/// The head plan request's Markdown rows at one width, kept by `update` so
-/// a long plan is not rendered again for every frame and update (PLAN-10).
+/// Rows of the head request's body at one width, kept by `update` so a
+/// long plan (its Markdown, PLAN-10) or a long command (highlighted) is not
+/// rendered again for every frame, key and scroll step.
 #[derive(Debug, Clone, PartialEq)]
-pub struct PlanRows {
+pub struct BodyRows {
     pub request_id: String,
     /// The panel's inner width.
     pub width: u16,
@@ -88,15 +89,24 @@ pub struct ApprovalPanel {
     pub request_id: String,
     /// The highlighted option.
     pub selected: usize,
-    /// How far the body (a long plan) is scrolled.
-    pub scroll: u16,
+    /// How far the body (a long command, diff or plan) is scrolled, in
+    /// rows from its top; read only once `scrolled`.
+    pub scroll: usize,
+    /// The user has scrolled the body. Until then it opens where the
+    /// layout puts it: a diff at its first change.
+    pub scrolled: bool,
+    /// The body full screen (Ctrl+O), scrolled this far. The options wait
+    /// under it: nothing there answers the request.
+    pub full_screen: Option<usize>,
     /// The feedback being typed, when its field is open.
     pub feedback: Option<String>,
     /// The ASK-6 panel, when the request is a question whose input reads;
     /// otherwise the plain panel lets the user reject it.
     pub question: Option<QuestionPanel>,
-    /// The plan, rendered (see `PlanRows`).
-    pub plan_rows: Option<PlanRows>,
+    /// The plan, rendered (see `BodyRows`).
+    pub plan_rows: Option<BodyRows>,
+    /// The command, highlighted and broken to rows (see `BodyRows`).
+    pub command_rows: Option<BodyRows>,
 }
 
 impl ApprovalPanel {
@@ -110,9 +120,12 @@ impl ApprovalPanel {
             request_id: request.request_id.clone(),
             selected: 0,
             scroll: 0,
+            scrolled: false,
+            full_screen: None,
             feedback: None,
             question,
             plan_rows: None,
+            command_rows: None,
         }
     }
 

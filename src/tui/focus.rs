@@ -2,9 +2,9 @@
 //! Key dispatch (`update`), the footer's hints (`keys`) and the view all
 //! read it, so they cannot disagree about what is on top.
 //!
-//! The order, first match wins: a waiting request (its question panel, its
-//! feedback field, or its options), the todo overlay, an open picker, the
-//! slash popup, the `@file` list, the composer.
+//! The order, first match wins: a waiting request (full screen, its
+//! question panel, its feedback field, or its options), the todo overlay,
+//! an open picker, the slash popup, the `@file` list, the composer.
 
 use crate::protocol::RequestKind;
 use crate::tui::model::Model;
@@ -12,6 +12,9 @@ use crate::tui::slash::Popup;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Focus {
+    /// The head request full screen (Ctrl+O on its panel): only its keys
+    /// back to the panel and to scroll; nothing there answers it.
+    FullScreen,
     /// The ASK-6 panel of the head request.
     Question,
     /// The feedback field of the head request's panel (a deny with feedback,
@@ -38,7 +41,7 @@ impl Focus {
     pub fn is_request(self) -> bool {
         matches!(
             self,
-            Focus::Question | Focus::Feedback(_) | Focus::Approval(_)
+            Focus::FullScreen | Focus::Question | Focus::Feedback(_) | Focus::Approval(_)
         )
     }
 }
@@ -47,6 +50,9 @@ impl Focus {
 pub fn focus(model: &Model) -> Focus {
     if let Some(request) = model.head() {
         let panel = model.panel();
+        if panel.is_some_and(|p| p.full_screen.is_some()) {
+            return Focus::FullScreen;
+        }
         if panel.is_some_and(|p| p.question.is_some()) {
             return Focus::Question;
         }

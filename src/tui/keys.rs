@@ -3,6 +3,7 @@
 use crate::protocol::RequestKind;
 use crate::tui::cells::Cell;
 use crate::tui::focus::Focus;
+use crate::tui::layout::approval::body_window;
 use crate::tui::model::Model;
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
@@ -173,8 +174,9 @@ pub fn hints(focus: Focus, model: &Model) -> Vec<(&'static str, &'static str)> {
         Focus::Question if other_field_open(model) => field_hints("use this answer", false),
         Focus::Feedback(RequestKind::Plan) => field_hints("send the feedback", true),
         Focus::Feedback(_) => field_hints("deny with this feedback", true),
+        Focus::FullScreen => full_screen_hints(),
         Focus::Question => question_hints(model),
-        Focus::Approval(_) => request_hints(model),
+        Focus::Approval(kind) => approval_hints(model, kind),
         Focus::Picker => match model.picker.as_ref() {
             Some(p) if p.armed.is_some() => vec![("d", "again to remove"), ("esc", "keep it")],
             p => picker_hints(p.is_some_and(|p| p.deletable())),
@@ -222,6 +224,36 @@ fn question_hints(model: &Model) -> Vec<(&'static str, &'static str)> {
 fn digit_keys(n: usize) -> Option<&'static str> {
     const KEYS: [&str; 8] = ["1-2", "1-3", "1-4", "1-5", "1-6", "1-7", "1-8", "1-9"];
     n.checked_sub(2).map(|i| KEYS[i.min(7)])
+}
+
+/// The footer of a tool's or plan's panel: the request's keys, then j/k
+/// while its body scrolls, and the full-screen key.
+fn approval_hints(model: &Model, kind: RequestKind) -> Vec<(&'static str, &'static str)> {
+    let mut hints = request_hints(model);
+    if kind == RequestKind::Question {
+        return hints;
+    }
+    let scrolls = model.head().is_some_and(|request| {
+        let theme = crate::tui::theme::Theme::new(model.monochrome);
+        body_window(request, model.panel(), &theme, model.width, model.height).is_some()
+    });
+    if scrolls {
+        hints.push(("j/k", "scroll"));
+    }
+    hints.push((FULL_SCREEN_KEY, "full screen"));
+    hints
+}
+
+/// The key that opens a request full screen and closes it again.
+pub const FULL_SCREEN_KEY: &str = "ctrl+o";
+
+/// The footer of a request full screen: it only scrolls, and goes back.
+fn full_screen_hints() -> Vec<(&'static str, &'static str)> {
+    vec![
+        ("↑/↓ j/k pgup/pgdn", "scroll"),
+        ("home/end", "ends"),
+        ("esc/q/ctrl+o", "back to the options"),
+    ]
 }
 
 /// Whether the question panel's Other field takes the typing.

@@ -4,6 +4,8 @@
 
 pub mod agent;
 pub mod approval;
+pub mod approval_diff;
+pub mod approval_full;
 pub mod cell;
 pub mod composer;
 pub mod scroll;

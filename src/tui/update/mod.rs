@@ -11,11 +11,11 @@ mod mode;
 mod picker;
 pub(crate) mod slash;
 
-use super::approval::{ApprovalPanel, PlanRows};
+use super::approval::{ApprovalPanel, BodyRows};
 use super::cells::Cell;
 use super::focus::{Focus, focus};
 use super::keys::{Action, action};
-use super::layout::approval::plan_markdown;
+use super::layout::approval::{command_lines, plan_markdown};
 use super::layout::scroll::ScrollAnchor;
 use super::model::Model;
 use super::msg::{Cmd, Msg};
@@ -73,8 +73,8 @@ pub fn settle(model: &mut Model) {
 
 /// Gives the head request its panel: a fresh one whenever the head is
 /// another request than the panel's, however the last one went (answered
-/// here, resolved by a hook, cancelled). Renders a plan's Markdown once
-/// per plan and width (PLAN-10).
+/// here, resolved by a hook, cancelled). Renders a plan's Markdown (PLAN-10)
+/// or highlights a command once per request and width.
 fn sync_approval_panel(model: &mut Model) {
     let Model {
         approvals,
@@ -91,25 +91,28 @@ fn sync_approval_panel(model: &mut Model) {
         Some(panel) if panel.is_for(request) => panel,
         _ => approval.insert(ApprovalPanel::new(request)),
     };
-    if request.kind != RequestKind::Plan {
-        return;
-    }
     // The panel's inner width: the screen less the two borders.
     let width = width.saturating_sub(2);
-    let fresh = panel
-        .plan_rows
-        .as_ref()
-        .is_some_and(|c| c.width == width && c.monochrome == *monochrome);
-    if fresh {
-        return;
-    }
-    let lines = plan_markdown(request, width, &Theme::new(*monochrome));
-    panel.plan_rows = Some(PlanRows {
+    let fresh = |rows: &Option<BodyRows>| {
+        rows.as_ref()
+            .is_some_and(|c| c.width == width && c.monochrome == *monochrome)
+    };
+    let theme = Theme::new(*monochrome);
+    let keep = |lines| BodyRows {
         request_id: request.request_id.clone(),
         width,
         monochrome: *monochrome,
         lines,
-    });
+    };
+    match request.kind {
+        RequestKind::Plan if !fresh(&panel.plan_rows) => {
+            panel.plan_rows = Some(keep(plan_markdown(request, width, &theme)));
+        }
+        RequestKind::Tool if !fresh(&panel.command_rows) => {
+            panel.command_rows = command_lines(request, width, &theme).map(keep);
+        }
+        _ => {}
+    }
 }
 
 /// Lays out what changed in the transcript, whatever changed it, and keeps
@@ -171,7 +174,11 @@ fn apply(model: &mut Model, msg: Msg) -> Vec<Cmd> {
             Vec::new()
         }
         Msg::Scroll(delta) => {
-            scroll_by(model, i32::from(delta));
+            if focus(model) == Focus::FullScreen {
+                approvals::scroll_full_screen(model, i32::from(delta));
+            } else {
+                scroll_by(model, i32::from(delta));
+            }
             Vec::new()
         }
         Msg::Runtime(event) => {
@@ -235,6 +242,7 @@ fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Cmd> {
     // The question panel and a picker read raw keys and take them all; the
     // slash popup takes its list keys and leaves typing to the composer.
     match focus {
+        Focus::FullScreen => return approvals::on_full_screen_key(model, key),
         Focus::Question => return approvals::on_question_key(model, key),
         Focus::Picker => return picker::on_key(model, key),
         Focus::Todos => return on_todos_key(model, key),
@@ -273,16 +281,22 @@ fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Cmd> {
         }
         return Vec::new();
     }
-    // So do the tool outputs: reading a command's output helps to answer.
+    // On a tool's or plan's panel Ctrl+O opens it full screen; elsewhere
+    // it expands the tool outputs (reading a command's output helps to
+    // answer a question).
     if act == Action::ToggleToolOutput {
-        toggle_tool_output(model);
+        if approvals::opens_full_screen(focus) {
+            approvals::open_full_screen(model);
+        } else {
+            toggle_tool_output(model);
+        }
         return Vec::new();
     }
     match focus {
         Focus::Feedback(kind) => approvals::on_feedback_key(model, kind, act),
-        Focus::Approval(kind) => approvals::on_approval_key(model, kind, act),
+        Focus::Approval(_) => approvals::on_approval_key(model, act),
         Focus::Composer | Focus::SlashPopup | Focus::FilePopup => composer::on_key(model, act),
-        Focus::Question | Focus::Picker | Focus::Todos => Vec::new(),
+        Focus::FullScreen | Focus::Question | Focus::Picker | Focus::Todos => Vec::new(),
     }
 }
 
@@ -344,7 +358,7 @@ fn on_paste(model: &mut Model, text: &str) {
                 model.dirty = true;
             }
         }
-        Focus::Approval(_) => {}
+        Focus::FullScreen | Focus::Approval(_) => {}
         Focus::Todos | Focus::Picker | Focus::SlashPopup | Focus::FilePopup | Focus::Composer => {
             // A large paste shows as a chip (TUI-5).
             model.composer.paste(&text);

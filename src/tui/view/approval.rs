@@ -2,7 +2,7 @@
 //! box, with a count of the rest. Its rows come from `layout::approval`.
 
 use crate::protocol::RequestKind;
-use crate::tui::layout::approval::{body, tail_len};
+use crate::tui::layout::approval::fit;
 use crate::tui::model::Model;
 use crate::tui::theme::Theme;
 use ratatui::Frame;
@@ -34,17 +34,13 @@ pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
         ]));
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    let mut lines = body(request, panel, theme, usize::from(inner.width));
-    // Keep the options (and an open feedback field) visible when the panel
-    // is cut: drop body rows above them.
-    let tail_len = tail_len(request, panel, theme, usize::from(inner.width));
-    let height = usize::from(inner.height);
-    if lines.len() > height && height > tail_len {
-        let keep_top = height - tail_len - 1;
-        let tail = lines.split_off(lines.len() - tail_len);
-        lines.truncate(keep_top);
-        lines.push(Line::from(Span::styled("  …", theme.dim())));
-        lines.extend(tail);
-    }
-    frame.render_widget(Paragraph::new(lines), inner);
+    // The rows that fit, the options always among them (`layout::approval`).
+    let fitted = fit(
+        request,
+        panel,
+        theme,
+        usize::from(inner.width),
+        usize::from(inner.height),
+    );
+    frame.render_widget(Paragraph::new(fitted.lines), inner);
 }

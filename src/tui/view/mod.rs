@@ -2,6 +2,7 @@
 //! panel. What shows follows the focus; where it goes follows `screen`.
 
 pub mod approval;
+pub mod approval_full;
 pub mod composer;
 pub mod file_popup;
 pub mod picker;
@@ -23,6 +24,14 @@ pub fn view(model: &Model, frame: &mut Frame) {
     let area = frame.area();
     let theme = Theme::new(model.monochrome);
     let focus = focus(model);
+    if focus == Focus::FullScreen {
+        // The request over the whole screen, the footer with its keys.
+        let [body_area, footer_area] =
+            Layout::vertical([Constraint::Min(1), Constraint::Length(1)]).areas(area);
+        approval_full::render(model, &theme, frame, body_area);
+        status::render_footer(model, focus, &theme, frame, footer_area);
+        return;
+    }
     let heights = panel_heights(model, focus, area.width, area.height);
     let [
         main_area,
