@@ -46,6 +46,7 @@ impl ModelProvider for TimedProvider {
             let usage = StreamEvent::Usage(Usage {
                 input_tokens: 100,
                 output_tokens: 10,
+                ..Default::default()
             });
             if request.system.contains("# Working as a sub-agent") {
                 let task = request

@@ -462,6 +462,7 @@ mod tests {
             usage: Usage {
                 input_tokens: 5,
                 output_tokens: 2,
+                ..Default::default()
             },
             replies: 200,
             denials: Vec::new(),
@@ -494,6 +495,7 @@ mod tests {
         Usage {
             input_tokens,
             output_tokens,
+            ..Default::default()
         }
     }
 

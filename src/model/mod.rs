@@ -3,6 +3,7 @@
 
 pub mod accumulate;
 pub mod anthropic;
+pub mod cache_breakpoints;
 pub mod context_window;
 mod guard;
 pub mod http;

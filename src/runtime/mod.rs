@@ -8,6 +8,7 @@ pub mod core;
 pub mod injection;
 pub mod instructions;
 pub mod model_events;
+mod mode_note;
 pub mod plan_file;
 pub mod prompts;
 pub mod reminders;
@@ -169,6 +170,8 @@ pub fn start(setup: RuntimeSetup, mut store: Store) -> Result<RuntimeHandle, Ses
             history: opened.history,
             reminders: opened.reminders,
             usage: Usage::default(),
+            prompt_state: None,
+            told_state: None,
         }),
         compact_requested: Default::default(),
         files: Arc::new(Mutex::new(FileStateTracker::default())),

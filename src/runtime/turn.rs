@@ -6,6 +6,7 @@ use super::compaction;
 use super::core::{SaveFailed, SessionCore, lock};
 use super::injection;
 use super::model_events;
+use super::mode_note;
 use super::small_window;
 use super::tool_call::{CallOutcome, execute_call};
 use super::transcript::{assistant_entry, new_entry_id, tool_result_entry, user_entry};
@@ -227,7 +228,7 @@ async fn stream_reply(core: &SessionCore, cancel: &CancellationToken) -> StreamR
     core.mcp.wait_started(cancel).await;
     let prompt = small_window::request_prompt(
         &core.workspace,
-        core.state(),
+        mode_note::prompt_state(core),
         &core.context,
         &core.registry,
         model.context_window,
@@ -254,6 +255,7 @@ async fn stream_reply(core: &SessionCore, cancel: &CancellationToken) -> StreamR
         max_output_tokens: None,
         context_window: model.context_window,
         reasoning: model.reasoning.clone(),
+        cache_key: Some(core.session_id.clone()),
     };
     let mut builder = ReplyBuilder::default();
     let stream = tokio::select! {
