@@ -122,6 +122,7 @@ async fn turn(delays_ms: Vec<u64>, dir: &std::path::Path) -> Duration {
             reasoning: None,
             context_window: Some(200_000),
             window_lookup: None,
+            prices: None,
         },
         settings: PermissionSettings::default(),
         hooks: Default::default(),

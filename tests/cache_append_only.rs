@@ -71,7 +71,12 @@ fn assert_append_only(h: &Harness) {
     for (i, pair) in bodies.windows(2).enumerate() {
         let (system, tools, earlier) = prompt(&pair[0]);
         let (next_system, next_tools, later) = prompt(&pair[1]);
-        assert_eq!(system, next_system, "request {} changed the system prompt", i + 1);
+        assert_eq!(
+            system,
+            next_system,
+            "request {} changed the system prompt",
+            i + 1
+        );
         assert_eq!(tools, next_tools, "request {} changed the tools", i + 1);
         assert!(
             later.len() > earlier.len(),
@@ -114,7 +119,10 @@ async fn cache_anthropic_requests_are_append_only_with_moving_breakpoints() {
     for (i, r) in requests.iter().enumerate() {
         let body = r.json();
         let marks = cache_breakpoints::count(&body);
-        assert!(marks <= cache_breakpoints::MAX_BREAKPOINTS, "request {i}: {marks}");
+        assert!(
+            marks <= cache_breakpoints::MAX_BREAKPOINTS,
+            "request {i}: {marks}"
+        );
         // The stable prefix is marked, and so is the conversation's tail.
         assert_eq!(body["system"][0]["cache_control"]["type"], "ephemeral");
         let tools = body["tools"].as_array().unwrap();

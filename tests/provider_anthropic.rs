@@ -102,6 +102,7 @@ fn cache_usage_anthropic_read_and_creation_kept_apart() {
             output_tokens: 40,
             cache_read_input_tokens: 9000,
             cache_creation_input_tokens: 700,
+            ..Default::default()
         }
     );
     assert_eq!(reply.usage.uncached_input_tokens(), 12);

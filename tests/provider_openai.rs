@@ -80,6 +80,7 @@ fn cache_usage_llamacpp_cache_n_is_cached_input() {
             output_tokens: 3,
             cache_read_input_tokens: 408,
             cache_creation_input_tokens: 0,
+            ..Default::default()
         }
     );
     assert_eq!(reply.usage.uncached_input_tokens(), 20);
@@ -101,6 +102,7 @@ fn cache_usage_openai_cached_tokens_kept_apart() {
             output_tokens: 300,
             cache_read_input_tokens: 1920,
             cache_creation_input_tokens: 0,
+            ..Default::default()
         }
     );
     assert_eq!(reply.usage.cache_read_percent(), Some(95));

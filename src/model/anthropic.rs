@@ -399,6 +399,7 @@ fn input_usage(uncached: u64, usage: &Value) -> Usage {
         output_tokens: 0,
         cache_read_input_tokens: read,
         cache_creation_input_tokens: written,
+        ..Default::default()
     }
 }
 

@@ -64,8 +64,7 @@ pub fn mark(body: &mut Map<String, Value>) {
 pub fn count(body: &Value) -> usize {
     match body {
         Value::Object(map) => {
-            usize::from(map.contains_key("cache_control"))
-                + map.values().map(count).sum::<usize>()
+            usize::from(map.contains_key("cache_control")) + map.values().map(count).sum::<usize>()
         }
         Value::Array(items) => items.iter().map(count).sum(),
         _ => 0,

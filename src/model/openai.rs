@@ -427,6 +427,7 @@ fn usage(chunk: &Value) -> Option<Usage> {
         output_tokens: output.unwrap_or(0),
         cache_read_input_tokens: cached.or(cache_n).unwrap_or(0).min(input),
         cache_creation_input_tokens: 0,
+        ..Default::default()
     })
 }
 

@@ -80,12 +80,24 @@ pub struct Usage {
     /// Prompt tokens served from the cache (Anthropic
     /// `cache_read_input_tokens`, OpenAI `cached_tokens`, llama.cpp
     /// `cache_n`).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub cache_read_input_tokens: u64,
     /// Prompt tokens written to the cache (Anthropic
     /// `cache_creation_input_tokens`; billed above the input price).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub cache_creation_input_tokens: u64,
+    /// What the replies with a known price cost, in millionths of a US
+    /// dollar (`config::prices`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cost_micros: u64,
+    /// Replies of a model without a known price: their cost is not in
+    /// `cost_micros`, and a total that has some is not the whole cost.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub unpriced_replies: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl Usage {
@@ -94,6 +106,8 @@ impl Usage {
         self.output_tokens += other.output_tokens;
         self.cache_read_input_tokens += other.cache_read_input_tokens;
         self.cache_creation_input_tokens += other.cache_creation_input_tokens;
+        self.cost_micros = self.cost_micros.saturating_add(other.cost_micros);
+        self.unpriced_replies += other.unpriced_replies;
     }
 
     /// Prompt tokens neither read from nor written to the cache.

@@ -53,6 +53,9 @@ mod tests {
     #[test]
     fn the_change_names_the_new_mode() {
         let text = change_text(ExecutionState::new(Mode::Yolo, false));
-        assert!(text.starts_with("The permission mode is now yolo: "), "{text}");
+        assert!(
+            text.starts_with("The permission mode is now yolo: "),
+            "{text}"
+        );
     }
 }

@@ -5,8 +5,8 @@
 use super::compaction;
 use super::core::{SaveFailed, SessionCore, lock};
 use super::injection;
-use super::model_events;
 use super::mode_note;
+use super::model_events;
 use super::small_window;
 use super::tool_call::{CallOutcome, execute_call};
 use super::transcript::{assistant_entry, new_entry_id, tool_result_entry, user_entry};
@@ -301,7 +301,10 @@ async fn stream_reply(core: &SessionCore, cancel: &CancellationToken) -> StreamR
         }
     }
     let reply = builder.finish();
-    core.add_usage(reply.usage);
+    core.add_usage(crate::config::prices::with_cost(
+        reply.usage,
+        model.prices.as_ref(),
+    ));
     StreamResult::Reply(reply)
 }
 

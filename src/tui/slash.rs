@@ -27,6 +27,7 @@ pub enum SlashCommand {
     Skills,
     Copy,
     Export,
+    Cost,
     Help,
     Quit,
 }
@@ -41,7 +42,7 @@ pub struct CommandInfo {
     pub description: &'static str,
 }
 
-pub const COMMANDS: [CommandInfo; 16] = [
+pub const COMMANDS: [CommandInfo; 17] = [
     CommandInfo {
         command: SlashCommand::Mode,
         name: "mode",
@@ -125,6 +126,12 @@ pub const COMMANDS: [CommandInfo; 16] = [
         name: "export",
         arg: Some("[file]"),
         description: "Write the conversation to a Markdown file",
+    },
+    CommandInfo {
+        command: SlashCommand::Cost,
+        name: "cost",
+        arg: None,
+        description: "Show the session's tokens (cached and not) and what they cost",
     },
     CommandInfo {
         command: SlashCommand::Help,
