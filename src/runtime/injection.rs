@@ -25,7 +25,6 @@ pub fn inject(core: &SessionCore, entry_kind: &str, kind: &str, text: &str) {
 
 /// Runs before every model request of a turn.
 pub fn before_request(core: &SessionCore, continuing_after_length_limit: bool) {
-    super::mode_note::announce_change(core);
     let remind = core
         .conversation()
         .reminders

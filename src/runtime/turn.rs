@@ -243,6 +243,7 @@ async fn stream_reply(core: &SessionCore, cancel: &CancellationToken) -> StreamR
     if forced || compaction::over_threshold(estimate, window) {
         compaction::compact(core, cancel, forced).await;
     }
+    mode_note::announce_change(core);
     injection::before_request(core, false);
     if core.save_failure().is_some() {
         return StreamResult::NotSaved;
@@ -301,7 +302,7 @@ async fn stream_reply(core: &SessionCore, cancel: &CancellationToken) -> StreamR
         }
     }
     let reply = builder.finish();
-    core.add_usage(crate::config::prices::with_cost(
+    core.add_usage(crate::model::cost::with_cost(
         reply.usage,
         model.prices.as_ref(),
     ));
