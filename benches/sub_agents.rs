@@ -46,6 +46,7 @@ impl ModelProvider for TimedProvider {
             let usage = StreamEvent::Usage(Usage {
                 input_tokens: 100,
                 output_tokens: 10,
+                ..Default::default()
             });
             if request.system.contains("# Working as a sub-agent") {
                 let task = request
@@ -121,6 +122,7 @@ async fn turn(delays_ms: Vec<u64>, dir: &std::path::Path) -> Duration {
             reasoning: None,
             context_window: Some(200_000),
             window_lookup: None,
+            prices: None,
         },
         settings: PermissionSettings::default(),
         hooks: Default::default(),

@@ -77,6 +77,7 @@ mod tests {
         let usage = Usage {
             input_tokens: 11_000,
             output_tokens: 1_300,
+            ..Default::default()
         };
         assert_eq!(
             agent_figures(7, usage, 14_000),

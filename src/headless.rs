@@ -362,6 +362,9 @@ struct ResultObject<'a> {
     num_turns: u64,
     duration_ms: u64,
     usage: UsageObject,
+    /// What the run cost in US dollars; `null` when a reply's model has no
+    /// known price (a partial sum would read as the whole cost).
+    total_cost_usd: Option<f64>,
     end: TurnEnd,
     denials: &'a [Denial],
     errors: &'a [String],
@@ -375,10 +378,19 @@ struct ResultObject<'a> {
     plan_approved: Option<bool>,
 }
 
+/// Token counts as Anthropic's API reports them: `input_tokens` is the
+/// input neither read from nor written to the prompt cache.
 #[derive(Debug, Serialize)]
 struct UsageObject {
     input_tokens: u64,
     output_tokens: u64,
+    cache_read_input_tokens: u64,
+    cache_creation_input_tokens: u64,
+}
+
+/// The cost in dollars when every reply's price was known.
+fn total_cost_usd(usage: &Usage) -> Option<f64> {
+    (usage.unpriced_replies == 0).then(|| usage.cost_micros as f64 / 1_000_000.0)
 }
 
 fn result_object<'a>(
@@ -396,9 +408,12 @@ fn result_object<'a>(
         num_turns: outcome.replies,
         duration_ms,
         usage: UsageObject {
-            input_tokens: outcome.usage.input_tokens,
+            input_tokens: outcome.usage.uncached_input_tokens(),
             output_tokens: outcome.usage.output_tokens,
+            cache_read_input_tokens: outcome.usage.cache_read_input_tokens,
+            cache_creation_input_tokens: outcome.usage.cache_creation_input_tokens,
         },
+        total_cost_usd: total_cost_usd(&outcome.usage),
         end: outcome.end,
         denials: &outcome.denials,
         errors: &outcome.errors,
@@ -501,6 +516,8 @@ mod tests {
             usage: Usage {
                 input_tokens: 5,
                 output_tokens: 2,
+                unpriced_replies: 200,
+                ..Default::default()
             },
             replies: 200,
             denials: Vec::new(),
@@ -521,7 +538,9 @@ mod tests {
                 "model": "openai/m",
                 "num_turns": 200,
                 "duration_ms": 42,
-                "usage": {"input_tokens": 5, "output_tokens": 2},
+                "usage": {"input_tokens": 5, "output_tokens": 2,
+                    "cache_read_input_tokens": 0, "cache_creation_input_tokens": 0},
+                "total_cost_usd": null,
                 "end": "round_limit",
                 "denials": [],
                 "errors": ["stopped after 200 rounds"],
@@ -536,6 +555,7 @@ mod tests {
         Usage {
             input_tokens,
             output_tokens,
+            ..Default::default()
         }
     }
 
@@ -718,7 +738,8 @@ mod tests {
         // session's own model's.
         assert_eq!(
             value["usage"],
-            json!({"input_tokens": 18_000, "output_tokens": 530})
+            json!({"input_tokens": 18_000, "output_tokens": 530,
+                "cache_read_input_tokens": 0, "cache_creation_input_tokens": 0})
         );
         assert_eq!(value["num_turns"], 2);
         assert_eq!(
@@ -734,6 +755,39 @@ mod tests {
         );
         // The refusal is the run's, named with its agent.
         assert_eq!(value["denials"][0]["agent"], "explore #2");
+    }
+
+    #[test]
+    fn cache_json_usage_keeps_cached_input_apart_with_the_cost() {
+        let outcome = Outcome {
+            end: TurnEnd::Completed,
+            usage: Usage {
+                input_tokens: 10_000,
+                output_tokens: 100,
+                cache_read_input_tokens: 9_000,
+                cache_creation_input_tokens: 800,
+                cost_micros: 6_450,
+                unpriced_replies: 0,
+            },
+            ..Outcome::default()
+        };
+        let value = serde_json::to_value(result_object("sess_1", &outcome, 1)).unwrap();
+        assert_eq!(
+            value["usage"],
+            json!({"input_tokens": 200, "output_tokens": 100,
+                "cache_read_input_tokens": 9_000, "cache_creation_input_tokens": 800})
+        );
+        assert_eq!(value["total_cost_usd"], json!(0.00645));
+        // One reply without a price: the sum is not the cost.
+        let unpriced = Outcome {
+            usage: Usage {
+                unpriced_replies: 1,
+                ..outcome.usage
+            },
+            ..Outcome::default()
+        };
+        let value = serde_json::to_value(result_object("sess_1", &unpriced, 1)).unwrap();
+        assert_eq!(value["total_cost_usd"], Value::Null);
     }
 
     #[test]

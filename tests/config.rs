@@ -1036,3 +1036,43 @@ fn ask7_acp_unknown_keys_are_warnings() {
         std::time::Duration::from_secs(60)
     );
 }
+
+// ---- prompt caches: prices of a model ------------------------------------
+
+#[test]
+fn cache_cost_prices_from_the_config_in_dollars_per_million() {
+    let text = one_provider(
+        "",
+        r#", "prices": {"input": 0.6, "output": 2.4, "cacheRead": 0.06}"#,
+    );
+    let config = parse(&text).unwrap();
+    let prices = config.providers[0].models[0].prices.unwrap();
+    assert_eq!(prices.input, 600_000);
+    assert_eq!(prices.output, 2_400_000);
+    assert_eq!(prices.cache_read, 60_000);
+    // No cache-write price: writing costs the input price.
+    assert_eq!(prices.cache_write, 600_000);
+    let err = parse_err(&one_provider(
+        "",
+        r#", "prices": {"input": -1, "output": 2}"#,
+    ));
+    assert!(err.contains("models[0].prices"), "{err}");
+}
+
+#[test]
+fn cache_cost_well_known_models_have_prices_only_on_their_makers_api() {
+    let env = env_of(&[
+        ("ANTHROPIC_API_KEY", "k"),
+        ("OPENAI_BASE_URL", "http://127.0.0.1:8080/v1"),
+    ]);
+    let providers = env_providers(env);
+    let anthropic = providers.iter().find(|p| p.id == "anthropic").unwrap();
+    let sonnet = anthropic.models[0].prices.unwrap();
+    assert_eq!(
+        (sonnet.input, sonnet.cache_read, sonnet.cache_write),
+        (3_000_000, 300_000, 3_750_000)
+    );
+    // A local server's default-named model is not OpenAI's gpt-4.1.
+    let local = providers.iter().find(|p| p.id == "openai").unwrap();
+    assert_eq!(local.models[0].prices, None);
+}

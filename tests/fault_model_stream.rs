@@ -72,6 +72,7 @@ fn request() -> ModelRequest {
         max_output_tokens: None,
         context_window: None,
         reasoning: None,
+        cache_key: None,
     }
 }
 

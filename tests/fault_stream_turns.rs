@@ -65,6 +65,7 @@ impl Session {
                 reasoning: None,
                 context_window: Some(100_000),
                 window_lookup: None,
+                prices: None,
             },
             settings: PermissionSettings::default(),
             hooks: Default::default(),

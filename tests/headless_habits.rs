@@ -287,6 +287,7 @@ const RESULT_FIELDS: &[&str] = &[
     "num_turns",
     "duration_ms",
     "usage",
+    "total_cost_usd",
     "end",
     "denials",
     "errors",
@@ -340,6 +341,10 @@ async fn ux_json_result_has_the_fields_scripts_read() {
     assert!(r["duration_ms"].is_u64(), "{r}");
     assert!(r["usage"]["input_tokens"].is_u64(), "{r}");
     assert!(r["usage"]["output_tokens"].is_u64(), "{r}");
+    assert!(r["usage"]["cache_read_input_tokens"].is_u64(), "{r}");
+    assert!(r["usage"]["cache_creation_input_tokens"].is_u64(), "{r}");
+    // A local server's model has no known price: the cost is not known.
+    assert_eq!(r["total_cost_usd"], Value::Null, "{r}");
     assert_eq!(r["end"], "completed");
     assert_eq!(r["errors"], Value::Array(Vec::new()));
     let d = &r["denials"][0];

@@ -48,6 +48,7 @@ fn request() -> ModelRequest {
         max_output_tokens: None,
         context_window: None,
         reasoning: None,
+        cache_key: None,
     }
 }
 
@@ -616,6 +617,7 @@ fn ux_tui_shows_each_retry_and_the_window_the_server_found() {
     let usage = zcode::model::Usage {
         input_tokens: 24_300,
         output_tokens: 10,
+        ..Default::default()
     };
     event(
         &mut m,

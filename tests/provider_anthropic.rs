@@ -44,7 +44,9 @@ fn recorded_llamacpp_tool_use_without_input() {
         reply.usage,
         Usage {
             input_tokens: 184 + 9,
-            output_tokens: 200
+            output_tokens: 200,
+            cache_read_input_tokens: 9,
+            ..Default::default()
         }
     );
     assert_eq!(reply.tool_calls.len(), 6);
@@ -70,10 +72,41 @@ fn text_thinking_ping_and_unknown_events() {
             finish_reason: Some(FinishReason::Stop),
             usage: Usage {
                 input_tokens: 30,
-                output_tokens: 33
+                output_tokens: 33,
+                cache_read_input_tokens: 5,
+                ..Default::default()
             },
         }
     );
+}
+
+/// Anthropic's `input_tokens` leaves out what the cache served or took;
+/// zcode's is the whole prompt, with both cache counts kept apart.
+#[test]
+fn cache_usage_anthropic_read_and_creation_kept_apart() {
+    let body = concat!(
+        "event: message_start\n",
+        "data: {\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":12,",
+        "\"cache_read_input_tokens\":9000,\"cache_creation_input_tokens\":700,\"output_tokens\":1}}}\n\n",
+        "event: content_block_start\n",
+        "data: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"ok\"}}\n\n",
+        "event: message_delta\n",
+        "data: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":40}}\n\n",
+        "event: message_stop\n",
+        "data: {\"type\":\"message_stop\"}\n\n"
+    );
+    let reply = decode_chunks(DECODER, vec![body.as_bytes().to_vec()]).unwrap();
+    assert_eq!(
+        reply.usage,
+        Usage {
+            input_tokens: 9712,
+            output_tokens: 40,
+            cache_read_input_tokens: 9000,
+            cache_creation_input_tokens: 700,
+            ..Default::default()
+        }
+    );
+    assert_eq!(reply.usage.uncached_input_tokens(), 12);
 }
 
 #[test]
@@ -173,6 +206,7 @@ fn request() -> ModelRequest {
         max_output_tokens: None,
         context_window: None,
         reasoning: None,
+        cache_key: None,
     }
 }
 
@@ -193,7 +227,8 @@ async fn e2e_text_reply() {
         reply.usage,
         Usage {
             input_tokens: 10,
-            output_tokens: 5
+            output_tokens: 5,
+            ..Default::default()
         }
     );
 }
@@ -435,6 +470,7 @@ async fn e2e_request_shape() {
         max_output_tokens: None,
         context_window: None,
         reasoning: None,
+        cache_key: None,
     };
     run(&provider(&server, test_settings()), &req)
         .await
@@ -453,9 +489,11 @@ async fn e2e_request_shape() {
             // The model's output limit: the default for an unknown model.
             "max_tokens": 32000,
             "stream": true,
-            "system": "You are zcode.",
+            // Prompt-cache breakpoints: the stable prefix (system, last
+            // tool) and the two newest user messages.
+            "system": [{"type": "text", "text": "You are zcode.", "cache_control": {"type": "ephemeral"}}],
             "messages": [
-                {"role": "user", "content": [{"type": "text", "text": "list files"}]},
+                {"role": "user", "content": [{"type": "text", "text": "list files", "cache_control": {"type": "ephemeral"}}]},
                 {"role": "assistant", "content": [
                     {"type": "text", "text": "Looking."},
                     {"type": "tool_use", "id": "toolu_1", "name": "Glob", "input": {"pattern": "*"}},
@@ -464,11 +502,12 @@ async fn e2e_request_shape() {
                 {"role": "user", "content": [
                     {"type": "tool_result", "tool_use_id": "toolu_1", "content": "a.rs\nb.rs", "is_error": false},
                     {"type": "tool_result", "tool_use_id": "toolu_2", "content": "invalid arguments", "is_error": true},
-                    {"type": "text", "text": "thanks"}
+                    {"type": "text", "text": "thanks", "cache_control": {"type": "ephemeral"}}
                 ]}
             ],
             "tools": [{"name": "Glob", "description": "Find files",
-                "input_schema": {"type": "object", "properties": {"pattern": {"type": "string"}}}}]
+                "input_schema": {"type": "object", "properties": {"pattern": {"type": "string"}}},
+                "cache_control": {"type": "ephemeral"}}]
         })
     );
 }

@@ -50,6 +50,65 @@ fn recorded_llamacpp_tool_calls() {
     assert_ne!(reply.tool_calls[0].id, reply.tool_calls[1].id);
 }
 
+/// llama.cpp sends no `usage` here, only its `timings`: `cache_n` tokens
+/// came from its prompt cache, `prompt_n` were processed anew.
+#[test]
+fn cache_usage_from_recorded_llamacpp_timings() {
+    let reply = decode_fixture_every_way(DECODER, "llamacpp-chat-toolcall.sse").unwrap();
+    assert_eq!(
+        reply.usage,
+        Usage {
+            input_tokens: 205,
+            output_tokens: 81,
+            ..Default::default()
+        }
+    );
+}
+
+#[test]
+fn cache_usage_llamacpp_cache_n_is_cached_input() {
+    let body = concat!(
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ok\"}}]}\n\n",
+        "data: {\"choices\":[{\"finish_reason\":\"stop\",\"index\":0,\"delta\":{}}],",
+        "\"timings\":{\"cache_n\":408,\"prompt_n\":20,\"predicted_n\":3}}\n\n",
+        "data: [DONE]\n\n"
+    );
+    let reply = decode_chunks(DECODER, vec![body.as_bytes().to_vec()]).unwrap();
+    assert_eq!(
+        reply.usage,
+        Usage {
+            input_tokens: 428,
+            output_tokens: 3,
+            cache_read_input_tokens: 408,
+            cache_creation_input_tokens: 0,
+            ..Default::default()
+        }
+    );
+    assert_eq!(reply.usage.uncached_input_tokens(), 20);
+}
+
+#[test]
+fn cache_usage_openai_cached_tokens_kept_apart() {
+    let body = concat!(
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ok\"},\"finish_reason\":\"stop\"}]}\n\n",
+        "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":2006,\"completion_tokens\":300,",
+        "\"prompt_tokens_details\":{\"cached_tokens\":1920}}}\n\n",
+        "data: [DONE]\n\n"
+    );
+    let reply = decode_chunks(DECODER, vec![body.as_bytes().to_vec()]).unwrap();
+    assert_eq!(
+        reply.usage,
+        Usage {
+            input_tokens: 2006,
+            output_tokens: 300,
+            cache_read_input_tokens: 1920,
+            cache_creation_input_tokens: 0,
+            ..Default::default()
+        }
+    );
+    assert_eq!(reply.usage.cache_read_percent(), Some(95));
+}
+
 #[test]
 fn recorded_llama_cpp_python_ids_on_every_chunk_and_legacy_function_call() {
     let reply = decode_fixture_every_way(DECODER, "llama-cpp-python-chat-toolcall.sse").unwrap();
@@ -77,7 +136,8 @@ fn text_reasoning_usage_and_unknown_fields() {
         reply.usage,
         Usage {
             input_tokens: 42,
-            output_tokens: 17
+            output_tokens: 17,
+            ..Default::default()
         }
     );
 }
@@ -211,6 +271,7 @@ fn request() -> ModelRequest {
         max_output_tokens: None,
         context_window: None,
         reasoning: None,
+        cache_key: None,
     }
 }
 
@@ -606,6 +667,7 @@ async fn e2e_request_shape() {
         max_output_tokens: Some(1234),
         context_window: None,
         reasoning: Some("high".into()),
+        cache_key: None,
     };
     run(&provider(&server, test_settings()), &req)
         .await

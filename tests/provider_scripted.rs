@@ -18,6 +18,7 @@ fn request(text: &str) -> ModelRequest {
         max_output_tokens: None,
         context_window: None,
         reasoning: None,
+        cache_key: None,
     }
 }
 

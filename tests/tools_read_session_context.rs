@@ -116,6 +116,7 @@ fn selected(provider: Arc<dyn ModelProvider>, context_window: u64) -> SelectedMo
         reasoning: None,
         context_window: Some(context_window).filter(|&w| w > 0),
         window_lookup: None,
+        prices: None,
     }
 }
 

@@ -129,6 +129,7 @@ fn usage(m: &mut Model, call_id: &str, label: &str, input_tokens: u64, output_to
     let usage = Usage {
         input_tokens,
         output_tokens,
+        ..Default::default()
     };
     inner(
         m,
@@ -158,6 +159,7 @@ fn finish(m: &mut Model, call_id: &str, label: &str, status: SubAgentStatus, sum
                 usage: Usage {
                     input_tokens: tokens - 300,
                     output_tokens: 300,
+                    ..Default::default()
                 },
                 elapsed_ms: secs * 1000 + 400,
                 summary: summary.into(),
@@ -481,6 +483,7 @@ fn agents_resumed_session_shows_finished_agents() {
             usage: Usage {
                 input_tokens: 9_000,
                 output_tokens: 500,
+                ..Default::default()
             },
             elapsed_ms: 11_000,
             summary: summary.into(),
@@ -730,6 +733,7 @@ fn agents_their_requests_leave_the_context_figure_alone() {
     let parent = Usage {
         input_tokens: 24_000,
         output_tokens: 100,
+        ..Default::default()
     };
     event(
         &mut m,
@@ -742,6 +746,7 @@ fn agents_their_requests_leave_the_context_figure_alone() {
     let sub = Usage {
         input_tokens: 3_000,
         output_tokens: 50,
+        ..Default::default()
     };
     event(
         &mut m,
@@ -765,6 +770,7 @@ fn agents_their_requests_leave_the_context_figure_alone() {
             usage: Usage {
                 input_tokens: 26_000,
                 output_tokens: 10,
+                ..Default::default()
             },
             total: parent,
         },

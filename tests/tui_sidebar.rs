@@ -42,6 +42,7 @@ fn usage(model: &mut Model, input_tokens: u64) {
     let usage = Usage {
         input_tokens,
         output_tokens: 600,
+        ..Default::default()
     };
     event(
         model,

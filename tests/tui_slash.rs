@@ -758,6 +758,7 @@ fn fake_resolver() -> ModelResolver {
                 default_reasoning: None,
                 disabled: None,
                 stream: Default::default(),
+                prices: None,
             });
         }
         let catalog = Catalog {
@@ -772,6 +773,7 @@ fn fake_resolver() -> ModelResolver {
             reasoning: resolved.reasoning,
             context_window: Some(100_000),
             window_lookup: None,
+            prices: None,
         })
     })
 }

@@ -444,6 +444,7 @@ fn agent_step(m: &mut Model, rng: &mut Rng, n: usize) {
             usage: Usage {
                 input_tokens: 900,
                 output_tokens: 40,
+                ..Default::default()
             },
             total: Default::default(),
         },

@@ -3,6 +3,8 @@
 
 use serde::Deserialize;
 
+pub use super::prices::Prices;
+
 /// Which wire protocol a provider speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -38,6 +40,9 @@ pub struct Model {
     pub disabled: Option<String>,
     /// Limits of one streamed reply; unset ones take the defaults.
     pub stream: StreamSettings,
+    /// What its tokens cost (`prices` in the config, else the list price
+    /// of a well-known model on its maker's API); `None`: not known.
+    pub prices: Option<Prices>,
 }
 
 /// The largest `maxOutputTokens` the config accepts.
@@ -269,6 +274,7 @@ fn env_provider(
     model: String,
     context_window: Option<u64>,
 ) -> Provider {
+    let prices = super::prices::well_known(kind, &base_url, &model);
     Provider {
         id: id.to_string(),
         name: name.to_string(),
@@ -277,6 +283,7 @@ fn env_provider(
         api_key_env: Some(api_key_env.to_string()),
         api_key_optional,
         models: vec![Model {
+            prices,
             id: model,
             context_window,
             reasoning_levels: Vec::new(),

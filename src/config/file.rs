@@ -18,6 +18,7 @@ use super::catalog::{MaxTokensField, Model, Provider, ProviderKind, StreamSettin
 use super::hooks::{
     DEFAULT_HOOK_TIMEOUT_MS, HookEntry, Hooks, MAX_HOOK_TIMEOUT_MS, validate_matcher,
 };
+use super::prices::{self, Prices};
 use super::{Config, ConfigError, PermissionConfig};
 use crate::permission::mode::{Mode, ModeError, parse_stored_mode};
 use crate::sandbox::{ApprovedCommands, ResourceLimits, SandboxMode, SandboxSettings};
@@ -146,6 +147,20 @@ struct RawModel {
     content_idle_timeout_secs: Option<u64>,
     #[serde(default)]
     request_timeout_secs: Option<u64>,
+    /// US dollars per million tokens.
+    #[serde(default)]
+    prices: Option<RawPrices>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RawPrices {
+    input: f64,
+    output: f64,
+    #[serde(default)]
+    cache_read: Option<f64>,
+    #[serde(default)]
+    cache_write: Option<f64>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -324,7 +339,7 @@ impl Validator<'_> {
                     "must not be empty; omit it for a provider that needs no key",
                 ));
             }
-            let models = self.models(&at, p.kind, p.models)?;
+            let models = self.models(&at, p.kind, &p.base_url, p.models)?;
             let name = p
                 .name
                 .filter(|n| !n.trim().is_empty())
@@ -346,6 +361,7 @@ impl Validator<'_> {
         &self,
         provider_at: &str,
         kind: ProviderKind,
+        base_url: &str,
         raw: Vec<Object<RawModel>>,
     ) -> Result<Vec<Model>, ConfigError> {
         let mut seen: HashMap<String, usize> = HashMap::new();
@@ -400,7 +416,20 @@ impl Validator<'_> {
                 ));
             }
             let stream = self.stream_settings(&at, kind, &m)?;
+            let prices = match &m.prices {
+                Some(p) => Some(
+                    Prices::from_dollars(p.input, p.output, p.cache_read, p.cache_write)
+                        .ok_or_else(|| {
+                            self.err(
+                                format!("{at}.prices"),
+                                "prices are US dollars per million tokens, from 0 to 1000000",
+                            )
+                        })?,
+                ),
+                None => prices::well_known(kind, base_url, &m.id),
+            };
             out.push(Model {
+                prices,
                 id: m.id,
                 context_window: m.context_window,
                 reasoning_levels: m.reasoning_levels,

@@ -10,6 +10,7 @@ pub mod catalog;
 mod file;
 pub mod home;
 pub mod hooks;
+pub mod prices;
 pub mod project_id;
 pub mod project_root;
 
@@ -21,7 +22,7 @@ use crate::permission::settings::PermissionSettings;
 
 pub use acp::{AcpConfig, AutoContinueConfig};
 pub use catalog::{
-    Catalog, MaxTokensField, Model, Provider, ProviderKind, StreamSettings, env_providers,
+    Catalog, MaxTokensField, Model, Prices, Provider, ProviderKind, StreamSettings, env_providers,
 };
 pub use home::{CONFIG_FILE_NAME, config_path, zcode_home};
 pub use hooks::{HookEntry, HookEvent, Hooks};

@@ -208,17 +208,20 @@ mod tests {
             StreamEvent::Usage(Usage {
                 input_tokens: 10,
                 output_tokens: 1,
+                ..Default::default()
             }),
             StreamEvent::Usage(Usage {
                 input_tokens: 10,
                 output_tokens: 7,
+                ..Default::default()
             }),
         ]);
         assert_eq!(
             r.usage,
             Usage {
                 input_tokens: 10,
-                output_tokens: 7
+                output_tokens: 7,
+                ..Default::default()
             }
         );
         assert_eq!(r.finish_reason, None);

@@ -23,6 +23,7 @@ use futures_util::future::BoxFuture;
 use futures_util::stream::Stream;
 use serde_json::{Map, Value, json};
 
+use super::cache_breakpoints;
 use super::http::{Endpoint, HttpSettings, truncate_chars};
 use super::openai::stream_error_message;
 use super::sse::{self, ByteError, Flow, SseDialect, SseEvent};
@@ -263,6 +264,7 @@ fn request_body_with_limit(request: &ModelRequest, max_output: Option<u32>) -> V
             json!({"type": "enabled", "budget_tokens": budget}),
         );
     }
+    cache_breakpoints::mark(&mut body);
     Value::Object(body)
 }
 
@@ -385,6 +387,22 @@ impl MessagesParser {
     }
 }
 
+/// The input side of a usage object: Anthropic's `input_tokens` counts
+/// only what was neither read from nor written to the cache; zcode's is the
+/// whole prompt, with the cached parts kept apart.
+fn input_usage(uncached: u64, usage: &Value) -> Usage {
+    let get = |k: &str| usage.get(k).and_then(Value::as_u64).unwrap_or(0);
+    let read = get("cache_read_input_tokens");
+    let written = get("cache_creation_input_tokens");
+    Usage {
+        input_tokens: uncached.saturating_add(read).saturating_add(written),
+        output_tokens: 0,
+        cache_read_input_tokens: read,
+        cache_creation_input_tokens: written,
+        ..Default::default()
+    }
+}
+
 fn stop_reason(reason: &str) -> FinishReason {
     match reason {
         "end_turn" | "stop_sequence" => FinishReason::Stop,
@@ -444,10 +462,8 @@ impl SseDialect for MessagesParser {
                 if let Some(u) = value.get("message").and_then(|m| m.get("usage")) {
                     let get = |k: &str| u.get(k).and_then(Value::as_u64).unwrap_or(0);
                     self.usage = Usage {
-                        input_tokens: get("input_tokens")
-                            + get("cache_read_input_tokens")
-                            + get("cache_creation_input_tokens"),
                         output_tokens: get("output_tokens"),
+                        ..input_usage(get("input_tokens"), u)
                     };
                     out.push_back(StreamEvent::Usage(self.usage));
                 }
@@ -474,9 +490,10 @@ impl SseDialect for MessagesParser {
                         self.usage.output_tokens = o;
                     }
                     if let Some(i) = get("input_tokens") {
-                        self.usage.input_tokens = i
-                            + get("cache_read_input_tokens").unwrap_or(0)
-                            + get("cache_creation_input_tokens").unwrap_or(0);
+                        self.usage = Usage {
+                            output_tokens: self.usage.output_tokens,
+                            ..input_usage(i, u)
+                        };
                     }
                     out.push_back(StreamEvent::Usage(self.usage));
                 }
@@ -556,6 +573,7 @@ mod tests {
             max_output_tokens: None,
             context_window: None,
             reasoning: None,
+            cache_key: None,
         }
     }
 
@@ -563,7 +581,7 @@ mod tests {
     fn body_merges_roles_and_parses_inputs() {
         let body = request_body(&request());
         assert_eq!(body["max_tokens"], 8192);
-        assert_eq!(body["system"], "sys");
+        assert_eq!(body["system"][0]["text"], "sys");
         assert_eq!(body["stream"], true);
         let msgs = body["messages"].as_array().unwrap();
         assert_eq!(msgs.len(), 3);
@@ -574,10 +592,14 @@ mod tests {
         assert_eq!(results.len(), 3);
         assert_eq!(results[0]["type"], "tool_result");
         assert_eq!(results[1]["is_error"], true);
-        assert_eq!(results[2], json!({"type": "text", "text": "and then?"}));
+        assert_eq!(
+            results[2],
+            json!({"type": "text", "text": "and then?", "cache_control": {"type": "ephemeral"}})
+        );
         assert_eq!(
             body["tools"][0],
-            json!({"name":"Read","description":"reads","input_schema":{"type":"object"}})
+            json!({"name":"Read","description":"reads","input_schema":{"type":"object"},
+                "cache_control": {"type": "ephemeral"}})
         );
         assert!(body.get("thinking").is_none());
     }

@@ -250,6 +250,7 @@ mod tests {
             max_output_tokens: own,
             context_window: None,
             reasoning: None,
+            cache_key: None,
         }
     }
 

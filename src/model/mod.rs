@@ -3,7 +3,9 @@
 
 pub mod accumulate;
 pub mod anthropic;
+pub mod cache_breakpoints;
 pub mod context_window;
+pub mod cost;
 mod guard;
 pub mod http;
 pub mod limits;

@@ -165,6 +165,13 @@ pub fn request_body(request: &ModelRequest) -> Value {
     if let Some(level) = &request.reasoning {
         body.insert("reasoning_effort".into(), level.clone().into());
     }
+    // Routes the session's requests to the servers that hold its prefix.
+    // llama.cpp needs nothing: its `cache_prompt` is on by default and
+    // reuses the longest common prefix, which an append-only conversation
+    // always has.
+    if let Some(key) = &request.cache_key {
+        body.insert("prompt_cache_key".into(), key.clone().into());
+    }
     Value::Object(body)
 }
 
@@ -386,16 +393,41 @@ pub(crate) fn stream_error_message(error: &Value) -> String {
     truncate_chars(&text.split_whitespace().collect::<Vec<_>>().join(" "), 300)
 }
 
-fn usage(value: &Value) -> Option<Usage> {
-    let get = |k: &str| value.get(k).and_then(Value::as_u64);
-    let input = get("prompt_tokens").or_else(|| get("input_tokens"));
-    let output = get("completion_tokens").or_else(|| get("output_tokens"));
+/// The usage of a chunk: its `usage` object (`prompt_tokens` counts the
+/// whole prompt, `prompt_tokens_details.cached_tokens` the part read from
+/// the cache), else llama.cpp's `timings` (`cache_n` tokens reused from its
+/// prompt cache, `prompt_n` processed anew, `predicted_n` generated).
+fn usage(chunk: &Value) -> Option<Usage> {
+    let object = chunk.get("usage").filter(|u| u.is_object());
+    let timings = chunk.get("timings").filter(|t| t.is_object());
+    let field = |v: Option<&Value>, k: &str| v.and_then(|v| v.get(k)).and_then(Value::as_u64);
+    let input = field(object, "prompt_tokens").or_else(|| field(object, "input_tokens"));
+    let output = field(object, "completion_tokens").or_else(|| field(object, "output_tokens"));
+    let cached = object
+        .and_then(|u| {
+            u.get("prompt_tokens_details")
+                .or_else(|| u.get("input_tokens_details"))
+        })
+        .and_then(|d| d.get("cached_tokens"))
+        .and_then(Value::as_u64);
+    let cache_n = field(timings, "cache_n");
+    let prompt_n = field(timings, "prompt_n");
+    let timed_input = match (cache_n, prompt_n) {
+        (None, None) => None,
+        (c, p) => Some(c.unwrap_or(0).saturating_add(p.unwrap_or(0))),
+    };
+    let input = input.or(timed_input);
+    let output = output.or_else(|| field(timings, "predicted_n"));
     if input.is_none() && output.is_none() {
         return None;
     }
+    let input = input.unwrap_or(0);
     Some(Usage {
-        input_tokens: input.unwrap_or(0),
+        input_tokens: input,
         output_tokens: output.unwrap_or(0),
+        cache_read_input_tokens: cached.or(cache_n).unwrap_or(0).min(input),
+        cache_creation_input_tokens: 0,
+        ..Default::default()
     })
 }
 
@@ -450,7 +482,7 @@ impl SseDialect for ChatCompletionsParser {
                 }
             }
         }
-        if let Some(u) = value.get("usage").and_then(usage) {
+        if let Some(u) = usage(&value) {
             out.push_back(StreamEvent::Usage(u));
         }
         Ok(Flow::Continue)
@@ -592,6 +624,7 @@ mod tests {
             max_output_tokens: None,
             context_window: None,
             reasoning: Some("high".into()),
+            cache_key: None,
         };
         let body = request_body(&req);
         assert_eq!(

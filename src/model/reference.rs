@@ -277,6 +277,7 @@ mod tests {
             default_reasoning: None,
             disabled: None,
             stream: Default::default(),
+            prices: None,
         }
     }
 

@@ -229,6 +229,7 @@ fn events(turn: ScriptedTurn) -> Vec<StreamEvent> {
     out.push(StreamEvent::Usage(Usage {
         input_tokens: 0,
         output_tokens,
+        ..Default::default()
     }));
     let finish = turn.finish.unwrap_or(if has_calls {
         FinishReason::ToolCalls

@@ -38,6 +38,8 @@ pub struct SelectedModel {
     /// How to ask the server for the window, when the config does not
     /// give it (see [`super::context_window`]).
     pub window_lookup: Option<Arc<WindowLookup>>,
+    /// What its tokens cost; `None`: not known.
+    pub prices: Option<crate::config::Prices>,
 }
 
 impl std::fmt::Debug for SelectedModel {
@@ -49,6 +51,7 @@ impl std::fmt::Debug for SelectedModel {
             .field("reasoning", &self.reasoning)
             .field("context_window", &self.context_window)
             .field("window_lookup", &self.window_lookup)
+            .field("prices", &self.prices)
             .finish()
     }
 }
@@ -63,6 +66,7 @@ impl SelectedModel {
             reasoning: None,
             context_window: Some(DEMO_CONTEXT_WINDOW),
             window_lookup: None,
+            prices: None,
         }
     }
 
@@ -75,6 +79,7 @@ impl SelectedModel {
         reasoning: Option<String>,
     ) -> Result<Self, ProviderError> {
         let context_window = provider.model(&model_id).and_then(|m| m.context_window);
+        let prices = provider.model(&model_id).and_then(|m| m.prices);
         let settings = http_settings(provider, &model_id);
         let key = provider
             .api_key(&env)
@@ -91,6 +96,7 @@ impl SelectedModel {
             reasoning,
             context_window,
             window_lookup,
+            prices,
         })
     }
 }
@@ -225,6 +231,7 @@ mod tests {
             default_reasoning: Some("low".into()),
             disabled: None,
             stream: Default::default(),
+            prices: None,
         }
     }
 

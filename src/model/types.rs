@@ -61,19 +61,70 @@ pub struct ModelRequest {
     pub context_window: Option<u64>,
     /// A reasoning level of the model (MODEL-1), when it has them.
     pub reasoning: Option<String>,
+    /// What keeps this request's prompt cache apart from other sessions'
+    /// (the session id): OpenAI's `prompt_cache_key`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache_key: Option<String>,
 }
 
 /// Token counts reported by the provider.
+///
+/// `input_tokens` is the whole prompt, cached or not (what fills the
+/// context window); the two cache counts say how much of it was read from
+/// the provider's prompt cache and how much was written to it, so the
+/// uncached rest is [`Usage::uncached_input_tokens`].
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Usage {
     pub input_tokens: u64,
     pub output_tokens: u64,
+    /// Prompt tokens served from the cache (Anthropic
+    /// `cache_read_input_tokens`, OpenAI `cached_tokens`, llama.cpp
+    /// `cache_n`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cache_read_input_tokens: u64,
+    /// Prompt tokens written to the cache (Anthropic
+    /// `cache_creation_input_tokens`; billed above the input price).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cache_creation_input_tokens: u64,
+    /// What the replies with a known price cost, in millionths of a US
+    /// dollar (`config::prices`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cost_micros: u64,
+    /// Replies of a model without a known price: their cost is not in
+    /// `cost_micros`, and a total that has some is not the whole cost.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub unpriced_replies: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl Usage {
     pub fn add(&mut self, other: Usage) {
         self.input_tokens += other.input_tokens;
         self.output_tokens += other.output_tokens;
+        self.cache_read_input_tokens += other.cache_read_input_tokens;
+        self.cache_creation_input_tokens += other.cache_creation_input_tokens;
+        self.cost_micros = self.cost_micros.saturating_add(other.cost_micros);
+        self.unpriced_replies += other.unpriced_replies;
+    }
+
+    /// Prompt tokens neither read from nor written to the cache.
+    pub fn uncached_input_tokens(&self) -> u64 {
+        self.input_tokens
+            .saturating_sub(self.cache_read_input_tokens)
+            .saturating_sub(self.cache_creation_input_tokens)
+    }
+
+    /// The share of the prompt served from the cache, in whole percent;
+    /// `None` without a prompt.
+    pub fn cache_read_percent(&self) -> Option<u64> {
+        if self.input_tokens == 0 {
+            return None;
+        }
+        let read = self.cache_read_input_tokens.min(self.input_tokens);
+        Some(read.saturating_mul(100) / self.input_tokens)
     }
 }
 

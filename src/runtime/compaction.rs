@@ -145,6 +145,8 @@ pub async fn compact(
         max_output_tokens: None,
         context_window: model.context_window,
         reasoning: None,
+        // Shares no prefix with the session's requests.
+        cache_key: None,
     };
     let reply = tokio::select! {
         biased;

@@ -115,6 +115,12 @@ pub struct Conversation {
     pub history: Vec<Message>,
     pub reminders: ReminderTracker,
     pub usage: Usage,
+    /// The mode the system prompt was written with, kept for the session:
+    /// a prompt that changed with the mode would rewrite the start of every
+    /// request and void the provider's prompt cache (see `mode_note`).
+    pub prompt_state: Option<ExecutionState>,
+    /// The mode the model was last told of (system prompt or reminder).
+    pub told_state: Option<ExecutionState>,
 }
 
 /// A lookup of the model's context window under way (`model_events`

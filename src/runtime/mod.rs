@@ -7,6 +7,7 @@ pub mod compaction;
 pub mod core;
 pub mod injection;
 pub mod instructions;
+mod mode_note;
 pub mod model_events;
 pub mod plan_file;
 pub mod prompts;
@@ -191,6 +192,8 @@ pub fn start(setup: RuntimeSetup, mut store: Store) -> Result<RuntimeHandle, Ses
             history: opened.history,
             reminders: opened.reminders,
             usage: Usage::default(),
+            prompt_state: None,
+            told_state: None,
         }),
         compact_requested: Default::default(),
         files: Arc::new(Mutex::new(FileStateTracker::default())),

@@ -123,6 +123,8 @@ pub mod reminder_kind {
     pub const PLAN_EXIT: &str = "plan_mode_exit";
     pub const PLAN_FILE: &str = "plan_file_reference";
     pub const TODOS_AFTER_COMPACTION: &str = "todo_list";
+    /// The permission mode changed since the model was last told.
+    pub const MODE_CHANGE: &str = "mode_change";
 }
 
 /// A call of this tool keeps the todo list up to date (TODO-6), as its

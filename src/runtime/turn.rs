@@ -5,6 +5,7 @@
 use super::compaction;
 use super::core::{SaveFailed, SessionCore, lock};
 use super::injection;
+use super::mode_note;
 use super::model_events;
 use super::small_window;
 use super::tool_call::{CallOutcome, execute_call};
@@ -229,7 +230,7 @@ async fn stream_reply(core: &SessionCore, cancel: &CancellationToken) -> StreamR
     core.mcp.wait_started(cancel).await;
     let prompt = small_window::request_prompt(
         &core.workspace,
-        core.state(),
+        mode_note::prompt_state(core),
         &core.context,
         &core.registry,
         model.context_window,
@@ -244,6 +245,7 @@ async fn stream_reply(core: &SessionCore, cancel: &CancellationToken) -> StreamR
     if forced || compaction::over_threshold(estimate, window) {
         compaction::compact(core, cancel, forced).await;
     }
+    mode_note::announce_change(core);
     injection::before_request(core, false);
     if core.save_failure().is_some() {
         return StreamResult::NotSaved;
@@ -256,6 +258,7 @@ async fn stream_reply(core: &SessionCore, cancel: &CancellationToken) -> StreamR
         max_output_tokens: None,
         context_window: model.context_window,
         reasoning: model.reasoning.clone(),
+        cache_key: Some(core.session_id.clone()),
     };
     let mut builder = ReplyBuilder::default();
     let stream = tokio::select! {
@@ -301,7 +304,10 @@ async fn stream_reply(core: &SessionCore, cancel: &CancellationToken) -> StreamR
         }
     }
     let reply = builder.finish();
-    core.add_usage(reply.usage);
+    core.add_usage(crate::model::cost::with_cost(
+        reply.usage,
+        model.prices.as_ref(),
+    ));
     StreamResult::Reply(reply)
 }
 

@@ -268,6 +268,7 @@ pub(crate) fn extraction_request(
         max_output_tokens: Some(max_output),
         context_window: model.context_window,
         reasoning: model.reasoning.clone(),
+        cache_key: None,
     }
 }
 

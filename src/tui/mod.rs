@@ -16,6 +16,7 @@ pub mod approval;
 pub mod cells;
 pub mod clipboard;
 pub mod composer;
+pub mod cost;
 pub mod export;
 pub mod file_popup;
 pub mod focus;

@@ -94,6 +94,10 @@ pub struct Model {
     pub context_window: u64,
     /// Input tokens of the last request: how full the context is.
     pub context_tokens: u64,
+    /// Of those, the tokens the provider's prompt cache served.
+    pub context_cached: u64,
+    /// The session's tokens and cost so far (`/cost`).
+    pub usage: crate::model::Usage,
     /// The cells' rows at the transcript's width, kept by `update` (TUI-2).
     pub transcript_layout: TranscriptLayout,
     /// The message of the last turn, when it failed: Enter on an empty
@@ -151,6 +155,8 @@ impl Model {
             mode_pending: Vec::new(),
             context_window: 0,
             context_tokens: 0,
+            context_cached: 0,
+            usage: Default::default(),
             transcript_layout: Default::default(),
             retry: None,
             exports_dir: None,

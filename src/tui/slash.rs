@@ -29,6 +29,7 @@ pub enum SlashCommand {
     Skills,
     Copy,
     Export,
+    Cost,
     Help,
     Quit,
     /// `/exit`: as `/quit`.
@@ -45,7 +46,7 @@ pub struct CommandInfo {
     pub description: &'static str,
 }
 
-pub const COMMANDS: [CommandInfo; 18] = [
+pub const COMMANDS: [CommandInfo; 19] = [
     CommandInfo {
         command: SlashCommand::Mode,
         name: "mode",
@@ -135,6 +136,12 @@ pub const COMMANDS: [CommandInfo; 18] = [
         name: "export",
         arg: Some("[file]"),
         description: "Write the conversation to a Markdown file",
+    },
+    CommandInfo {
+        command: SlashCommand::Cost,
+        name: "cost",
+        arg: None,
+        description: "Show the session's tokens (cached and not) and what they cost",
     },
     CommandInfo {
         command: SlashCommand::Help,

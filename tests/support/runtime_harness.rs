@@ -226,6 +226,7 @@ impl Setup {
                 reasoning: None,
                 context_window: Some(self.context_window),
                 window_lookup: None,
+                prices: None,
             },
             settings: PermissionSettings::default(),
             hooks: self.hooks,

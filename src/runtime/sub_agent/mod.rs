@@ -279,6 +279,7 @@ mod tests {
             usage: Usage {
                 input_tokens: 12_000,
                 output_tokens: 345,
+                ..Default::default()
             },
             elapsed_ms: 14_230,
             summary: String::new(),

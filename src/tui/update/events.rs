@@ -113,11 +113,18 @@ pub(super) fn on_event(model: &mut Model, event: Event) {
         // provider that reports none leaves the last figure.
         // While sub-agents run, the usage the session reports is theirs
         // (added to its total): the context shown stays the session's own.
-        Event::Usage { .. } if super::agents::any_running(model) => model.dirty = false,
-        Event::Usage { usage, .. } => {
-            model.dirty = usage.input_tokens > 0 && usage.input_tokens != model.context_tokens;
+        Event::Usage { total, .. } if super::agents::any_running(model) => {
+            model.usage = total;
+            model.dirty = false;
+        }
+        Event::Usage { usage, total } => {
+            model.usage = total;
+            model.dirty = usage.input_tokens > 0
+                && (usage.input_tokens != model.context_tokens
+                    || usage.cache_read_input_tokens != model.context_cached);
             if usage.input_tokens > 0 {
                 model.context_tokens = usage.input_tokens;
+                model.context_cached = usage.cache_read_input_tokens;
             }
         }
         Event::TodosChanged { todos } => {

@@ -229,6 +229,11 @@ fn execute(model: &mut Model, line: &str, info: CommandInfo, arg: Option<String>
         SlashCommand::Compact => vec![Cmd::Send(Op::Compact)],
         SlashCommand::Copy => copy(model, arg.as_deref()),
         SlashCommand::Export => export(model, arg.as_deref()),
+        SlashCommand::Cost => {
+            let text = crate::tui::cost::cost_text(&model.usage);
+            model.cells.push(Cell::Notice { text });
+            Vec::new()
+        }
         SlashCommand::Help => {
             let text = help_text(&model.command_files);
             model.cells.push(Cell::Notice { text });

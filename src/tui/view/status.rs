@@ -44,6 +44,7 @@ pub fn render_status(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect
         format!("todos {}", progress(&model.todos))
     };
     let (ctx_long, ctx_short) = context_use(model);
+    let cache = cache_use(model);
     let session = model.short_session();
     let sandbox = if model.sandbox_missing {
         NO_SANDBOX
@@ -63,6 +64,7 @@ pub fn render_status(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect
             &running,
             sandbox,
             &ctx_long,
+            &cache,
             &place,
             &model.model_label,
             session,
@@ -73,6 +75,7 @@ pub fn render_status(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect
             &running,
             sandbox,
             &ctx_long,
+            &cache,
             &place,
             &model.model_label,
         ],
@@ -82,9 +85,12 @@ pub fn render_status(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect
             &running,
             sandbox,
             &ctx_long,
+            &cache,
             &model.model_label,
         ],
+        vec![&spinner, &todos, &running, sandbox, &ctx_long, &cache],
         vec![&spinner, &todos, &running, sandbox, &ctx_long],
+        vec![&spinner, &todos, &running, sandbox, &ctx_short, &cache],
         vec![&spinner, &todos, &running, sandbox, &ctx_short],
         vec![&spinner, &todos, &running, sandbox],
         vec![&spinner, &todos],
@@ -175,6 +181,19 @@ pub fn context_use(model: &Model) -> (String, String) {
         format!("ctx {percent}% ({}/{})", tokens(used), tokens(window)),
         format!("ctx {percent}%"),
     )
+}
+
+/// How much of the last request's context the provider's prompt cache
+/// served ("cache 87%"); nothing until the session has used a cache, so a
+/// provider without one adds no noise.
+pub fn cache_use(model: &Model) -> String {
+    let cache_seen =
+        model.usage.cache_read_input_tokens > 0 || model.usage.cache_creation_input_tokens > 0;
+    if !cache_seen || model.context_tokens == 0 {
+        return String::new();
+    }
+    let read = model.context_cached.min(model.context_tokens);
+    format!("cache {}%", read.saturating_mul(100) / model.context_tokens)
 }
 
 fn context_percent(used: u64, window: u64) -> u64 {
