@@ -95,6 +95,14 @@ fn shown_of(p: &Value) -> ShownResult {
     }
 }
 
+/// How the call id of a `!command`'s cell starts.
+pub const USER_SHELL_CALL_PREFIX: &str = "shell_";
+
+/// Whether `call_id` is a `!command` the user ran (not the model's call).
+pub fn is_user_shell_call(call_id: &str) -> bool {
+    call_id.starts_with(USER_SHELL_CALL_PREFIX)
+}
+
 /// The field of a user entry that holds the `!command` it came from
 /// (`user_shell`).
 const SHELL_FIELD: &str = "shell";
@@ -142,7 +150,7 @@ fn shell_history_items(payload: &Value, entry_id: &str) -> Option<Vec<HistoryIte
             text: format!("!{command}"),
         },
         HistoryItem::Tool {
-            call_id: format!("shell_{entry_id}"),
+            call_id: format!("{USER_SHELL_CALL_PREFIX}{entry_id}"),
             tool: crate::tools::bash::NAME.to_string(),
             input: json!({ "command": command }),
             output,

@@ -38,7 +38,11 @@ pub async fn run_user_shell(
         core.finish_turn(TurnEnd::Failed, None);
         return TurnEnd::Failed;
     }
-    let call_id = format!("shell_{}", uuid::Uuid::new_v4().simple());
+    let call_id = format!(
+        "{}{}",
+        super::transcript::USER_SHELL_CALL_PREFIX,
+        uuid::Uuid::new_v4().simple()
+    );
     core.emit(Event::ToolCallStarted {
         call_id: call_id.clone(),
         tool: bash::NAME.to_string(),

@@ -412,11 +412,21 @@ pub async fn run_command(command: &str, timeout: Duration, ctx: &ToolContext) ->
     while reader.is_some() {
         tokio::select! {
             read = read_some(&mut reader, &mut buf) => match read {
-                Some(n) => output.push(&buf[..n]),
+                Some(n) => {
+                    output.push(&buf[..n]);
+                    if let Some(live) = live.as_mut() {
+                        live.push(&buf[..n]);
+                    }
+                }
                 None => reader = None,
             },
             _ = tokio::time::sleep_until(drain_until) => break,
         }
+    }
+    // Before the result: a command that ended before its first send shows
+    // its output live too.
+    if let Some(live) = live.as_mut() {
+        live.finish();
     }
     // A background process still holds the pipe: what it writes from now
     // on is read and dropped, since a closed read end would kill it with

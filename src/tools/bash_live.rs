@@ -80,6 +80,16 @@ impl LiveFeed {
         }
         self.next = now + LIVE_INTERVAL;
     }
+
+    /// Sends all that waits, once the command is done, so that the live
+    /// text is the whole output read (a short command's too).
+    pub fn finish(&mut self) {
+        if !self.pending.is_empty() {
+            let text = String::from_utf8_lossy(&self.pending).into_owned();
+            self.pending.clear();
+            (self.sink.0)(text);
+        }
+    }
 }
 
 /// How many bytes at the end of `bytes` start a UTF-8 character that is

@@ -80,6 +80,7 @@ pub fn cell_lines(cell: &Cell, theme: &Theme, width: usize, out: &mut Vec<Line<'
             }
         }
         Cell::Tool {
+            call_id,
             tool,
             summary,
             status,
@@ -87,8 +88,10 @@ pub fn cell_lines(cell: &Cell, theme: &Theme, width: usize, out: &mut Vec<Line<'
             output,
             diff,
             expanded,
-            ..
         } => {
+            // A `!command` the user ran is run to be read: its output
+            // always shows.
+            let expanded = &(*expanded || crate::runtime::transcript::is_user_shell_call(call_id));
             let (mark, style, label) = match status {
                 ToolStatus::Running => ("◌ ", theme.warning(), "running"),
                 ToolStatus::Waiting => ("◌ ", theme.warning(), "waiting for you"),
