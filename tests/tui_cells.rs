@@ -10,7 +10,9 @@ mod support;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde_json::json;
 use std::time::Instant;
-use support::tui::{Session, ctrl, event, key, screen_of, snapshot, turn_started};
+use support::tui::{
+    Session, ctrl, event, finished, key, screen_of, snapshot, started, turn_started,
+};
 use zcode::protocol::{Denial, Event, Op, TurnEnd};
 use zcode::tools::ask_user_question::{Question, QuestionOption};
 use zcode::tui::cells::{Cell, ToolStatus};
@@ -22,31 +24,6 @@ fn session(task: &str) -> Model {
     update(&mut m, Msg::Tick(Instant::now()));
     turn_started(&mut m, 1, task);
     m
-}
-
-fn started(m: &mut Model, id: &str, tool: &str, input: serde_json::Value) {
-    event(
-        m,
-        Event::ToolCallStarted {
-            call_id: id.into(),
-            tool: tool.into(),
-            input,
-        },
-    );
-}
-
-fn finished(m: &mut Model, id: &str, tool: &str, output: &str, is_error: bool, code: Option<i32>) {
-    event(
-        m,
-        Event::ToolCallFinished {
-            call_id: id.into(),
-            tool: tool.into(),
-            output: output.into(),
-            is_error,
-            diff: None,
-            exit_code: code,
-        },
-    );
 }
 
 fn tool_detail(m: &Model, id: &str) -> (ToolStatus, String) {

@@ -12,7 +12,8 @@ use ratatui::style::Color;
 use serde_json::json;
 use std::time::Instant;
 use support::tui::{
-    Session, ctrl, event, key, render, screen_of, snapshot, turn_started, type_text,
+    Session, ctrl, event, finished, key, render, screen_of, snapshot, started, turn_started,
+    type_text,
 };
 use zcode::permission::mode::{ExecutionState, Mode};
 use zcode::protocol::{
@@ -63,31 +64,6 @@ fn asking(m: &mut Model, request: PermissionRequest) {
         },
     );
     event(m, Event::PermissionRequested { request });
-}
-
-fn started(m: &mut Model, id: &str, tool: &str, input: serde_json::Value) {
-    event(
-        m,
-        Event::ToolCallStarted {
-            call_id: id.into(),
-            tool: tool.into(),
-            input,
-        },
-    );
-}
-
-fn finished(m: &mut Model, id: &str, tool: &str, output: &str, is_error: bool, code: Option<i32>) {
-    event(
-        m,
-        Event::ToolCallFinished {
-            call_id: id.into(),
-            tool: tool.into(),
-            output: output.into(),
-            is_error,
-            diff: None,
-            exit_code: code,
-        },
-    );
 }
 
 /// The row of the frame that holds `needle`.

@@ -205,3 +205,37 @@ pub fn clock_origin() -> std::time::Instant {
     static ORIGIN: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
     *ORIGIN.get_or_init(std::time::Instant::now)
 }
+
+/// A tool call starts.
+pub fn started(m: &mut Model, id: &str, tool: &str, input: serde_json::Value) {
+    event(
+        m,
+        Event::ToolCallStarted {
+            call_id: id.into(),
+            tool: tool.into(),
+            input,
+        },
+    );
+}
+
+/// A tool call ends with `output`, failed or not, with its exit code.
+pub fn finished(
+    m: &mut Model,
+    id: &str,
+    tool: &str,
+    output: &str,
+    is_error: bool,
+    code: Option<i32>,
+) {
+    event(
+        m,
+        Event::ToolCallFinished {
+            call_id: id.into(),
+            tool: tool.into(),
+            output: output.into(),
+            is_error,
+            diff: None,
+            exit_code: code,
+        },
+    );
+}

@@ -9,7 +9,7 @@ use crate::permission::declaration::RuleSubject;
 use crate::permission::suggest::MAX_SHOWN_BASH_PREFIXES;
 use crate::protocol::{PermissionRequest, RequestKind};
 use crate::tools::registry::builtin_declaration;
-use crate::tui::approval::{ApprovalOption, ApprovalPanel, approval_options};
+use crate::tui::approval::{ApprovalOption, ApprovalPanel, BodyRows, approval_options};
 use crate::tui::cells::input_summary;
 use crate::tui::theme::Theme;
 use crate::tui::widgets::diff::DiffLineKind;
@@ -516,12 +516,8 @@ pub(super) fn subject_rows<'a>(
     width: usize,
 ) -> Cow<'a, [Line<'static>]> {
     let md_width = u16::try_from(width).unwrap_or(u16::MAX);
-    let cached = panel.and_then(|p| p.command_rows.as_ref()).filter(|c| {
-        c.request_id == request.request_id
-            && c.width == md_width
-            && c.monochrome == theme.is_monochrome()
-    });
-    if let Some(cached) = cached {
+    let cached = panel.and_then(|p| p.command_rows.as_ref());
+    if let Some(cached) = cached.filter(|c| fits(c, request, md_width, theme)) {
         return Cow::Borrowed(&cached.lines);
     }
     if let Some(rows) = command_lines(request, md_width, theme) {
@@ -628,6 +624,13 @@ fn plan_parts<'a>(
     }
 }
 
+/// Whether rows `update` rendered are for this request, width and theme.
+fn fits(rows: &BodyRows, request: &PermissionRequest, width: u16, theme: &Theme) -> bool {
+    rows.request_id == request.request_id
+        && rows.width == width
+        && rows.monochrome == theme.is_monochrome()
+}
+
 /// The plan's Markdown rows: rendered once by `update`, here only when
 /// that copy does not fit.
 pub(super) fn plan_rows<'a>(
@@ -637,12 +640,8 @@ pub(super) fn plan_rows<'a>(
     width: usize,
 ) -> Cow<'a, [Line<'static>]> {
     let md_width = u16::try_from(width).unwrap_or(u16::MAX);
-    let cached = panel.and_then(|p| p.plan_rows.as_ref()).filter(|c| {
-        c.request_id == request.request_id
-            && c.width == md_width
-            && c.monochrome == theme.is_monochrome()
-    });
-    match cached {
+    let cached = panel.and_then(|p| p.plan_rows.as_ref());
+    match cached.filter(|c| fits(c, request, md_width, theme)) {
         Some(c) => Cow::Borrowed(&c.lines),
         None => Cow::Owned(plan_markdown(request, md_width, theme)),
     }
