@@ -162,7 +162,7 @@ async fn unknown_flag_suggests_nearest() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn habit_every_spelling_of_the_issue_is_accepted() {
+async fn habit_every_spelling_users_bring_is_accepted() {
     let h = Harness::new();
     first_session(&h).await;
     for args in [
@@ -232,5 +232,23 @@ async fn habit_resume_picker_esc_starts_a_new_session() {
             && status.contains("· ")
             && !status.contains(short(&id))
     });
+    pty.quit();
+}
+
+/// `/resume ID` inside the terminal UI takes the short id the UI shows, as
+/// `--resume` does.
+#[tokio::test(flavor = "multi_thread")]
+async fn habit_slash_resume_takes_the_short_id_the_ui_shows() {
+    let h = Harness::new();
+    let id = first_session(&h).await;
+    let mut pty = start_tui(&h, &[]);
+    pty.wait_for_text("/help");
+    pty.send(format!("/resume {}", short(&id)));
+    pty.wait_for_text(&format!("/resume {}", short(&id)));
+    pty.send("\r");
+    pty.wait_for("the resumed session in the status line", WAIT, |s| {
+        support::pty::row_text(s, -2).contains(short(&id))
+    });
+    pty.wait_for_text("the first task");
     pty.quit();
 }

@@ -674,7 +674,7 @@ fn bash5_cli_models_through_the_binary() {
     }
 }
 
-/// The everyday commands the issue named as needless questions run
+/// The everyday commands users reported as needless questions run
 /// unasked through the real binary (in the sandbox), and the ones whose
 /// safety rests on the sandbox are asked without it.
 #[test]

@@ -7,7 +7,7 @@
 
 use super::args::Cli;
 use super::environment::{Environment, Project, ToolLists};
-use super::session_choice::{SessionChoice, session_choice};
+use super::session_choice::{SessionChoice, resolve_id, session_choice};
 use crate::protocol::Op;
 use crate::runtime::RuntimeHandle;
 use crate::runtime::session::SessionStart;
@@ -107,6 +107,13 @@ impl EnvLauncher {
 
 impl Launcher for EnvLauncher {
     fn start(&self, start: SessionStart, model: &str) -> anyhow::Result<RuntimeHandle> {
+        // `/resume ID` takes the short id the UI shows, as `--resume` does.
+        let start = match start {
+            SessionStart::Resume(id) => {
+                SessionStart::Resume(resolve_id(&self.env.open_store()?, &id)?)
+            }
+            other => other,
+        };
         // The model in use carries over; should it no longer resolve, the
         // configured default is used. The mode follows EXEC-6 (no flag).
         let setup = self

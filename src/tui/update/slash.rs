@@ -410,7 +410,7 @@ fn help_text(files: &[CommandFile]) -> String {
          \n  enter send (queued while busy) · shift+enter or ctrl+j newline\
          \n  shift+tab cycle modes · esc interrupt · ctrl+c clear, twice to quit · ctrl+d on an empty prompt quits\
          \n  ↑/↓ input history · pgup/pgdn, ctrl+home/end scroll · ctrl+z suspend\
-         \n  ctrl+o expand or collapse tool output and sub-agents · ctrl+t show or hide the todos\
+         \n  ctrl+o expand or collapse tool output and sub-agents (on an approval: show it full screen) · ctrl+t show or hide the todos\
          \n  @ at the start of a word completes a file path · !command runs a shell command of your own\
          \n  a line starting with // is sent with one / removed",
     );
