@@ -8,61 +8,8 @@
 
 mod support;
 
-use std::path::Path;
-use support::fake_model_server::{FakeModelServer, Reply, sse};
-use support::pty::{Pty, PtyOptions, WAIT, row_text};
-use tokio::runtime::Runtime;
-
-/// A temporary project (the cwd) and `ZCODE_HOME`, and the fake model
-/// server on a runtime of its own.
-struct Harness {
-    home: tempfile::TempDir,
-    project: tempfile::TempDir,
-    rt: Runtime,
-    server: FakeModelServer,
-}
-
-impl Harness {
-    fn new() -> Self {
-        let rt = Runtime::new().expect("a tokio runtime");
-        let server = rt.block_on(FakeModelServer::start());
-        Self {
-            home: tempfile::tempdir().expect("temp home"),
-            project: tempfile::tempdir().expect("temp project"),
-            rt,
-            server,
-        }
-    }
-
-    fn project(&self) -> &Path {
-        self.project.path()
-    }
-
-    fn start(&self) -> Pty {
-        Pty::spawn(
-            PtyOptions::new(
-                env!("CARGO_BIN_EXE_zcode"),
-                self.home.path(),
-                self.project(),
-            )
-            .env("OPENAI_BASE_URL", &self.server.openai_base_url()),
-        )
-    }
-
-    fn answer(&self, text: &str) {
-        self.server
-            .enqueue_all([Reply::sse(sse::openai_text(text))]);
-    }
-
-    fn wait_for_requests(&self, n: usize, pty: &Pty) {
-        let arrived = self.rt.block_on(self.server.wait_for_requests(n, WAIT));
-        assert!(
-            arrived,
-            "no request {n}; the screen:\n{}",
-            pty.screen_text()
-        );
-    }
-}
+use support::pty::{Pty, WAIT, row_text};
+use support::pty_harness::PtyHarness as Harness;
 
 /// The composer's row: the third from the bottom (a border below it, then
 /// the status line and the footer).
@@ -87,14 +34,14 @@ fn ctrl_d_quits(pty: &mut Pty) {
 fn history_across_sessions_up_in_a_new_session_recalls_the_last_prompt() {
     let h = Harness::new();
     h.answer("ANSWER-ONE");
-    let mut pty = h.start();
+    let mut pty = h.start(&[]);
     pty.wait_for_mode("build");
     pty.submit("remember the milk");
     pty.wait_for_text("ANSWER-ONE");
     wait_idle(&pty);
     ctrl_d_quits(&mut pty);
 
-    let mut pty = h.start();
+    let mut pty = h.start(&[]);
     pty.wait_for_mode("build");
     pty.send("\x1b[A");
     pty.wait_for("the recalled prompt", WAIT, |s| {
@@ -118,7 +65,7 @@ fn bang_command_runs_in_the_workspace_and_the_model_reads_it() {
     let h = Harness::new();
     std::fs::write(h.project().join("marker.txt"), "x").expect("marker");
     h.answer("SEEN");
-    let mut pty = h.start();
+    let mut pty = h.start(&[]);
     pty.wait_for_mode("build");
     pty.submit("!echo shell-said-$((6*7)); ls");
     pty.wait_for_text("shell-said-42");
@@ -139,7 +86,7 @@ fn bang_command_runs_in_the_workspace_and_the_model_reads_it() {
 fn at_file_completion_inserts_a_quoted_path_with_a_space() {
     let h = Harness::new();
     std::fs::write(h.project().join("meeting notes.md"), "x").expect("file");
-    let mut pty = h.start();
+    let mut pty = h.start(&[]);
     pty.wait_for_mode("build");
     pty.send("read @meet");
     pty.wait_for("the files list", WAIT, |s| {
@@ -157,7 +104,7 @@ fn at_file_completion_inserts_a_quoted_path_with_a_space() {
 fn export_by_default_writes_outside_the_repository() {
     let h = Harness::new();
     h.answer("EXPORTED-ANSWER");
-    let mut pty = h.start();
+    let mut pty = h.start(&[]);
     pty.wait_for_mode("build");
     pty.submit("a question");
     pty.wait_for_text("EXPORTED-ANSWER");

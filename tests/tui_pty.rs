@@ -10,68 +10,12 @@
 
 mod support;
 
-use serde_json::{Value, json};
+use serde_json::json;
 use std::path::Path;
-use support::fake_model_server::{FakeModelServer, Reply, openai_tool_result, sse};
+use support::fake_model_server::{Reply, openai_tool_result, sse};
 use support::pty::{Pty, PtyOptions, WAIT};
-use tokio::runtime::Runtime;
 
-/// A temporary project (the cwd) and `ZCODE_HOME`, and a runtime for the
-/// fake server, which serves from the runtime's threads while the test
-/// drives the terminal from its own.
-struct Harness {
-    home: tempfile::TempDir,
-    project: tempfile::TempDir,
-    rt: Runtime,
-    server: FakeModelServer,
-}
-
-impl Harness {
-    fn new() -> Self {
-        let rt = Runtime::new().expect("a tokio runtime");
-        let server = rt.block_on(FakeModelServer::start());
-        Self {
-            home: tempfile::tempdir().expect("temp home"),
-            project: tempfile::tempdir().expect("temp project"),
-            rt,
-            server,
-        }
-    }
-
-    fn project(&self) -> &Path {
-        self.project.path()
-    }
-
-    /// `zcode ARGS` in the project, its model the fake server.
-    fn start(&self, args: &[&str]) -> Pty {
-        let mut options = PtyOptions::new(
-            env!("CARGO_BIN_EXE_zcode"),
-            self.home.path(),
-            self.project(),
-        )
-        .env("OPENAI_BASE_URL", &self.server.openai_base_url());
-        for arg in args {
-            options = options.arg(arg);
-        }
-        Pty::spawn(options)
-    }
-
-    /// Waits until the server has received `n` requests.
-    fn wait_for_requests(&self, n: usize, pty: &Pty) {
-        let arrived = self.rt.block_on(self.server.wait_for_requests(n, WAIT));
-        assert!(
-            arrived,
-            "the server got {} requests, not {n}; the screen:\n{}",
-            self.server.request_count(),
-            pty.screen_text()
-        );
-    }
-
-    /// The body of request `i` (0-based).
-    fn request(&self, i: usize) -> Value {
-        self.server.requests()[i].json()
-    }
-}
+use support::pty_harness::PtyHarness as Harness;
 
 /// `zcode` with the offline demo provider: no model variables at all.
 fn start_offline(home: &Path, project: &Path) -> Pty {

@@ -17,6 +17,8 @@ pub mod proc_stats;
 #[cfg(unix)]
 pub mod pty;
 #[cfg(unix)]
+pub mod pty_harness;
+#[cfg(unix)]
 pub mod runtime_harness;
 #[cfg(target_os = "linux")]
 pub mod stream_e2e;

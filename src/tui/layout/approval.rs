@@ -429,17 +429,29 @@ pub fn feedback_field(
         "What should it do instead? The model is told to follow this. (Enter sends, Esc goes back)"
     };
     let mut lines = vec![Line::from(Span::styled(label, theme.dim()))];
-    for (i, row) in wrap(&format!("{feedback}▌"), width.saturating_sub(2))
-        .into_iter()
-        .enumerate()
-    {
-        let lead = if i == 0 { "› " } else { "  " };
-        lines.push(Line::from(vec![
-            Span::styled(lead, theme.accent()),
-            Span::raw(row),
-        ]));
-    }
+    led_rows(
+        &format!("{feedback}▌"),
+        "› ",
+        theme.accent(),
+        width,
+        &mut lines,
+    );
     lines
+}
+
+/// `text` broken to `width` less a two-column lead: `lead` before its
+/// first row, spaces before the others.
+fn led_rows(
+    text: &str,
+    lead: &'static str,
+    style: Style,
+    width: usize,
+    out: &mut Vec<Line<'static>>,
+) {
+    for (i, row) in wrap(text, width.saturating_sub(2)).into_iter().enumerate() {
+        let lead = if i == 0 { lead } else { "  " };
+        out.push(Line::from(vec![Span::styled(lead, style), Span::raw(row)]));
+    }
 }
 
 /// A tool request: why, the model's description, then the command (the
@@ -663,19 +675,8 @@ pub(super) fn prompt_rows(
         theme.bold(),
     )));
     for prompt in &request.allowed_prompts {
-        for (i, row) in wrap(
-            &format!("{}: {}", prompt.tool, prompt.prompt),
-            width.saturating_sub(2),
-        )
-        .into_iter()
-        .enumerate()
-        {
-            let lead = if i == 0 { "- " } else { "  " };
-            lines.push(Line::from(vec![
-                Span::styled(lead, theme.dim()),
-                Span::raw(row),
-            ]));
-        }
+        let text = format!("{}: {}", prompt.tool, prompt.prompt);
+        led_rows(&text, "- ", theme.dim(), width, &mut lines);
     }
     lines
 }
