@@ -198,6 +198,11 @@ fn submit(model: &mut Model) -> Vec<Cmd> {
 /// in the prompt, to run once the turn ends.
 fn run_shell(model: &mut Model) -> Option<Vec<Cmd>> {
     let full = model.composer.full_text();
+    // Only a command the user can read runs: a paste shown as a chip hides
+    // what it holds, so a line with one goes to the model as text.
+    if model.composer.text() != full {
+        return None;
+    }
     let command = full.trim_start().strip_prefix('!')?.trim().to_string();
     if command.is_empty() {
         return None;
